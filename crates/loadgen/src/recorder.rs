@@ -1,0 +1,139 @@
+//! Per-thread counters and histograms; no locks, merged once at the end.
+
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use restbench_model::histogram::{HIGHEST_US, new_latency_histogram};
+use restbench_model::ErrorCounts;
+
+/// A class of failure, for [`Recorder::error`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorClass {
+    Connect,
+    Read,
+    Write,
+    Timeout,
+    Parse,
+}
+
+/// What one thread measured. Nothing is recorded until [`Recorder::start_measuring`].
+pub struct Recorder {
+    pub measuring: bool,
+    pub t0: Instant,
+    pub latency: Histogram<u64>,
+    pub uncorrected: Option<Histogram<u64>>,
+    pub sent: u64,
+    pub answered: u64,
+    pub errors: ErrorCounts,
+    pub status: Vec<u64>,
+    pub bytes: u64,
+    pub connections_opened: u64,
+    /// Per second since `t0`: (answered, errors).
+    pub series: Vec<(u64, u64)>,
+    pub max_lag: Duration,
+}
+
+impl Recorder {
+    pub fn new(corrected: bool, now: Instant) -> Self {
+        Self {
+            measuring: false,
+            t0: now,
+            latency: new_latency_histogram(),
+            uncorrected: corrected.then(new_latency_histogram),
+            sent: 0,
+            answered: 0,
+            errors: ErrorCounts::default(),
+            status: vec![0; 600],
+            bytes: 0,
+            connections_opened: 0,
+            series: Vec::new(),
+            max_lag: Duration::ZERO,
+        }
+    }
+
+    /// Starts the measured period; requests already in flight count as sent in it.
+    pub fn start_measuring(&mut self, now: Instant, in_flight: u64) {
+        self.measuring = true;
+        self.t0 = now;
+        self.sent = in_flight;
+    }
+
+    #[inline]
+    fn second(&mut self, now: Instant) -> &mut (u64, u64) {
+        let s = now.saturating_duration_since(self.t0).as_secs() as usize;
+        if s >= self.series.len() {
+            self.series.resize(s + 1, (0, 0));
+        }
+        &mut self.series[s]
+    }
+
+    #[inline]
+    pub fn sent(&mut self, n: u64) {
+        if self.measuring {
+            self.sent += n;
+        }
+    }
+
+    /// A complete answer: `intended` is when the request should have gone out (its actual send
+    /// time in closed loop), `sent` when it did.
+    #[inline]
+    pub fn answered(&mut self, status: u16, intended: Instant, sent: Instant, now: Instant) {
+        if !self.measuring {
+            return;
+        }
+        self.answered += 1;
+        let failed = !(200..400).contains(&status);
+        if failed {
+            self.errors.status += 1;
+        }
+        let slot = (status as usize).min(self.status.len() - 1);
+        self.status[slot] += 1;
+        record(&mut self.latency, now.saturating_duration_since(intended));
+        if let Some(h) = self.uncorrected.as_mut() {
+            record(h, now.saturating_duration_since(sent));
+        }
+        let second = self.second(now);
+        second.0 += 1;
+        second.1 += u64::from(failed);
+    }
+
+    #[inline]
+    pub fn error(&mut self, class: ErrorClass, count: u64, now: Instant) {
+        if !self.measuring || count == 0 {
+            return;
+        }
+        let e = &mut self.errors;
+        match class {
+            ErrorClass::Connect => e.connect += count,
+            ErrorClass::Read => e.read += count,
+            ErrorClass::Write => e.write += count,
+            ErrorClass::Timeout => e.timeout += count,
+            ErrorClass::Parse => e.parse += count,
+        }
+        self.second(now).1 += count;
+    }
+
+    #[inline]
+    pub fn bytes(&mut self, n: usize) {
+        if self.measuring {
+            self.bytes += n as u64;
+        }
+    }
+
+    /// Counted from the start, warm-up included: it is a fact about the server, not a figure.
+    pub fn opened(&mut self) {
+        self.connections_opened += 1;
+    }
+
+    pub fn lag(&mut self, lag: Duration) {
+        if self.measuring && lag > self.max_lag {
+            self.max_lag = lag;
+        }
+    }
+}
+
+#[inline]
+fn record(h: &mut Histogram<u64>, d: Duration) {
+    let us = (d.as_micros() as u64).clamp(1, HIGHEST_US);
+    h.saturating_record(us);
+}

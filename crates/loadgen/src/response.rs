@@ -1,0 +1,337 @@
+//! A minimal, incremental HTTP/1.x response parser.
+//!
+//! It finds the end of each response and its status without copying or allocating: the head is
+//! scanned once when it is complete, bodies are skipped by length (Content-Length, chunked, or
+//! until the connection closes).
+
+use memchr::memmem;
+
+/// The longest response head accepted.
+pub const MAX_HEAD: usize = 64 * 1024;
+const MAX_CHUNK_LINE: usize = 4096;
+
+/// What the parser made of the bytes it was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// This many bytes were consumed; the response is not complete. Zero means "need more bytes".
+    Partial(usize),
+    /// A response ended after `consumed` bytes.
+    Complete { consumed: usize, status: u16, close: bool },
+}
+
+/// A malformed response; the connection cannot be trusted any more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParseError(pub &'static str);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Head,
+    Body(u64),
+    ChunkSize,
+    ChunkData(u64),
+    ChunkEnd,
+    Trailer,
+    UntilClose,
+}
+
+/// Parses the responses of one connection, in order.
+#[derive(Debug)]
+pub struct ResponseParser {
+    state: State,
+    status: u16,
+    close: bool,
+    no_body: bool,
+}
+
+impl ResponseParser {
+    /// `no_body`: the requests are HEAD, so responses carry no body whatever their headers say.
+    pub fn new(no_body: bool) -> Self {
+        Self { state: State::Head, status: 0, close: false, no_body }
+    }
+
+    /// The connection ended: a response delimited by the close is complete now.
+    pub fn finish_at_eof(&mut self) -> Option<u16> {
+        if self.state == State::UntilClose {
+            self.state = State::Head;
+            Some(self.status)
+        } else {
+            None
+        }
+    }
+
+    /// Consumes bytes of `data` (which starts where the previous call stopped consuming).
+    pub fn advance(&mut self, data: &[u8]) -> Result<Step, ParseError> {
+        let mut at = 0;
+        loop {
+            let rest = &data[at..];
+            match self.state {
+                State::Head => {
+                    let Some(end) = memmem::find(rest, b"\r\n\r\n") else {
+                        if rest.len() > MAX_HEAD {
+                            return Err(ParseError("response head larger than 64 KiB"));
+                        }
+                        return Ok(Step::Partial(at));
+                    };
+                    let head = &rest[..end + 2];
+                    at += end + 4;
+                    let framing = parse_head(head)?;
+                    if (100..200).contains(&framing.status) && framing.status != 101 {
+                        continue; // interim response; the real one follows
+                    }
+                    self.status = framing.status;
+                    self.close = framing.close;
+                    let bodyless = self.no_body || framing.status == 204 || framing.status == 304;
+                    self.state = if bodyless {
+                        return Ok(self.complete(at));
+                    } else if framing.chunked {
+                        State::ChunkSize
+                    } else if let Some(len) = framing.content_length {
+                        if len == 0 {
+                            return Ok(self.complete(at));
+                        }
+                        State::Body(len)
+                    } else {
+                        self.close = true;
+                        State::UntilClose
+                    };
+                }
+                State::Body(remaining) | State::ChunkData(remaining) => {
+                    let take = remaining.min(rest.len() as u64);
+                    at += take as usize;
+                    let left = remaining - take;
+                    if left > 0 {
+                        self.state = match self.state {
+                            State::Body(_) => State::Body(left),
+                            _ => State::ChunkData(left),
+                        };
+                        return Ok(Step::Partial(at));
+                    }
+                    if let State::Body(_) = self.state {
+                        return Ok(self.complete(at));
+                    }
+                    self.state = State::ChunkEnd;
+                }
+                State::ChunkSize => {
+                    let Some(eol) = memmem::find(rest, b"\r\n") else {
+                        if rest.len() > MAX_CHUNK_LINE {
+                            return Err(ParseError("chunk size line too long"));
+                        }
+                        return Ok(Step::Partial(at));
+                    };
+                    let line = &rest[..eol];
+                    let digits = match memchr::memchr(b';', line) {
+                        Some(i) => &line[..i],
+                        None => line,
+                    };
+                    let size = parse_hex(trim(digits)).ok_or(ParseError("invalid chunk size"))?;
+                    at += eol + 2;
+                    self.state = if size == 0 { State::Trailer } else { State::ChunkData(size) };
+                }
+                State::ChunkEnd => {
+                    if rest.len() < 2 {
+                        return Ok(Step::Partial(at));
+                    }
+                    if &rest[..2] != b"\r\n" {
+                        return Err(ParseError("chunk data not followed by CRLF"));
+                    }
+                    at += 2;
+                    self.state = State::ChunkSize;
+                }
+                State::Trailer => {
+                    let Some(eol) = memmem::find(rest, b"\r\n") else {
+                        if rest.len() > MAX_HEAD {
+                            return Err(ParseError("trailer too long"));
+                        }
+                        return Ok(Step::Partial(at));
+                    };
+                    at += eol + 2;
+                    if eol == 0 {
+                        return Ok(self.complete(at));
+                    }
+                }
+                State::UntilClose => return Ok(Step::Partial(data.len())),
+            }
+        }
+    }
+
+    fn complete(&mut self, consumed: usize) -> Step {
+        self.state = State::Head;
+        Step::Complete { consumed, status: self.status, close: self.close }
+    }
+}
+
+struct Framing {
+    status: u16,
+    content_length: Option<u64>,
+    chunked: bool,
+    close: bool,
+}
+
+/// Reads the status line and the three headers that decide framing; `head` ends with CRLF.
+fn parse_head(head: &[u8]) -> Result<Framing, ParseError> {
+    if head.len() < 12 || &head[..7] != b"HTTP/1." || head[8] != b' ' {
+        return Err(ParseError("response does not start with an HTTP/1.x status line"));
+    }
+    let http10 = match head[7] {
+        b'0' => true,
+        b'1' => false,
+        _ => return Err(ParseError("unknown HTTP/1 minor version")),
+    };
+    let code = &head[9..12];
+    if !code.iter().all(u8::is_ascii_digit) || !matches!(head.get(12), Some(b' ' | b'\r')) {
+        return Err(ParseError("invalid status code"));
+    }
+    let status = code.iter().fold(0u16, |n, d| n * 10 + u16::from(d - b'0'));
+    let mut framing = Framing { status, content_length: None, chunked: false, close: http10 };
+    let line_end = memmem::find(head, b"\r\n").ok_or(ParseError("status line without CRLF"))?;
+    let mut rest = &head[line_end + 2..];
+    while !rest.is_empty() {
+        let eol = memmem::find(rest, b"\r\n").ok_or(ParseError("header line without CRLF"))?;
+        let line = &rest[..eol];
+        rest = &rest[eol + 2..];
+        let colon = memchr::memchr(b':', line).ok_or(ParseError("header line without a colon"))?;
+        let (name, value) = (&line[..colon], trim(&line[colon + 1..]));
+        if name.is_empty() || name.iter().any(|b| *b == b' ' || *b == b'\t') {
+            return Err(ParseError("invalid header name"));
+        }
+        if name.eq_ignore_ascii_case(b"content-length") {
+            let len = parse_decimal(value).ok_or(ParseError("invalid Content-Length"))?;
+            if framing.content_length.is_some_and(|l| l != len) {
+                return Err(ParseError("conflicting Content-Length headers"));
+            }
+            framing.content_length = Some(len);
+        } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
+            framing.chunked = value.len() >= 7 && value[value.len() - 7..].eq_ignore_ascii_case(b"chunked");
+            if !framing.chunked {
+                framing.close = true; // an unknown coding ends with the connection
+            }
+        } else if name.eq_ignore_ascii_case(b"connection") {
+            for token in value.split(|b| *b == b',') {
+                let token = trim(token);
+                if token.eq_ignore_ascii_case(b"close") {
+                    framing.close = true;
+                } else if token.eq_ignore_ascii_case(b"keep-alive") && http10 {
+                    framing.close = false;
+                }
+            }
+        }
+    }
+    if framing.chunked {
+        framing.content_length = None;
+    }
+    Ok(framing)
+}
+
+fn trim(mut s: &[u8]) -> &[u8] {
+    while let [b' ' | b'\t', rest @ ..] = s {
+        s = rest;
+    }
+    while let [rest @ .., b' ' | b'\t'] = s {
+        s = rest;
+    }
+    s
+}
+
+fn parse_decimal(s: &[u8]) -> Option<u64> {
+    if s.is_empty() || s.len() > 18 || !s.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(s.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0')))
+}
+
+fn parse_hex(s: &[u8]) -> Option<u64> {
+    if s.is_empty() || s.len() > 15 {
+        return None;
+    }
+    s.iter().try_fold(0u64, |n, d| Some(n * 16 + u64::from((*d as char).to_digit(16)?)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Feeds `wire` in pieces of `step` bytes, keeping unconsumed bytes as a connection buffer
+    /// would, and returns the completed statuses.
+    fn feed(wire: &[u8], step: usize) -> Result<Vec<u16>, ParseError> {
+        let mut parser = ResponseParser::new(false);
+        let mut buf = Vec::new();
+        let mut done = Vec::new();
+        for piece in wire.chunks(step) {
+            buf.extend_from_slice(piece);
+            let mut start = 0;
+            while start < buf.len() {
+                match parser.advance(&buf[start..])? {
+                    Step::Partial(0) => break,
+                    Step::Partial(n) => start += n,
+                    Step::Complete { consumed, status, .. } => {
+                        start += consumed;
+                        done.push(status);
+                    }
+                }
+            }
+            buf.drain(..start);
+        }
+        if let Some(status) = parser.finish_at_eof() {
+            done.push(status);
+        }
+        Ok(done)
+    }
+
+    const PIPELINED: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloHTTP/1.1 404 Not Found\r\ncontent-length:0\r\n\r\nHTTP/1.1 500 X\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n1A\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\nX-Trailer: y\r\n\r\n";
+
+    #[test]
+    fn parses_pipelined_responses_at_any_split() {
+        for step in 1..PIPELINED.len() {
+            assert_eq!(feed(PIPELINED, step).unwrap(), vec![200, 404, 500], "step {step}");
+        }
+    }
+
+    #[test]
+    fn body_until_close_completes_at_eof() {
+        assert_eq!(feed(b"HTTP/1.0 200 OK\r\n\r\nsome body", 4).unwrap(), vec![200]);
+    }
+
+    #[test]
+    fn skips_interim_responses_and_bodyless_statuses() {
+        let wire = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\nContent-Length: 10\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx";
+        assert_eq!(feed(wire, 3).unwrap(), vec![204, 200]);
+    }
+
+    #[test]
+    fn reports_connection_close() {
+        let mut p = ResponseParser::new(false);
+        let step = p.advance(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n").unwrap();
+        assert!(matches!(step, Step::Complete { close: true, .. }));
+        let step = p.advance(b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n").unwrap();
+        assert!(matches!(step, Step::Complete { close: false, .. }));
+    }
+
+    #[test]
+    fn rejects_malformed_responses() {
+        for bad in [
+            &b"HTTX/1.1 200 OK\r\n\r\n"[..],
+            b"HTTP/1.1 2x0 OK\r\n\r\n",
+            b"HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\n",
+            b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+            b"HTTP/1.1 200 OK\r\nno colon here\r\n\r\n",
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nab\r\n",
+        ] {
+            assert!(feed(bad, 1000).is_err(), "{:?}", String::from_utf8_lossy(bad));
+        }
+    }
+
+    #[test]
+    fn rejects_endless_heads() {
+        let mut p = ResponseParser::new(false);
+        let junk = vec![b'a'; MAX_HEAD + 10];
+        assert!(p.advance(&junk).is_err());
+    }
+
+    #[test]
+    fn head_requests_have_no_body() {
+        let mut p = ResponseParser::new(true);
+        let step = p.advance(b"HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\n").unwrap();
+        assert!(matches!(step, Step::Complete { consumed: 39, status: 200, .. }));
+    }
+}

@@ -1,0 +1,123 @@
+//! The result document of one load run (`restbench load --json`).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::LatencySummary;
+
+/// What was asked of the load generator, echoed into its result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadSettings {
+    pub url: String,
+    pub method: String,
+    pub connections: u32,
+    pub threads: u32,
+    /// Planned measuring time, when the run was bounded by time.
+    pub duration_s: Option<f64>,
+    /// Total requests, when the run was bounded by count.
+    pub requests: Option<u64>,
+    /// Constant total rate (open loop), when set.
+    pub rate: Option<f64>,
+    pub pipeline: u32,
+    pub keepalive: bool,
+    pub http_version: String,
+    pub timeout_s: f64,
+    pub warmup_s: f64,
+    pub body_bytes: u64,
+}
+
+/// Failures by class. `status` counts answered requests whose status was not 2xx/3xx; the other
+/// classes count requests that got no complete answer (and `connect`, connection attempts).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorCounts {
+    pub connect: u64,
+    pub read: u64,
+    pub write: u64,
+    pub timeout: u64,
+    pub status: u64,
+    pub parse: u64,
+}
+
+impl ErrorCounts {
+    /// Every error, connection attempts included.
+    pub fn total(&self) -> u64 {
+        self.connect + self.read + self.write + self.timeout + self.status + self.parse
+    }
+
+    /// Requests that were sent but got no complete answer.
+    pub fn unanswered(&self) -> u64 {
+        self.read + self.write + self.timeout + self.parse
+    }
+}
+
+/// One second of the measured run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SecondSample {
+    pub second: u32,
+    pub requests: u64,
+    pub errors: u64,
+}
+
+/// The CPU the load generator itself used while measuring.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoadgenCpu {
+    pub user_s: f64,
+    pub system_s: f64,
+    /// CPU cores kept busy on average: (user + system) / duration.
+    pub cores: f64,
+    /// Generator CPU microseconds per answered request.
+    pub us_per_request: f64,
+}
+
+/// The whole result of a load run.
+///
+/// Accounting: `sent = requests + errors.unanswered() + in_flight`; `errors.status` is a part of
+/// `requests` (answered, but not 2xx/3xx).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadResult {
+    pub schema_version: u32,
+    pub restbench_version: String,
+    pub settings: LoadSettings,
+    pub sent: u64,
+    /// Requests answered with a complete response, whatever the status.
+    pub requests: u64,
+    pub in_flight: u64,
+    pub duration_s: f64,
+    pub rps: f64,
+    /// Response bytes read (headers and bodies).
+    pub bytes: u64,
+    pub bytes_per_s: f64,
+    pub connections_opened: u64,
+    /// Latency; with a rate, measured from each request's intended send time.
+    pub latency_us: LatencySummary,
+    /// With a rate only: latency from the actual send time (not corrected for coordinated omission).
+    pub uncorrected_latency_us: Option<LatencySummary>,
+    pub errors: ErrorCounts,
+    /// Answers by status code ("200": n).
+    pub status_counts: BTreeMap<String, u64>,
+    /// Base64 of the V2+DEFLATE HdrHistogram of `latency_us`, for merging later.
+    pub histogram: String,
+    pub uncorrected_histogram: Option<String>,
+    pub timeseries: Vec<SecondSample>,
+    /// Per thread requests per second (mean, stdev, max), as wrk's "Req/Sec" line.
+    pub thread_rps: ThreadRps,
+    pub loadgen_cpu: LoadgenCpu,
+    /// With a rate: how far the generator fell behind its schedule at worst, in microseconds.
+    pub max_schedule_lag_us: Option<u64>,
+}
+
+/// Per-thread, per-second request rates.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ThreadRps {
+    pub mean: f64,
+    pub stdev: f64,
+    pub max: f64,
+}
+
+impl LoadResult {
+    /// True when the accounting identity holds.
+    pub fn totals_add_up(&self) -> bool {
+        self.sent == self.requests + self.errors.unanswered() + self.in_flight
+    }
+}

@@ -1,0 +1,177 @@
+//! The result document of `restbench run` / `restbench study`: `results.json`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{ErrorCounts, LatencySummary};
+
+/// A whole run: the machine it ran on and one entry per cell (subject × workload × scenario).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunResults {
+    pub schema_version: u32,
+    /// `run`, or `study a` … `study d`.
+    pub kind: String,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    /// True when the run was cut short (Ctrl-C); the cells present are complete.
+    pub interrupted: bool,
+    pub environment: Environment,
+    /// The load shape and protocol used for every cell.
+    pub protocol: RunProtocol,
+    pub cells: Vec<Cell>,
+}
+
+/// Facts about the machine and restbench, for reading figures later.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Environment {
+    pub restbench_version: String,
+    pub cpu_model: String,
+    pub cores: u32,
+    pub kernel: String,
+    pub hostname: String,
+    pub memory_bytes: u64,
+    /// How CPU limits and accounting are done: `cgroup-v2`, `cgroup-v1`, `affinity-only`.
+    pub backend: String,
+    /// Why that backend was chosen.
+    pub backend_reason: String,
+    /// The CPUs the load generator ran on, and the server's.
+    pub loadgen_cpus: Vec<u32>,
+    pub server_cpus: Vec<u32>,
+    /// Toolchain versions, by language (`rust`: `rustc 1.95.0 …`).
+    pub toolchains: BTreeMap<String, String>,
+    /// The generator's own ceiling on this machine (req/s against a trivial server), when calibrated.
+    pub loadgen_ceiling_rps: Option<f64>,
+}
+
+/// How each cell was loaded and repeated.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunProtocol {
+    pub connections: u32,
+    pub threads: u32,
+    pub duration_s: Option<f64>,
+    pub requests: Option<u64>,
+    pub warmup_s: f64,
+    pub warmup_requests: Option<u64>,
+    pub repeats: u32,
+    pub keepalive: bool,
+    pub http_version: String,
+    pub timeout_s: f64,
+    pub db_pool_total: u32,
+    pub note: Option<String>,
+}
+
+/// Whether a cell was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CellStatus {
+    Ok,
+    Failed,
+    Skipped,
+}
+
+/// One subject × workload × scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cell {
+    pub subject: String,
+    pub language: String,
+    pub framework: String,
+    pub framework_version: String,
+    pub workload: String,
+    pub scenario: String,
+    pub status: CellStatus,
+    /// Why a cell failed or was skipped.
+    pub reason: Option<String>,
+    pub rps: RpsStats,
+    pub latency_us: LatencySummary,
+    pub errors: ErrorCounts,
+    pub requests: u64,
+    pub bytes_per_s: f64,
+    pub server: ServerUsage,
+    pub loadgen: LoadgenUsage,
+    pub findings: Vec<Finding>,
+    /// Flags a reader must see beside the figures: `client_bound`, `noisy`, `limit_not_held`,
+    /// `verification_warnings`, `errors`.
+    pub flags: Vec<String>,
+    /// The environment the subject was started with (scenario settings only, no secrets).
+    pub settings: BTreeMap<String, String>,
+    /// Each repeat's figures, in order.
+    pub repeats: Vec<RepeatResult>,
+    /// Base64 V2+DEFLATE HdrHistogram of all repeats merged.
+    pub histogram: Option<String>,
+}
+
+/// Requests per second over the repeats.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct RpsStats {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    /// Coefficient of variation (stdev / mean), 0 with one repeat.
+    pub cv: f64,
+    /// 95 % bootstrap confidence interval of the median, when there are at least 3 repeats.
+    pub ci95: Option<[f64; 2]>,
+}
+
+/// One repeat of a cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RepeatResult {
+    pub rps: f64,
+    pub requests: u64,
+    pub duration_s: f64,
+    pub latency_us: LatencySummary,
+    pub errors: ErrorCounts,
+    pub server_cpu_cores: f64,
+    pub loadgen_cpu_cores: f64,
+}
+
+/// What the server used while it was measured (its whole process tree).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerUsage {
+    /// Average CPU cores busy.
+    pub cpu_cores: f64,
+    /// Server CPU microseconds per answered request.
+    pub cpu_us_per_req: f64,
+    pub rss_peak_bytes: u64,
+    pub rss_mean_bytes: u64,
+    /// The CPU cap the scenario enforced (cores), if any.
+    pub cpu_limit_cores: Option<f64>,
+}
+
+/// What the load generator used, and whether it was the limit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoadgenUsage {
+    pub cpu_cores: f64,
+    pub cpu_us_per_req: f64,
+    pub client_bound: bool,
+}
+
+/// How serious a verification finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FindingLevel {
+    Pass,
+    Warn,
+    Fail,
+}
+
+/// One check of the workload contract and its outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    pub level: FindingLevel,
+    /// Short name of the check (`body`, `content-type`, `unknown-path`, …).
+    pub check: String,
+    pub message: String,
+}
+
+impl Finding {
+    pub fn pass(check: &str, message: impl Into<String>) -> Self {
+        Self { level: FindingLevel::Pass, check: check.into(), message: message.into() }
+    }
+    pub fn warn(check: &str, message: impl Into<String>) -> Self {
+        Self { level: FindingLevel::Warn, check: check.into(), message: message.into() }
+    }
+    pub fn fail(check: &str, message: impl Into<String>) -> Self {
+        Self { level: FindingLevel::Fail, check: check.into(), message: message.into() }
+    }
+}
