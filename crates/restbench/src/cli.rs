@@ -20,8 +20,153 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// The main job: build, verify and measure every subject × workload × scenario.
+    Run(RunArgs),
     /// Load an HTTP server, as wrk (closed loop) or wrk2 (--rate, open loop) would.
     Load(LoadArgs),
+    /// Check subjects against the workload contract, without measuring.
+    Verify(VerifyArgs),
+    /// List the subjects: language, framework, seeds, workloads, whether they can run here.
+    Subjects(SubjectsArgs),
+    /// Build a subject if needed and run it in the foreground as `run` would (Ctrl-C stops it).
+    Serve(ServeArgs),
+    /// A throwaway PostgreSQL server for the users workload.
+    #[command(subcommand)]
+    Db(DbCommand),
+    /// Render report.md again from a run's results.json.
+    Report(ReportArgs),
+}
+
+/// Options shared by commands that start subjects.
+#[derive(Debug, Args, Clone)]
+pub struct SubjectsDir {
+    /// The folder of subjects (default: `subjects/` of this checkout).
+    #[arg(long, env = "RESTBENCH_SUBJECTS", value_name = "DIR", global = true)]
+    pub subjects_dir: Option<PathBuf>,
+}
+
+/// `restbench run`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Every finished cell is written at once to OUT/results.json; Ctrl-C keeps them and stops every
+subject. A subject whose toolchain is missing is skipped with the reason; one that fails to build
+or start fails its own cells and the run goes on.")]
+pub struct RunArgs {
+    /// A short pass for a first look: 2 s per repeat, 1 repeat, 1 s warm-up.
+    #[arg(long)]
+    pub quick: bool,
+    /// Subjects to run, comma-separated (default: all).
+    #[arg(long, value_delimiter = ',', value_name = "IDS")]
+    pub subjects: Vec<String>,
+    /// Workloads, comma-separated: plaintext, todo, echo, users (default: all each subject serves).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub workloads: Vec<String>,
+    /// Scenarios, comma-separated: single-thread, one-cpu, all-cores.
+    #[arg(long, value_delimiter = ',', value_name = "NAMES", default_value = "single-thread,all-cores")]
+    pub scenarios: Vec<String>,
+    /// Measuring time per repeat.
+    #[arg(long, value_parser = parse_duration)]
+    pub duration: Option<Duration>,
+    /// Repeats per cell.
+    #[arg(long)]
+    pub repeats: Option<u32>,
+    /// Warm-up per cell, discarded.
+    #[arg(long, value_parser = parse_duration)]
+    pub warmup: Option<Duration>,
+    /// Connections of the load generator.
+    #[arg(short = 'c', long, default_value_t = 64)]
+    pub connections: u32,
+    /// Threads of the load generator (default: one per CPU it is given).
+    #[arg(short = 't', long)]
+    pub threads: Option<u32>,
+    /// Where to write results.json and report.md (default: results/<UTC stamp>).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// An existing PostgreSQL server for the users workload (default: a throwaway one).
+    #[arg(long, value_name = "URL")]
+    pub database_url: Option<String>,
+    /// Database connections in total over all server processes.
+    #[arg(long, default_value_t = 100)]
+    pub db_pool: u32,
+    /// CPUs for the load generator (such as 0 or 0-1); the server gets the others.
+    #[arg(long, value_name = "CPUS")]
+    pub loadgen_cpus: Option<String>,
+    #[command(flatten)]
+    pub dir: SubjectsDir,
+}
+
+/// `restbench verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Subjects to verify (default: all available).
+    pub subjects: Vec<String>,
+    /// Workloads, comma-separated (default: all each subject serves).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub workloads: Vec<String>,
+    /// The scenario to start subjects in.
+    #[arg(long, default_value = "single-thread")]
+    pub scenario: String,
+    /// An existing PostgreSQL server (default: a throwaway one when users is verified).
+    #[arg(long, value_name = "URL")]
+    pub database_url: Option<String>,
+    /// Print passing checks too.
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// Write the findings as JSON to stdout.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub dir: SubjectsDir,
+}
+
+/// `restbench subjects`.
+#[derive(Debug, Args)]
+pub struct SubjectsArgs {
+    /// A JSON list instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub dir: SubjectsDir,
+}
+
+/// `restbench serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The subject's id (see `restbench subjects`).
+    pub id: String,
+    /// Port to listen on (default: a free one, printed).
+    #[arg(long)]
+    pub port: Option<u16>,
+    #[arg(long, default_value = "single-thread")]
+    pub scenario: String,
+    /// PostgreSQL for the users workload.
+    #[arg(long, value_name = "URL")]
+    pub database_url: Option<String>,
+    #[arg(long, default_value_t = 100)]
+    pub db_pool: u32,
+    #[command(flatten)]
+    pub dir: SubjectsDir,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DbCommand {
+    /// Start a throwaway PostgreSQL cluster with the seed data; prints its URL and runs until
+    /// Ctrl-C or SIGTERM, then removes it.
+    Start(DbStartArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DbStartArgs {
+    /// Keep the cluster in DIR instead of a temporary folder (reused when it exists).
+    #[arg(long, value_name = "DIR")]
+    pub keep: Option<PathBuf>,
+}
+
+/// `restbench report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A run's folder (holding results.json).
+    pub dir: PathBuf,
 }
 
 /// `restbench load`.

@@ -1,0 +1,128 @@
+//! Builds subjects with their own tools, once: a build is skipped while the hash of the
+//! subject's folder (build outputs excluded) matches the stamp of the last successful build.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::HarnessError;
+use crate::subject::{Placeholders, Subject};
+
+/// What prepare did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Prepared {
+    Built { seconds: f64 },
+    Cached,
+    NothingToBuild,
+}
+
+/// restbench's cache folder: `$RESTBENCH_CACHE`, else `target/restbench` beside `subjects/`.
+pub fn cache_dir(subjects_root: &Path) -> PathBuf {
+    match std::env::var_os("RESTBENCH_CACHE") {
+        Some(dir) => PathBuf::from(dir),
+        None => subjects_root.parent().unwrap_or(subjects_root).join("target").join("restbench"),
+    }
+}
+
+/// Builds `subject` unless its stamp is current. The log of every build is kept in the cache.
+pub fn prepare(subject: &Subject, cache: &Path) -> Result<Prepared, HarnessError> {
+    if subject.build_commands.is_empty() {
+        return Ok(Prepared::NothingToBuild);
+    }
+    let stamps = cache.join("stamps");
+    let logs = cache.join("logs");
+    for dir in [&stamps, &logs] {
+        std::fs::create_dir_all(dir).map_err(|e| HarnessError::io(format!("cannot create {}", dir.display()), e))?;
+    }
+    let hash = format!("{:016x}", folder_hash(subject)?);
+    let stamp = stamps.join(&subject.id);
+    if std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == hash) && outputs_present(subject, cache) {
+        return Ok(Prepared::Cached);
+    }
+    let log_path = logs.join(format!("build-{}.log", subject.id));
+    let started = std::time::Instant::now();
+    let placeholders = Placeholders { port: 0, cores: 1, machine_cores: 1, cache: cache.to_path_buf(), dir: subject.dir.clone() };
+    let mut log = Vec::new();
+    for raw in &subject.build_commands {
+        let command = placeholders.apply(raw);
+        let out = Command::new("/bin/sh")
+            .arg("-c")
+            .arg(&command)
+            .current_dir(&subject.dir)
+            .envs(&subject.env)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|source| HarnessError::Spawn { what: format!("the build of {}", subject.id), source })?;
+        log.extend_from_slice(format!("$ {command}\n").as_bytes());
+        log.extend_from_slice(&out.stdout);
+        log.extend_from_slice(&out.stderr);
+        let _ = std::fs::write(&log_path, &log);
+        if !out.status.success() {
+            let text = String::from_utf8_lossy(&log).into_owned();
+            let lines: Vec<&str> = text.lines().collect();
+            return Err(HarnessError::Build {
+                subject: subject.id.clone(),
+                command,
+                status: out.status.to_string(),
+                tail: lines[lines.len().saturating_sub(15)..].join("\n"),
+                log: log_path,
+            });
+        }
+    }
+    std::fs::write(&stamp, &hash).map_err(|e| HarnessError::io(format!("cannot write {}", stamp.display()), e))?;
+    Ok(Prepared::Built { seconds: started.elapsed().as_secs_f64() })
+}
+
+/// Outputs declared inside the folder, and programs the start command runs from the cache, must
+/// exist for a cached build to count (someone may have cleaned the cache).
+fn outputs_present(subject: &Subject, cache: &Path) -> bool {
+    let in_cache = subject
+        .start_command
+        .split_whitespace()
+        .filter(|t| t.contains("{cache}"))
+        .map(|t| PathBuf::from(t.trim_matches(|c| c == '"' || c == '\'').replace("{cache}", &cache.display().to_string())));
+    subject.build_outputs.iter().all(|o| subject.dir.join(o).exists()) && in_cache.into_iter().all(|p| p.exists())
+}
+
+/// FNV-1a over relative paths and contents of every file, outputs and dot-folders excluded.
+fn folder_hash(subject: &Subject) -> Result<u64, HarnessError> {
+    let mut files = Vec::new();
+    collect(&subject.dir, &subject.dir, &subject.build_outputs, &mut files)?;
+    files.sort();
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let mut feed = |bytes: &[u8]| {
+        for b in bytes {
+            h = (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
+        }
+    };
+    for cmd in &subject.build_commands {
+        feed(cmd.as_bytes());
+    }
+    for rel in files {
+        feed(rel.to_string_lossy().as_bytes());
+        let bytes = std::fs::read(subject.dir.join(&rel)).map_err(|e| HarnessError::io(format!("cannot read {}", rel.display()), e))?;
+        feed(&bytes);
+    }
+    Ok(h)
+}
+
+fn collect(root: &Path, dir: &Path, outputs: &[String], files: &mut Vec<PathBuf>) -> Result<(), HarnessError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| HarnessError::io(format!("cannot read {}", dir.display()), e))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let rel = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') && name != ".gitignore" {
+            continue;
+        }
+        if outputs.iter().any(|o| rel == Path::new(o)) || matches!(name.as_str(), "node_modules" | "target" | "__pycache__") {
+            continue;
+        }
+        let ft = entry.file_type().map_err(|e| HarnessError::io(format!("cannot read {}", path.display()), e))?;
+        if ft.is_dir() {
+            collect(root, &path, outputs, files)?;
+        } else if ft.is_file() {
+            files.push(rel);
+        }
+    }
+    Ok(())
+}

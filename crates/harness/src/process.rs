@@ -1,0 +1,333 @@
+//! Child processes that never outlive restbench.
+//!
+//! Each child gets its own process group (so cluster workers and other grandchildren are reached
+//! with one signal), `PR_SET_PDEATHSIG` (so it dies with restbench even on SIGKILL), and a guard:
+//! a tiny shell in another group that waits on a pipe from restbench and, when the pipe closes
+//! because restbench ended in any way, kills the whole group and removes what it was told to
+//! remove. Dropping a [`ManagedChild`] stops the group: SIGTERM, a grace period, SIGKILL.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::net::{SocketAddr, TcpListener};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+
+use crate::HarnessError;
+
+/// How to start a child.
+#[derive(Debug, Clone, Default)]
+pub struct SpawnSpec {
+    /// A short name for messages.
+    pub name: String,
+    /// Run through `/bin/sh -c`.
+    pub shell_command: String,
+    pub cwd: PathBuf,
+    pub env: BTreeMap<String, String>,
+    /// CPUs the child (and everything it starts) may run on.
+    pub cpus: Option<Vec<usize>>,
+    /// Run as this user and group (PostgreSQL refuses to run as root).
+    pub user: Option<(u32, u32)>,
+    /// Where stdout and stderr go.
+    pub log: PathBuf,
+    /// A folder the guard removes if restbench dies before cleaning up.
+    pub remove_on_death: Option<PathBuf>,
+}
+
+/// A running child and its process group.
+pub struct ManagedChild {
+    name: String,
+    child: Child,
+    pgid: Pid,
+    guard: Option<(Child, ChildStdin)>,
+    log: PathBuf,
+    stopped: bool,
+}
+
+impl ManagedChild {
+    pub fn spawn(spec: &SpawnSpec) -> Result<Self, HarnessError> {
+        let spawn_err = |source| HarnessError::Spawn { what: spec.name.clone(), source };
+        if let Some(dir) = spec.log.parent() {
+            std::fs::create_dir_all(dir).map_err(spawn_err)?;
+        }
+        let log = File::create(&spec.log).map_err(spawn_err)?;
+        let log2 = log.try_clone().map_err(spawn_err)?;
+        let mut cmd = Command::new("/bin/sh");
+        cmd.arg("-c")
+            .arg(&spec.shell_command)
+            .current_dir(&spec.cwd)
+            .envs(&spec.env)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(log))
+            .stderr(Stdio::from(log2))
+            .process_group(0);
+        let cpus = spec.cpus.clone();
+        let user = spec.user;
+        install_pre_exec(&mut cmd, cpus, user);
+        let child = cmd.spawn().map_err(spawn_err)?;
+        let pgid = Pid::from_raw(child.id() as i32);
+        let guard = spawn_guard(pgid, spec.remove_on_death.as_deref()).ok();
+        Ok(Self { name: spec.name.clone(), child, pgid, guard, log: spec.log.clone(), stopped: false })
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    pub fn pgid(&self) -> i32 {
+        self.pgid.as_raw()
+    }
+
+    pub fn log_path(&self) -> &Path {
+        &self.log
+    }
+
+    /// The exit status if the child has ended.
+    pub fn exited(&mut self) -> Option<ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// The last `lines` lines of the child's output.
+    pub fn log_tail(&self, lines: usize) -> String {
+        tail(&self.log, lines)
+    }
+
+    /// SIGTERM to the group, up to `grace` to exit, then SIGKILL; waits for the child.
+    pub fn stop(&mut self, grace: Duration) {
+        if self.stopped {
+            return;
+        }
+        self.stopped = true;
+        let _ = killpg(self.pgid, Signal::SIGTERM);
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline {
+            if self.child.try_wait().ok().flatten().is_some() && !group_alive(self.pgid) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = killpg(self.pgid, Signal::SIGKILL);
+        let _ = self.child.wait();
+        // Wait (bounded) for grandchildren to be gone too, so ports are free for the next cell.
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while group_alive(self.pgid) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        if let Some((mut guard, stdin)) = self.guard.take() {
+            drop(stdin); // the guard wakes, finds the group gone, and exits
+            let _ = guard.wait();
+        }
+    }
+
+    /// Sends a signal to the whole group.
+    pub fn signal(&self, signal: Signal) {
+        let _ = killpg(self.pgid, signal);
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl Drop for ManagedChild {
+    fn drop(&mut self) {
+        self.stop(Duration::from_secs(3));
+    }
+}
+
+/// True while any process of the group exists.
+pub fn group_alive(pgid: Pid) -> bool {
+    killpg(pgid, None).is_ok()
+}
+
+#[expect(unsafe_code, reason = "pre_exec runs between fork and exec to set the death signal, affinity and user")]
+fn install_pre_exec(cmd: &mut Command, cpus: Option<Vec<usize>>, user: Option<(u32, u32)>) {
+    let parent = std::process::id() as libc::pid_t;
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    if let Some(cpus) = &cpus {
+        for &c in cpus {
+            unsafe { libc::CPU_SET(c, &mut set) };
+        }
+    }
+    let pin = cpus.is_some();
+    // SAFETY: only async-signal-safe calls (prctl, getppid, sched_setaffinity, setgroups,
+    // setgid, setuid) on values prepared before the fork.
+    unsafe {
+        cmd.pre_exec(move || {
+            if pin && libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if let Some((uid, gid)) = user
+                && (libc::setgroups(0, std::ptr::null()) != 0 || libc::setgid(gid) != 0 || libc::setuid(uid) != 0)
+            {
+                return Err(std::io::Error::last_os_error());
+            }
+            // After setuid: a change of credentials clears the death signal.
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::getppid() != parent {
+                return Err(std::io::Error::other("restbench exited while starting a child"));
+            }
+            Ok(())
+        });
+    }
+}
+
+/// A shell that waits for its stdin to close, then kills the group and removes `dir`.
+fn spawn_guard(pgid: Pid, dir: Option<&Path>) -> std::io::Result<(Child, ChildStdin)> {
+    let mut script = format!("read _ignored; kill -KILL -{} 2>/dev/null", pgid.as_raw());
+    if let Some(dir) = dir {
+        script.push_str(&format!("; sleep 0.2; rm -rf -- '{}'", dir.display().to_string().replace('\'', "'\\''")));
+    }
+    let mut child = Command::new("/bin/sh")
+        .arg("-c")
+        .arg(script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()?;
+    let stdin = child.stdin.take().ok_or_else(|| std::io::Error::other("guard has no stdin"))?;
+    Ok((child, stdin))
+}
+
+/// The last lines of a file.
+pub fn tail(path: &Path, lines: usize) -> String {
+    let Ok(mut f) = File::open(path) else { return String::new() };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let _ = f.seek(SeekFrom::Start(len.saturating_sub(16 * 1024)));
+    let mut s = String::new();
+    let mut bytes = Vec::new();
+    let _ = f.read_to_end(&mut bytes);
+    s.push_str(&String::from_utf8_lossy(&bytes));
+    let all: Vec<&str> = s.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// A port nothing listens on right now (bound and released).
+pub fn free_port() -> Result<u16, HarnessError> {
+    let l = TcpListener::bind("127.0.0.1:0").map_err(|e| HarnessError::io("cannot find a free port", e))?;
+    l.local_addr().map(|a| a.port()).map_err(|e| HarnessError::io("cannot find a free port", e))
+}
+
+/// Fails with the holder's name when `port` is taken.
+pub fn ensure_port_free(port: u16) -> Result<(), HarnessError> {
+    match TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], port))) {
+        Ok(_) => Ok(()),
+        Err(_) => Err(HarnessError::PortInUse {
+            port,
+            holder: port_holder(port).map(|h| format!(" by {h}")).unwrap_or_default(),
+        }),
+    }
+}
+
+/// `pid NNN (name)` of the process listening on a TCP port, from /proc.
+pub fn port_holder(port: u16) -> Option<String> {
+    let mut inodes = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = std::fs::read_to_string(table) else { continue };
+        for line in text.lines().skip(1) {
+            let cols: Vec<&str> = line.split_whitespace().collect();
+            if cols.len() < 10 || cols[3] != "0A" {
+                continue; // not LISTEN
+            }
+            let local_port = cols[1].rsplit(':').next().and_then(|p| u16::from_str_radix(p, 16).ok());
+            if local_port == Some(port) {
+                inodes.push(format!("socket:[{}]", cols[9]));
+            }
+        }
+    }
+    if inodes.is_empty() {
+        return None;
+    }
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let pid = entry.file_name().to_string_lossy().to_string();
+        if !pid.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else { continue };
+        for fd in fds.flatten() {
+            if let Ok(target) = std::fs::read_link(fd.path())
+                && inodes.iter().any(|i| target.as_os_str() == i.as_str())
+            {
+                let name = std::fs::read_to_string(entry.path().join("comm")).unwrap_or_default();
+                return Some(format!("pid {pid} ({})", name.trim()));
+            }
+        }
+    }
+    Some("another process".into())
+}
+
+/// Waits until `addr` accepts a connection and answers HTTP, the child exits, or time runs out.
+pub fn wait_ready(child: &mut ManagedChild, addr: SocketAddr, probe_path: &str, timeout: Duration) -> Result<Duration, String> {
+    let started = Instant::now();
+    while started.elapsed() < timeout {
+        if let Some(status) = child.exited() {
+            return Err(format!(" (it exited: {status})"));
+        }
+        if std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok()
+            && crate::http::get(addr, probe_path, Duration::from_secs(5)).is_ok()
+        {
+            return Ok(started.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Err(String::new())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(cmd: &str, dir: &Path) -> SpawnSpec {
+        SpawnSpec { name: "test".into(), shell_command: cmd.into(), cwd: dir.into(), log: dir.join("log.txt"), ..Default::default() }
+    }
+
+    #[test]
+    fn stop_kills_the_whole_group_including_grandchildren() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = ManagedChild::spawn(&spec("sleep 60 & sleep 60 & echo started; wait", dir.path())).unwrap();
+        let pgid = Pid::from_raw(child.pgid());
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(group_alive(pgid));
+        assert!(child.log_tail(5).contains("started"));
+        child.stop(Duration::from_millis(500));
+        assert!(!group_alive(pgid), "a grandchild survived");
+    }
+
+    #[test]
+    fn drop_stops_the_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let child = ManagedChild::spawn(&spec("trap '' TERM; sleep 60 & wait", dir.path())).unwrap();
+        let pgid = Pid::from_raw(child.pgid());
+        std::thread::sleep(Duration::from_millis(100));
+        drop(child);
+        assert!(!group_alive(pgid));
+    }
+
+    #[test]
+    fn port_in_use_names_the_holder() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        let err = ensure_port_free(port).unwrap_err().to_string();
+        assert!(err.contains(&port.to_string()) && err.contains(&format!("pid {}", std::process::id())), "{err}");
+        drop(l);
+        assert!(ensure_port_free(port).is_ok());
+    }
+
+    #[test]
+    fn children_are_pinned_when_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = spec("grep Cpus_allowed_list /proc/self/status", dir.path());
+        s.cpus = Some(vec![0]);
+        let mut child = ManagedChild::spawn(&s).unwrap();
+        let _ = child.child.wait();
+        assert!(child.log_tail(1).trim().ends_with("\t0"), "{}", child.log_tail(1));
+    }
+}

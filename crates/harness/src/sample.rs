@@ -1,0 +1,111 @@
+//! CPU time and memory of a server's whole process tree, from /proc.
+//!
+//! A subject's processes share one process group (see [`crate::process`]), so cluster workers
+//! and helper processes are all counted. Sampling runs on the load generator's CPUs.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// A reading of the group: CPU time so far and resident memory now.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GroupUsage {
+    pub cpu: Duration,
+    pub rss_bytes: u64,
+    pub processes: u32,
+}
+
+/// Sums utime + stime and RSS over every process whose process group is `pgid`.
+pub fn group_usage(pgid: i32) -> GroupUsage {
+    let ticks = clock_ticks();
+    let page = page_size();
+    let mut usage = GroupUsage::default();
+    let Ok(entries) = std::fs::read_dir("/proc") else { return usage };
+    let mut cpu_ticks = 0u64;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit())) else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        // The command name may contain spaces; fields resume after the last ')'.
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else { continue };
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        // After ')': state(0) ppid(1) pgrp(2) ... utime(11) stime(12) ... rss(21)
+        if f.len() < 22 || f[2].parse::<i32>().ok() != Some(pgid) {
+            continue;
+        }
+        cpu_ticks += f[11].parse::<u64>().unwrap_or(0) + f[12].parse::<u64>().unwrap_or(0);
+        usage.rss_bytes += f[21].parse::<u64>().unwrap_or(0) * page;
+        usage.processes += 1;
+    }
+    usage.cpu = Duration::from_secs_f64(cpu_ticks as f64 / ticks as f64);
+    usage
+}
+
+fn clock_ticks() -> u64 {
+    nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK).ok().flatten().map_or(100, |v| v as u64)
+}
+
+fn page_size() -> u64 {
+    nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE).ok().flatten().map_or(4096, |v| v as u64)
+}
+
+/// Samples RSS every 100 ms until stopped; reports peak and mean.
+pub struct MemorySampler {
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<(u64, u64)>>,
+}
+
+impl MemorySampler {
+    pub fn start(pgid: i32) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let handle = std::thread::spawn(move || {
+            let (mut peak, mut sum, mut n) = (0u64, 0u64, 0u64);
+            while !flag.load(Ordering::Relaxed) {
+                let rss = group_usage(pgid).rss_bytes;
+                peak = peak.max(rss);
+                sum += rss;
+                n += 1;
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            (peak, sum.checked_div(n).unwrap_or(0))
+        });
+        Self { stop, handle: Some(handle) }
+    }
+
+    /// Stops sampling: (peak, mean) bytes.
+    pub fn finish(mut self) -> (u64, u64) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.handle.take().and_then(|h| h.join().ok()).unwrap_or((0, 0))
+    }
+}
+
+impl Drop for MemorySampler {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_cpu_and_memory_of_a_busy_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = crate::process::SpawnSpec {
+            name: "spinner".into(),
+            shell_command: "i=0; while [ $i -lt 3000000 ]; do i=$((i+1)); done".into(),
+            cwd: dir.path().into(),
+            log: dir.path().join("log"),
+            ..Default::default()
+        };
+        let child = crate::process::ManagedChild::spawn(&spec).unwrap();
+        std::thread::sleep(Duration::from_millis(700));
+        let u = group_usage(child.pgid());
+        assert!(u.processes >= 1);
+        assert!(u.cpu >= Duration::from_millis(200), "{u:?}");
+        assert!(u.rss_bytes > 100_000, "{u:?}");
+    }
+}

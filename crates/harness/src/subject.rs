@@ -1,0 +1,423 @@
+//! Subjects: `subjects/<id>/subject.toml`, loaded, checked and resolved for one cell.
+//!
+//! The manifest format is documented in `subjects/README.md`. Every error names the file, the
+//! field and the reason, because a broken manifest is the most common way to add a subject.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::HarnessError;
+use crate::workload::Workload;
+
+/// The scenarios restbench knows (DESIGN.md §5).
+pub const SCENARIOS: [&str; 3] = ["single-thread", "one-cpu", "all-cores"];
+
+/// Languages a subject may declare.
+pub const LANGUAGES: [&str; 6] = ["rust", "go", "node", "python", "java", "haskell"];
+
+const DEFAULT_READY_TIMEOUT: Duration = Duration::from_secs(60);
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawManifest {
+    id: String,
+    language: String,
+    framework: String,
+    framework_version: String,
+    #[serde(default)]
+    seeds: Vec<String>,
+    workloads: Vec<String>,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    requires: RawRequires,
+    #[serde(default)]
+    build: RawBuild,
+    start: RawStart,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    #[serde(default)]
+    versions: BTreeMap<String, String>,
+    #[serde(default)]
+    scenarios: BTreeMap<String, RawScenario>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRequires {
+    #[serde(default)]
+    tools: Vec<String>,
+    #[serde(default)]
+    hint: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBuild {
+    #[serde(default)]
+    commands: Vec<String>,
+    #[serde(default)]
+    outputs: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStart {
+    command: String,
+    ready_timeout: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScenario {
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    #[serde(default)]
+    processes: Option<Count>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum Count {
+    Number(u32),
+    Text(String),
+}
+
+/// How a subject expresses one scenario to its runtime.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioSettings {
+    pub env: BTreeMap<String, String>,
+    /// Processes that each hold a database pool; may contain placeholders.
+    pub processes: String,
+}
+
+/// A checked subject.
+#[derive(Debug, Clone)]
+pub struct Subject {
+    pub id: String,
+    pub dir: PathBuf,
+    pub manifest_path: PathBuf,
+    pub language: String,
+    pub framework: String,
+    pub framework_version: String,
+    pub seeds: Vec<String>,
+    pub workloads: Vec<Workload>,
+    pub description: String,
+    pub tools: Vec<String>,
+    pub hint: String,
+    pub build_commands: Vec<String>,
+    pub build_outputs: Vec<String>,
+    pub start_command: String,
+    pub ready_timeout: Duration,
+    pub env: BTreeMap<String, String>,
+    pub versions: BTreeMap<String, String>,
+    pub scenarios: BTreeMap<String, ScenarioSettings>,
+}
+
+/// Values for the placeholders of one cell.
+#[derive(Debug, Clone)]
+pub struct Placeholders {
+    pub port: u16,
+    pub cores: usize,
+    pub machine_cores: usize,
+    pub cache: PathBuf,
+    pub dir: PathBuf,
+}
+
+impl Placeholders {
+    /// Replaces `{port}`, `{cores}`, `{machine_cores}`, `{cache}` and `{dir}`.
+    pub fn apply(&self, text: &str) -> String {
+        text.replace("{port}", &self.port.to_string())
+            .replace("{machine_cores}", &self.machine_cores.to_string())
+            .replace("{cores}", &self.cores.to_string())
+            .replace("{cache}", &self.cache.display().to_string())
+            .replace("{dir}", &self.dir.display().to_string())
+    }
+}
+
+impl Subject {
+    /// Loads and checks `dir/subject.toml`.
+    pub fn load(dir: &Path) -> Result<Self, HarnessError> {
+        let file = dir.join("subject.toml");
+        let err = |field: &str, reason: String| HarnessError::Manifest {
+            file: file.clone(),
+            field: field.to_string(),
+            reason,
+        };
+        let text = std::fs::read_to_string(&file).map_err(|e| err("(file)", format!("cannot read: {e}")))?;
+        let raw: RawManifest = toml::from_str(&text).map_err(|e| {
+            let field = e
+                .span()
+                .and_then(|span| text.get(span))
+                .map(|s| s.split('=').next().unwrap_or(s).trim().trim_matches('"').to_string())
+                .filter(|s| !s.is_empty() && s.len() < 60 && !s.contains('\n'))
+                .unwrap_or_else(|| "(document)".to_string());
+            let line = e.span().map(|s| text[..s.start].lines().count().max(1));
+            let reason = e.message().trim().to_string();
+            match line {
+                Some(l) => err(&field, format!("{reason} (line {l})")),
+                None => err(&field, reason),
+            }
+        })?;
+        let folder = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        if raw.id != folder {
+            return Err(err("id", format!("{:?} must equal the folder name {folder:?}", raw.id)));
+        }
+        if !raw.id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+            return Err(err("id", "use lowercase letters, digits and '-' only".into()));
+        }
+        if !LANGUAGES.contains(&raw.language.as_str()) {
+            return Err(err("language", format!("{:?} is not one of {}", raw.language, LANGUAGES.join(", "))));
+        }
+        for (field, value) in [("framework", &raw.framework), ("framework_version", &raw.framework_version)] {
+            if value.trim().is_empty() {
+                return Err(err(field, "must not be empty".into()));
+            }
+        }
+        for seed in &raw.seeds {
+            if !["000", "002", "003", "004"].contains(&seed.as_str()) {
+                return Err(err("seeds", format!("{seed:?} is not a seed study (000, 002, 003, 004)")));
+            }
+        }
+        if raw.workloads.is_empty() {
+            return Err(err("workloads", "list at least one workload".into()));
+        }
+        let mut workloads = Vec::new();
+        for w in &raw.workloads {
+            let workload = Workload::parse(w).ok_or_else(|| {
+                err("workloads", format!("{w:?} is not a workload ({})", Workload::names().join(", ")))
+            })?;
+            if !workloads.contains(&workload) {
+                workloads.push(workload);
+            }
+        }
+        if raw.start.command.trim().is_empty() {
+            return Err(err("start.command", "must not be empty".into()));
+        }
+        let ready_timeout = match &raw.start.ready_timeout {
+            Some(t) => parse_duration(t).ok_or_else(|| err("start.ready_timeout", format!("{t:?} is not a duration such as 60s")))?,
+            None => DEFAULT_READY_TIMEOUT,
+        };
+        for output in &raw.build.outputs {
+            if output.starts_with('/') || output.contains("..") {
+                return Err(err("build.outputs", format!("{output:?} must be a path inside the subject folder")));
+            }
+        }
+        let mut scenarios = BTreeMap::new();
+        for (name, s) in raw.scenarios {
+            if !SCENARIOS.contains(&name.as_str()) {
+                return Err(err(&format!("scenarios.{name}"), format!("unknown scenario (known: {})", SCENARIOS.join(", "))));
+            }
+            let processes = match s.processes {
+                None => "1".to_string(),
+                Some(Count::Number(0)) => return Err(err(&format!("scenarios.{name}.processes"), "must be at least 1".into())),
+                Some(Count::Number(n)) => n.to_string(),
+                Some(Count::Text(t)) => {
+                    let probe = t.replace("{cores}", "1").replace("{machine_cores}", "1");
+                    if probe.parse::<u32>().map_or(true, |n| n == 0) {
+                        return Err(err(&format!("scenarios.{name}.processes"), format!("{t:?} is not a number or {{cores}}")));
+                    }
+                    t
+                }
+            };
+            scenarios.insert(name, ScenarioSettings { env: s.env, processes });
+        }
+        Ok(Self {
+            id: raw.id,
+            dir: dir.to_path_buf(),
+            manifest_path: file,
+            language: raw.language,
+            framework: raw.framework,
+            framework_version: raw.framework_version,
+            seeds: raw.seeds,
+            workloads,
+            description: raw.description,
+            tools: raw.requires.tools,
+            hint: raw.requires.hint,
+            build_commands: raw.build.commands,
+            build_outputs: raw.build.outputs,
+            start_command: raw.start.command,
+            ready_timeout,
+            env: raw.env,
+            versions: raw.versions,
+            scenarios,
+        })
+    }
+
+    /// Why the subject cannot run here (a missing tool and how to get it), or `None`.
+    pub fn unavailable_reason(&self) -> Option<String> {
+        let missing: Vec<&str> = self.tools.iter().map(String::as_str).filter(|t| find_on_path(t).is_none()).collect();
+        if missing.is_empty() {
+            return None;
+        }
+        let mut reason = format!("{} not found on PATH", missing.join(", "));
+        if !self.hint.is_empty() {
+            reason.push_str(&format!(" ({})", self.hint));
+        }
+        Some(reason)
+    }
+
+    pub fn supports(&self, workload: Workload) -> bool {
+        self.workloads.contains(&workload)
+    }
+}
+
+/// All subjects under `root`, sorted by id; a broken manifest is an error naming it.
+pub fn discover(root: &Path) -> Result<Vec<Subject>, HarnessError> {
+    let entries = std::fs::read_dir(root).map_err(|source| HarnessError::SubjectsDir { path: root.to_path_buf(), source })?;
+    let mut subjects = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.join("subject.toml").is_file() {
+            subjects.push(Subject::load(&path)?);
+        }
+    }
+    subjects.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(subjects)
+}
+
+/// Picks subjects by id (all when `ids` is empty); unknown ids are errors.
+pub fn select(all: Vec<Subject>, ids: &[String]) -> Result<Vec<Subject>, HarnessError> {
+    if ids.is_empty() {
+        return Ok(all);
+    }
+    let mut picked = Vec::new();
+    for id in ids {
+        let s = all.iter().find(|s| &s.id == id).ok_or_else(|| HarnessError::UnknownSubject(id.clone()))?;
+        picked.push(s.clone());
+    }
+    Ok(picked)
+}
+
+/// The full path of an executable on PATH.
+pub fn find_on_path(tool: &str) -> Option<PathBuf> {
+    if tool.contains('/') {
+        let p = PathBuf::from(tool);
+        return p.is_file().then_some(p);
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|d| d.join(tool)).find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+fn parse_duration(t: &str) -> Option<Duration> {
+    let t = t.trim();
+    let (num, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(t.len()));
+    let n: f64 = num.parse().ok()?;
+    let secs = match unit.trim() {
+        "" | "s" => n,
+        "ms" => n / 1000.0,
+        "m" | "min" => n * 60.0,
+        _ => return None,
+    };
+    Some(Duration::from_secs_f64(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VALID: &str = r#"
+id = "demo-server"
+language = "rust"
+framework = "demo"
+framework_version = "1.0"
+seeds = ["004"]
+workloads = ["plaintext", "echo"]
+[requires]
+tools = ["sh"]
+[build]
+commands = ["true"]
+outputs = ["target"]
+[start]
+command = "exec ./server"
+ready_timeout = "90s"
+[env]
+A = "1"
+[scenarios.single-thread]
+env = { WORKERS = "1" }
+[scenarios.all-cores]
+env = { WORKERS = "{cores}" }
+processes = "{cores}"
+"#;
+
+    fn write(id: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join(id);
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("subject.toml"), text).unwrap();
+        (root, dir)
+    }
+
+    fn load_err(id: &str, text: &str) -> String {
+        let (_root, dir) = write(id, text);
+        Subject::load(&dir).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn loads_a_valid_manifest() {
+        let (_root, dir) = write("demo-server", VALID);
+        let s = Subject::load(&dir).unwrap();
+        assert_eq!(s.id, "demo-server");
+        assert_eq!(s.workloads, vec![Workload::Plaintext, Workload::Echo]);
+        assert_eq!(s.ready_timeout, Duration::from_secs(90));
+        assert_eq!(s.scenarios["all-cores"].processes, "{cores}");
+        assert_eq!(s.scenarios["single-thread"].processes, "1");
+        assert!(s.unavailable_reason().is_none());
+    }
+
+    #[test]
+    fn errors_name_file_field_and_reason() {
+        let e = load_err("demo-server", &VALID.replace("framework = \"demo\"", "framework = \"demo\"\ncolour = \"red\""));
+        assert!(e.contains("subject.toml") && e.contains("colour") && e.contains("unknown field"), "{e}");
+
+        let e = load_err("other", VALID);
+        assert!(e.contains(": id: ") && e.contains("folder name"), "{e}");
+
+        let e = load_err("demo-server", &VALID.replace("\"plaintext\", \"echo\"", "\"plaintext\", \"fortunes\""));
+        assert!(e.contains(": workloads: ") && e.contains("fortunes"), "{e}");
+
+        let e = load_err("demo-server", &VALID.replace("[scenarios.all-cores]", "[scenarios.many-cores]"));
+        assert!(e.contains("scenarios.many-cores") && e.contains("unknown scenario"), "{e}");
+
+        let e = load_err("demo-server", &VALID.replace("language = \"rust\"", "language = \"cobol\""));
+        assert!(e.contains(": language: "), "{e}");
+
+        let e = load_err("demo-server", &VALID.replace("command = \"exec ./server\"", ""));
+        assert!(e.contains("command"), "{e}");
+
+        let e = load_err("demo-server", &VALID.replace("\"90s\"", "\"soon\""));
+        assert!(e.contains("start.ready_timeout"), "{e}");
+
+        let e = load_err("demo-server", "id = [");
+        assert!(e.contains("subject.toml"), "{e}");
+    }
+
+    #[test]
+    fn missing_tools_make_a_subject_unavailable_with_the_hint() {
+        let text = VALID.replace("tools = [\"sh\"]", "tools = [\"no-such-tool-xyz\"]\nhint = \"apt-get install xyz\"");
+        let (_root, dir) = write("demo-server", &text);
+        let reason = Subject::load(&dir).unwrap().unavailable_reason().unwrap();
+        assert!(reason.contains("no-such-tool-xyz") && reason.contains("apt-get install xyz"), "{reason}");
+    }
+
+    #[test]
+    fn placeholders_are_substituted() {
+        let p = Placeholders { port: 8080, cores: 2, machine_cores: 4, cache: "/c".into(), dir: "/d".into() };
+        assert_eq!(p.apply("{port} {cores} {machine_cores} {cache}/x {dir}"), "8080 2 4 /c/x /d");
+    }
+
+    #[test]
+    fn the_committed_subjects_all_load() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../subjects");
+        let subjects = discover(&root).unwrap();
+        assert!(subjects.iter().any(|s| s.id == "rust-hyper"));
+    }
+}

@@ -1,0 +1,94 @@
+//! Progress on the terminal while a run goes: what runs now and how much is left. Plain lines
+//! when stderr is not a terminal, so logs stay readable.
+
+use std::io::IsTerminal;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use restbench_harness::runner::Observer;
+use restbench_harness::workload::Workload;
+use restbench_model::{Cell, CellStatus};
+
+pub struct TerminalProgress {
+    bar: Option<ProgressBar>,
+    current: Mutex<String>,
+}
+
+impl TerminalProgress {
+    pub fn new(total: usize) -> Self {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::new(total as u64);
+            bar.set_style(
+                ProgressStyle::with_template("{spinner:.cyan} [{pos}/{len} cells] {elapsed_precise} {wide_msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        });
+        Self { bar, current: Mutex::new(String::new()) }
+    }
+
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn say(&self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(line),
+            None => eprintln!("{line}"),
+        }
+    }
+}
+
+impl Observer for TerminalProgress {
+    fn step(&self, subject: &str, scenario: &str, workload: Option<Workload>, step: &str) {
+        let what = match workload {
+            Some(w) => format!("{subject} · {w} · {scenario}: {step}"),
+            None if scenario.is_empty() => format!("{subject}: {step}"),
+            None => format!("{subject} · {scenario}: {step}"),
+        };
+        if let Ok(mut c) = self.current.lock() {
+            *c = what.clone();
+        }
+        match &self.bar {
+            Some(bar) => bar.set_message(what),
+            None => {
+                if step.starts_with("building") || step.starts_with("starting") {
+                    eprintln!("{what}");
+                }
+            }
+        }
+    }
+
+    fn load_progress(&self, fraction: f64) {
+        if let (Some(bar), Ok(c)) = (&self.bar, self.current.lock()) {
+            bar.set_message(format!("{c} {:>3.0}%", fraction * 100.0));
+        }
+    }
+
+    fn cell_done(&self, cell: &Cell, done: usize, total: usize) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(done as u64);
+        }
+        let what = format!("[{done}/{total}] {} · {} · {}", cell.subject, cell.workload, cell.scenario);
+        let line = match cell.status {
+            CellStatus::Ok => format!(
+                "{what}: {:.0} req/s, p99 {} µs, server {:.2} cores{}",
+                cell.rps.median,
+                cell.latency_us.p99,
+                cell.server.cpu_cores,
+                if cell.flags.is_empty() { String::new() } else { format!(" [{}]", cell.flags.join(", ")) }
+            ),
+            CellStatus::Failed => format!("{what}: FAILED: {}", cell.reason.as_deref().unwrap_or("").lines().next().unwrap_or("")),
+            CellStatus::Skipped => format!("{what}: skipped: {}", cell.reason.as_deref().unwrap_or("")),
+        };
+        self.say(&line);
+    }
+
+    fn note(&self, message: &str) {
+        self.say(message);
+    }
+}

@@ -1,0 +1,187 @@
+// go-easyjson: the restbench contract on net/http + easyjson-generated (un)marshalers + pgxpool,
+// like seed 003's httpeasyjson. The echo body is decoded into typed structs (package model).
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/mailru/easyjson"
+
+	"restbench/subjects/go-easyjson/model"
+)
+
+const maxBody = 1 << 20
+
+var todos model.Todos
+
+func init() {
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	for _, t := range []string{"Do some stuff", "Do more stuff", "Even more stuff", "Yihaa",
+		"Java is great! Or isn't it?", "Foo Bar", "Lorem ipsum", "Dolor sit amet"} {
+		todos = append(todos, model.Todo{Title: t, CreatedAt: now})
+	}
+}
+
+// caesar is seed 003's cipher (key 14 on code points <= 127; others unchanged).
+func caesar(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r <= 127 {
+			r += 14
+			if r > 127 {
+				r -= 26
+			}
+		}
+		return r
+	}, s)
+}
+
+func writeJSON(w http.ResponseWriter, v easyjson.Marshaler) {
+	if started, _, err := easyjson.MarshalToHTTPResponseWriter(v, w); err != nil && !started {
+		http.Error(w, "internal error", http.StatusInternalServerError)
+	}
+}
+
+func plaintext(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-Length", "13")
+	io.WriteString(w, "Hello, World!")
+}
+
+func todo(w http.ResponseWriter, r *http.Request) { writeJSON(w, todos) }
+
+func echo(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength > maxBody {
+		http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+		return
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+		} else {
+			http.Error(w, "bad request", http.StatusBadRequest)
+		}
+		return
+	}
+	var body model.Body
+	if err := easyjson.Unmarshal(data, &body); err != nil {
+		http.Error(w, "malformed JSON", http.StatusBadRequest)
+		return
+	}
+	writeJSON(w, body)
+}
+
+const usersSQL = `SELECT id, username, name, sex, address, mail, birthdate FROM "user"`
+
+func usersHandler(pool *pgxpool.Pool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if pool == nil {
+			http.Error(w, "database not configured", http.StatusServiceUnavailable)
+			return
+		}
+		// Bounds pool acquire + connect + query: a dead database gives 503 within ~2 s.
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		rows, err := pool.Query(ctx, usersSQL) // pgx prepares and caches the statement per connection
+		if err != nil {
+			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		defer rows.Close()
+		users := make(model.Users, 0, 100)
+		for rows.Next() {
+			var u model.User
+			if err := rows.Scan(&u.ID, &u.Username, &u.Name, &u.Sex, &u.Address, &u.Mail, &u.Birthdate); err != nil {
+				http.Error(w, "database error", http.StatusServiceUnavailable)
+				return
+			}
+			u.Address = caesar(u.Address)
+			users = append(users, u)
+		}
+		if rows.Err() != nil {
+			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		writeJSON(w, users)
+	}
+}
+
+func newPool() *pgxpool.Pool {
+	url := os.Getenv("DATABASE_URL")
+	if url == "" {
+		return nil
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		log.Fatalf("DATABASE_URL: %v", err)
+	}
+	cfg.MaxConns = 100
+	if n, err := strconv.Atoi(os.Getenv("DB_POOL_SIZE")); err == nil && n > 0 {
+		cfg.MaxConns = int32(n)
+	}
+	cfg.ConnConfig.ConnectTimeout = 2 * time.Second
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg) // connects lazily: starts with the DB down
+	if err != nil {
+		log.Fatalf("pool: %v", err)
+	}
+	return pool
+}
+
+func getenv(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+func main() {
+	log.SetFlags(0)
+	pool := newPool()
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/test", plaintext)
+	mux.HandleFunc("GET /rest/todo", todo)
+	mux.HandleFunc("POST /echo", echo)
+	mux.HandleFunc("GET /users", usersHandler(pool))
+
+	srv := &http.Server{
+		Addr:              net.JoinHostPort(getenv("HOST", "127.0.0.1"), getenv("PORT", "8080")),
+		Handler:           mux,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	ln, err := net.Listen("tcp", srv.Addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("go-easyjson listening on %s", srv.Addr)
+	go func() {
+		if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+			log.Fatal(err)
+		}
+	}()
+	<-ctx.Done()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	srv.Shutdown(shutdownCtx)
+	if pool != nil {
+		pool.Close()
+	}
+}

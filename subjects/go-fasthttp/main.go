@@ -1,0 +1,210 @@
+// go-fasthttp: the restbench contract on fasthttp + easyjson-generated (un)marshalers + pgxpool,
+// like seed 003's fasthttpeasyjson. The echo body is decoded into typed structs (package model).
+package main
+
+import (
+	"context"
+	"errors"
+	"log"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/mailru/easyjson"
+	"github.com/valyala/fasthttp"
+
+	"restbench/subjects/go-fasthttp/model"
+)
+
+const maxBody = 1 << 20
+
+// fasthttp answers a body over Server.MaxRequestBodySize with 413 but closes the connection at once
+// without draining it, so a client still sending usually gets a reset instead of the 413
+// (valyala/fasthttp#1348). So fasthttp reads bodies up to readLimit and echo answers 413 over maxBody.
+const readLimit = 4 * maxBody
+
+var todos model.Todos
+
+func init() {
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	for _, t := range []string{"Do some stuff", "Do more stuff", "Even more stuff", "Yihaa",
+		"Java is great! Or isn't it?", "Foo Bar", "Lorem ipsum", "Dolor sit amet"} {
+		todos = append(todos, model.Todo{Title: t, CreatedAt: now})
+	}
+}
+
+// caesar is seed 003's cipher (key 14 on code points <= 127; others unchanged).
+func caesar(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r <= 127 {
+			r += 14
+			if r > 127 {
+				r -= 26
+			}
+		}
+		return r
+	}, s)
+}
+
+func writeJSON(ctx *fasthttp.RequestCtx, v easyjson.Marshaler) {
+	ctx.SetContentType("application/json")
+	if _, err := easyjson.MarshalToWriter(v, ctx); err != nil {
+		ctx.Error("internal error", fasthttp.StatusInternalServerError)
+	}
+}
+
+func echo(ctx *fasthttp.RequestCtx) {
+	data := ctx.PostBody() // bodies over readLimit never get here: errorHandler answers 413
+	if len(data) > maxBody {
+		ctx.Error("request body too large", fasthttp.StatusRequestEntityTooLarge)
+		return
+	}
+	var body model.Body
+	if err := easyjson.Unmarshal(data, &body); err != nil {
+		ctx.Error("malformed JSON", fasthttp.StatusBadRequest)
+		return
+	}
+	writeJSON(ctx, body)
+}
+
+const usersSQL = `SELECT id, username, name, sex, address, mail, birthdate FROM "user"`
+
+func users(ctx *fasthttp.RequestCtx, pool *pgxpool.Pool) {
+	if pool == nil {
+		ctx.Error("database not configured", fasthttp.StatusServiceUnavailable)
+		return
+	}
+	// Bounds pool acquire + connect + query: a dead database gives 503 within ~2 s.
+	dbctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	rows, err := pool.Query(dbctx, usersSQL) // pgx prepares and caches the statement per connection
+	if err != nil {
+		ctx.Error("database unavailable", fasthttp.StatusServiceUnavailable)
+		return
+	}
+	defer rows.Close()
+	list := make(model.Users, 0, 100)
+	for rows.Next() {
+		var u model.User
+		if err := rows.Scan(&u.ID, &u.Username, &u.Name, &u.Sex, &u.Address, &u.Mail, &u.Birthdate); err != nil {
+			ctx.Error("database error", fasthttp.StatusServiceUnavailable)
+			return
+		}
+		u.Address = caesar(u.Address)
+		list = append(list, u)
+	}
+	if rows.Err() != nil {
+		ctx.Error("database unavailable", fasthttp.StatusServiceUnavailable)
+		return
+	}
+	writeJSON(ctx, list)
+}
+
+func router(pool *pgxpool.Pool) fasthttp.RequestHandler {
+	return func(ctx *fasthttp.RequestCtx) {
+		defer func() { // fasthttp does no panic recovery of its own
+			if recover() != nil {
+				ctx.Error("internal error", fasthttp.StatusInternalServerError)
+			}
+		}()
+		switch path, get := string(ctx.Path()), ctx.IsGet(); {
+		case path == "/api/test" && get:
+			ctx.SetContentType("text/plain; charset=utf-8")
+			ctx.SetBodyString("Hello, World!")
+		case path == "/rest/todo" && get:
+			writeJSON(ctx, todos)
+		case path == "/echo" && ctx.IsPost():
+			echo(ctx)
+		case path == "/users" && get:
+			users(ctx, pool)
+		case path == "/api/test", path == "/rest/todo", path == "/echo", path == "/users":
+			ctx.Error("Method Not Allowed", fasthttp.StatusMethodNotAllowed)
+		default:
+			ctx.Error("404 page not found", fasthttp.StatusNotFound)
+		}
+	}
+}
+
+// errorHandler answers requests fasthttp could not read; its default turns an oversized body into 400.
+func errorHandler(ctx *fasthttp.RequestCtx, err error) {
+	var small *fasthttp.ErrSmallBuffer
+	var netErr net.Error
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		ctx.Error("request body too large", fasthttp.StatusRequestEntityTooLarge)
+	case errors.As(err, &small):
+		ctx.Error("request header too large", fasthttp.StatusRequestHeaderFieldsTooLarge)
+	case errors.As(err, &netErr) && netErr.Timeout():
+		ctx.Error("request timeout", fasthttp.StatusRequestTimeout)
+	default:
+		ctx.Error("bad request", fasthttp.StatusBadRequest)
+	}
+}
+
+func newPool() *pgxpool.Pool {
+	url := os.Getenv("DATABASE_URL")
+	if url == "" {
+		return nil
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		log.Fatalf("DATABASE_URL: %v", err)
+	}
+	cfg.MaxConns = 100
+	if n, err := strconv.Atoi(os.Getenv("DB_POOL_SIZE")); err == nil && n > 0 {
+		cfg.MaxConns = int32(n)
+	}
+	cfg.ConnConfig.ConnectTimeout = 2 * time.Second
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg) // connects lazily: starts with the DB down
+	if err != nil {
+		log.Fatalf("pool: %v", err)
+	}
+	return pool
+}
+
+func getenv(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+func main() {
+	log.SetFlags(0)
+	pool := newPool()
+
+	srv := &fasthttp.Server{
+		Handler:            router(pool),
+		ErrorHandler:       errorHandler,
+		MaxRequestBodySize: readLimit,
+		ReadBufferSize:     16 << 10,         // also the request header size limit
+		ReadTimeout:        10 * time.Second, // header + body; fasthttp has no separate header timeout
+		IdleTimeout:        120 * time.Second,
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	addr := net.JoinHostPort(getenv("HOST", "127.0.0.1"), getenv("PORT", "8080"))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("go-fasthttp listening on %s", addr)
+	go func() {
+		if err := srv.Serve(ln); err != nil {
+			log.Fatal(err)
+		}
+	}()
+	<-ctx.Done()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	srv.ShutdownWithContext(shutdownCtx)
+	if pool != nil {
+		pool.Close()
+	}
+}

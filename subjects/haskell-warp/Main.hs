@@ -1,0 +1,181 @@
+{-# LANGUAGE BangPatterns #-}
+{-# LANGUAGE DeriveGeneric #-}
+{-# LANGUAGE OverloadedStrings #-}
+{-# LANGUAGE ScopedTypeVariables #-}
+-- | restbench subject: Warp (WAI) with aeson, postgresql-simple and resource-pool, all from
+-- Debian's GHC packages. Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users.
+module Main (main) where
+
+import Control.Exception (SomeException, try)
+import Data.Aeson (FromJSON (..), Options (..), ToJSON (..), defaultOptions, eitherDecodeStrict',
+                   encode, genericParseJSON, genericToEncoding, genericToJSON)
+import qualified Data.ByteString as B
+import qualified Data.ByteString.Char8 as BC
+import qualified Data.ByteString.Lazy as BL
+import Data.Char (chr, ord)
+import Data.IORef (modifyIORef', newIORef, readIORef)
+import Data.Pool (Pool, createPool, withResource)
+import Data.String (fromString)
+import Data.Text (Text)
+import qualified Data.Text as T
+import Data.Time (LocalTime, UTCTime (..), getCurrentTime, picosecondsToDiffTime)
+import Database.PostgreSQL.Simple (Connection, close, connectPostgreSQL, query_)
+import GHC.Conc (numCapabilities)
+import GHC.Generics (Generic)
+import Network.HTTP.Types (Status, hContentLength, hContentType, status200,
+                           status400, status404, status405, status413, status503)
+import Network.Wai (Application, Request, RequestBodyLength (..), Response, getRequestBodyChunk,
+                    pathInfo, requestBodyLength, requestMethod, responseLBS)
+import qualified Network.Wai.Handler.Warp as Warp
+import System.Environment (lookupEnv)
+import System.IO (hPutStrLn, stderr)
+import System.Timeout (timeout)
+import Text.Read (readMaybe)
+
+-- * Data
+
+data TodoItem = TodoItem { title :: !Text, createdAt :: !UTCTime } deriving (Generic)
+
+instance ToJSON TodoItem where
+  toJSON = genericToJSON defaultOptions
+  toEncoding = genericToEncoding defaultOptions
+
+-- | Seed 000's echo body, typed as its Go and Java servers did; absent fields stay absent.
+newtype Body = Body { colors :: [Color] } deriving (Generic)
+
+data Color = Color
+  { color :: !(Maybe Text), category :: !(Maybe Text), type_ :: !(Maybe Text), code :: !(Maybe Code) }
+  deriving (Generic)
+
+data Code = Code { rgba :: !(Maybe [Int]), hex :: !(Maybe Text) } deriving (Generic)
+
+jsonOptions :: Options
+jsonOptions = defaultOptions { omitNothingFields = True, fieldLabelModifier = filter (/= '_') }
+
+instance FromJSON Body where parseJSON = genericParseJSON jsonOptions
+instance ToJSON Body where
+  toJSON = genericToJSON jsonOptions
+  toEncoding = genericToEncoding jsonOptions
+instance FromJSON Color where parseJSON = genericParseJSON jsonOptions
+instance ToJSON Color where
+  toJSON = genericToJSON jsonOptions
+  toEncoding = genericToEncoding jsonOptions
+instance FromJSON Code where parseJSON = genericParseJSON jsonOptions
+instance ToJSON Code where
+  toJSON = genericToJSON jsonOptions
+  toEncoding = genericToEncoding jsonOptions
+
+data User = User
+  { userId :: !Int, username :: !Text, name :: !Text, sex :: !Text, address :: !Text
+  , mail :: !Text, birthdate :: !LocalTime }
+  deriving (Generic)
+
+instance ToJSON User where
+  toJSON = genericToJSON userOptions
+  toEncoding = genericToEncoding userOptions
+
+userOptions :: Options
+userOptions = defaultOptions { fieldLabelModifier = \f -> if f == "userId" then "id" else f }
+
+-- | Caesar cipher of seed 003 on each code point (above 127 unchanged).
+caesar :: Text -> Text
+caesar = T.map shift
+  where
+    shift c
+      | n <= 127 = let m = n + 14 in chr (if m > 127 then m - 26 else m)
+      | otherwise = c
+      where n = ord c
+
+-- * Responses
+
+bodyLimit :: Int
+bodyLimit = 1024 * 1024
+
+respond :: Status -> B.ByteString -> BL.ByteString -> Response
+respond st ctype body =
+  responseLBS st [(hContentType, ctype), (hContentLength, BC.pack (show (BL.length body)))] body
+
+json :: ToJSON a => a -> Response
+json = respond status200 "application/json" . encode
+
+text :: Status -> BL.ByteString -> Response
+text st = respond st "text/plain; charset=utf-8"
+
+-- | The whole request body, at most 'bodyLimit' bytes: a declared Content-Length is checked up
+-- front, a chunked body is counted while it is read.
+readBody :: Request -> IO (Maybe B.ByteString)
+readBody req = case requestBodyLength req of
+  KnownLength n | fromIntegral n > bodyLimit -> pure Nothing
+  _ -> do
+    acc <- newIORef []
+    let loop !size = do
+          chunk <- getRequestBodyChunk req
+          if B.null chunk
+            then Just . B.concat . reverse <$> readIORef acc
+            else do
+              let size' = size + B.length chunk
+              if size' > bodyLimit
+                then pure Nothing
+                else modifyIORef' acc (chunk :) >> loop size'
+    loop (0 :: Int)
+
+-- * Application
+
+app :: [TodoItem] -> Pool Connection -> Application
+app todos pool req send = case (pathInfo req, requestMethod req) of
+  (["api", "test"], "GET") -> send (text status200 "Hello, World!")
+  (["api", "test"], _) -> send notAllowed
+  (["rest", "todo"], "GET") -> send (json todos)
+  (["rest", "todo"], _) -> send notAllowed
+  (["echo"], "POST") -> do
+    body <- readBody req
+    send $ case body of
+      Nothing -> text status413 "Payload Too Large"
+      Just bytes -> case eitherDecodeStrict' bytes of
+        Left _ -> text status400 "Bad Request"
+        Right (b :: Body) -> json b
+  (["echo"], _) -> send notAllowed
+  (["users"], "GET") -> do
+    -- pool acquire + query bounded to 2 s; any database error or time-out → 503
+    r <- timeout 2000000 (try (withResource pool (\c -> query_ c usersSql)))
+    send $ case r of
+      Just (Right rows) -> json (map toUser rows)
+      Just (Left (_ :: SomeException)) -> dbDown
+      Nothing -> dbDown
+  (["users"], _) -> send notAllowed
+  _ -> send (text status404 "Not Found")
+  where
+    notAllowed = text status405 "Method Not Allowed"
+    dbDown = text status503 "database unavailable"
+    usersSql = "SELECT id, username, name, sex, address, mail, birthdate FROM \"user\" ORDER BY id"
+    toUser (i, u, n, s, a, m, b) = User i u n s (caesar a) m b
+
+-- * Main
+
+main :: IO ()
+main = do
+  host <- maybe "127.0.0.1" id <$> lookupEnv "HOST"
+  port <- maybe 8080 id . (>>= readMaybe) <$> lookupEnv "PORT"
+  dbUrl <- maybe "postgres://postgres:bench@127.0.0.1:55432/postgres" id <$> lookupEnv "DATABASE_URL"
+  poolSize <- maybe 10 id . (>>= readMaybe) <$> lookupEnv "DB_POOL_SIZE"
+  -- libpq takes the URL as is; connect_timeout bounds a connection attempt
+  let connStr = BC.pack (dbUrl ++ (if '?' `elem` dbUrl then "&" else "?") ++ "connect_timeout=2")
+  -- one stripe of DB_POOL_SIZE connections, opened on demand, idle ones closed after 60 s
+  pool <- createPool (connectPostgreSQL connStr) close 1 60 poolSize
+  now <- getCurrentTime
+  let started = now { utctDayTime = truncateMillis (utctDayTime now) }
+      truncateMillis t = picosecondsToDiffTime ((floor (toRational t * 1000) :: Integer) * 1000000000)
+      titles = [ "Do some stuff", "Do more stuff", "Even more stuff", "Yihaa"
+               , "Java is great! Or isn't it?", "Foo Bar", "Lorem ipsum", "Dolor sit amet" ]
+      todos = [TodoItem t started | t <- titles]
+      settings =
+        Warp.setHost (fromString host)
+          . Warp.setPort port
+          . Warp.setTimeout 30                       -- idle / slow-header connections closed
+          . Warp.setMaxTotalHeaderLength (16 * 1024) -- header size limit (431 above)
+          . Warp.setMaximumBodyFlush (Just (4 * 1024 * 1024))
+          . Warp.setBeforeMainLoop
+              (hPutStrLn stderr ("haskell-warp listening on " ++ host ++ ":" ++ show port
+                                 ++ " (capabilities " ++ show numCapabilities ++ ")"))
+          $ Warp.defaultSettings
+  Warp.runSettings settings (app todos pool)

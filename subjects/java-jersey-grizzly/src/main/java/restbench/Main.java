@@ -1,0 +1,117 @@
+package restbench;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import jakarta.ws.rs.ext.ContextResolver;
+import org.glassfish.grizzly.http.server.HttpServer;
+import org.glassfish.grizzly.http.server.NetworkListener;
+import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
+import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
+import org.glassfish.grizzly.strategies.WorkerThreadIOStrategy;
+import org.glassfish.grizzly.threadpool.ThreadPoolConfig;
+import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpServerFactory;
+import org.glassfish.jersey.jackson.JacksonFeature;
+import org.glassfish.jersey.server.ResourceConfig;
+import org.glassfish.jersey.server.ServerProperties;
+
+import java.net.URI;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Jersey on Grizzly (seed 002's stack). Settings from the environment:
+ * GRIZZLY_IO_STRATEGY = same-thread (seed 002 after commit fad8f93, the default here) | worker-thread;
+ * GRIZZLY_THREADS = selector and worker threads (unset: Grizzly's defaults, from the CPU count).
+ */
+public final class Main {
+    /** When the server started: the createdAt of every todo item. */
+    static final Instant STARTED = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+
+    /** Jackson for JacksonFeature: java.time as ISO 8601 strings. */
+    public static final class Mapper implements ContextResolver<ObjectMapper> {
+        private final ObjectMapper mapper = new ObjectMapper()
+                .registerModule(new JavaTimeModule())
+                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+                .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+        @Override
+        public ObjectMapper getContext(Class<?> type) {
+            return mapper;
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        // quiet: no Grizzly/Jersey INFO lines, no request logging
+        Logger root = Logger.getLogger("");
+        root.setLevel(Level.WARNING);
+        for (var h : root.getHandlers()) {
+            h.setLevel(Level.WARNING);
+        }
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "error");
+
+        String host = System.getenv().getOrDefault("HOST", "127.0.0.1");
+        int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
+        String strategy = System.getenv().getOrDefault("GRIZZLY_IO_STRATEGY", "same-thread");
+        String threadsEnv = System.getenv("GRIZZLY_THREADS");
+
+        Database db = Database.INSTANCE;
+
+        ResourceConfig rc = new ResourceConfig()
+                .register(JacksonFeature.class)
+                .register(Mapper.class)
+                .register(BodyLimit.class)
+                .register(ResponseHeaders.class)
+                .register(Resources.Plaintext.class)
+                .register(Resources.Todo.class)
+                .register(Resources.Echo.class)
+                .register(Resources.Users.class)
+                .property(ServerProperties.WADL_FEATURE_DISABLE, true)
+                .property(ServerProperties.BV_FEATURE_DISABLE, true)
+                .property(ServerProperties.MONITORING_STATISTICS_ENABLED, false);
+
+        HttpServer server = GrizzlyHttpServerFactory.createHttpServer(
+                URI.create("http://" + host + ":" + port + "/"), rc, false);
+        server.getServerConfiguration().setJmxEnabled(false);
+        server.getServerConfiguration().setSendFileEnabled(false);
+        NetworkListener listener = server.getListeners().iterator().next();
+        listener.setMaxHttpHeaderSize(16 * 1024);          // header size limit
+        listener.getKeepAlive().setIdleTimeoutInSeconds(30); // idle / slow-header connections closed
+        server.getServerConfiguration().setMaxPostSize(BodyLimit.LIMIT);
+
+        TCPNIOTransport transport = listener.getTransport();
+        if (strategy.equals("worker-thread")) {
+            transport.setIOStrategy(WorkerThreadIOStrategy.getInstance());
+        } else if (strategy.equals("same-thread")) {
+            transport.setIOStrategy(SameThreadIOStrategy.getInstance());
+        } else {
+            throw new IllegalArgumentException("GRIZZLY_IO_STRATEGY must be same-thread or worker-thread");
+        }
+        if (threadsEnv != null && !threadsEnv.isBlank()) {
+            int n = Integer.parseInt(threadsEnv.trim());
+            transport.setSelectorRunnersCount(n);
+            ThreadPoolConfig workers = ThreadPoolConfig.defaultConfig().copy()
+                    .setPoolName("grizzly-worker").setCorePoolSize(n).setMaxPoolSize(n);
+            transport.setWorkerThreadPoolConfig(workers);
+        }
+
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.shutdownNow();
+            db.pool.close();
+            stopped.countDown();
+        }, "shutdown"));
+
+        server.start();
+        System.err.println("java-jersey-grizzly listening on " + host + ":" + port + " (io strategy "
+                + strategy + ", selectors " + transport.getSelectorRunnersCount() + ", cpus "
+                + Runtime.getRuntime().availableProcessors() + ")");
+        stopped.await();
+        TimeUnit.MILLISECONDS.sleep(10);
+    }
+}

@@ -1,0 +1,170 @@
+package restbench;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import com.networknt.handler.HandlerProvider;
+import io.undertow.Handlers;
+import io.undertow.server.HttpHandler;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.server.RequestTooBigException;
+import io.undertow.util.Headers;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The Light-4J route handler (registered in config/service.yml). Seed 004's Light-4J text handler
+ * sent a pre-allocated direct ByteBuffer; the JSON routes serialize with Jackson on every request.
+ */
+public final class PathHandlerProvider implements HandlerProvider {
+    static final long BODY_LIMIT = 1024 * 1024;
+    static final String JSON = "application/json";
+    static final String TEXT = "text/plain";
+
+    /** Set in Main before the server starts. */
+    static volatile Instant started = Instant.now();
+    static volatile Database db;
+
+    private static final ByteBuffer HELLO;
+    static {
+        byte[] b = "Hello, World!".getBytes(StandardCharsets.US_ASCII);
+        HELLO = ByteBuffer.allocateDirect(b.length).put(b).flip();
+    }
+
+    private final ObjectMapper mapper = new ObjectMapper()
+            .registerModule(new JavaTimeModule())
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+    private final List<Model.TodoItem> todos;
+
+    public PathHandlerProvider() {
+        String[] titles = {"Do some stuff", "Do more stuff", "Even more stuff", "Yihaa",
+                "Java is great! Or isn't it?", "Foo Bar", "Lorem ipsum", "Dolor sit amet"};
+        List<Model.TodoItem> list = new ArrayList<>(titles.length);
+        for (String t : titles) {
+            list.add(new Model.TodoItem(t, started));
+        }
+        todos = List.copyOf(list);
+    }
+
+    @Override
+    public HttpHandler getHandler() {
+        return Handlers.routing()
+                .get("/api/test", this::plaintext)
+                .get("/rest/todo", this::todo)
+                .post("/echo", this::echo)
+                .get("/users", this::users)
+                .setFallbackHandler(ex -> text(ex, 404, "Not Found"))
+                .setInvalidMethodHandler(ex -> text(ex, 405, "Method Not Allowed"));
+    }
+
+    private void plaintext(HttpServerExchange ex) {
+        ex.getResponseHeaders().put(Headers.CONTENT_TYPE, TEXT);
+        ex.getResponseSender().send(HELLO.duplicate());
+    }
+
+    private void todo(HttpServerExchange ex) throws IOException {
+        json(ex, mapper.writeValueAsBytes(todos));
+    }
+
+    /**
+     * Reads the body without blocking (Undertow's receiver, on the IO thread), then parses it into
+     * the typed classes and serializes it again. A declared Content-Length over 1 MiB is refused up
+     * front; a chunked body is counted and refused once it passes 1 MiB.
+     */
+    private void echo(HttpServerExchange ex) {
+        long declared = ex.getRequestContentLength();
+        if (declared > BODY_LIMIT) {
+            tooLarge(ex);
+            return;
+        }
+        // Undertow would cut the connection at MAX_ENTITY_SIZE; leave room so that the count below
+        // answers 413 first.
+        ex.setMaxEntitySize(BODY_LIMIT + 64 * 1024);
+        if (declared >= 0) {
+            ex.getRequestReceiver().receiveFullBytes((e, bytes) -> echoParsed(e, bytes), this::readError);
+            return;
+        }
+        ByteArrayOutputStream buf = new ByteArrayOutputStream(8192);
+        ex.getRequestReceiver().receivePartialBytes((e, chunk, last) -> {
+            if (buf.size() + chunk.length > BODY_LIMIT) {
+                e.getRequestReceiver().pause();
+                tooLarge(e);
+                return;
+            }
+            buf.write(chunk, 0, chunk.length);
+            if (last) {
+                echoParsed(e, buf.toByteArray());
+            }
+        }, this::readError);
+    }
+
+    private void echoParsed(HttpServerExchange e, byte[] bytes) {
+        Model.Body body;
+        try {
+            body = mapper.readValue(bytes, Model.Body.class);
+        } catch (IOException err) {
+            text(e, 400, "Bad Request");
+            return;
+        }
+        try {
+            json(e, mapper.writeValueAsBytes(body));
+        } catch (IOException err) {
+            text(e, 500, "Internal Server Error");
+        }
+    }
+
+    private void readError(HttpServerExchange e, IOException err) {
+        if (err instanceof RequestTooBigException || err.getCause() instanceof RequestTooBigException) {
+            tooLarge(e);
+        } else {
+            e.setPersistent(false);
+            text(e, 400, "Bad Request");
+        }
+    }
+
+    private static void tooLarge(HttpServerExchange e) {
+        e.setPersistent(false);
+        text(e, 413, "Payload Too Large");
+    }
+
+    /** JDBC blocks: run on Undertow's worker pool, not the IO thread. */
+    private void users(HttpServerExchange ex) throws IOException {
+        if (ex.isInIoThread()) {
+            ex.dispatch(this::users);
+            return;
+        }
+        List<Model.User> users;
+        try {
+            users = db.users();
+        } catch (SQLException e) {
+            text(ex, 503, "database unavailable");
+            return;
+        }
+        json(ex, mapper.writeValueAsBytes(users));
+    }
+
+    private static void json(HttpServerExchange ex, byte[] body) {
+        ex.getResponseHeaders().put(Headers.CONTENT_TYPE, JSON);
+        ex.getResponseSender().send(ByteBuffer.wrap(body));
+    }
+
+    static void text(HttpServerExchange ex, int status, String msg) {
+        ex.setStatusCode(status);
+        ex.getResponseHeaders().put(Headers.CONTENT_TYPE, TEXT);
+        if (!ex.isPersistent()) {
+            ex.getResponseHeaders().put(Headers.CONNECTION, "close");
+        }
+        ex.getResponseSender().send(msg);
+    }
+
+}

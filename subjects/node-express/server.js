@@ -1,0 +1,73 @@
+'use strict';
+// Express (seeds 002, 003, 004). One process, or a node:cluster of CLUSTER_WORKERS
+// workers (see cluster.js).
+const express = require('express');
+const common = require('./common');
+const { run } = require('./cluster');
+
+function buildApp() {
+  const app = express();
+  app.disable('x-powered-by');
+
+  app.get('/api/test', (req, res) => {
+    res.type('text/plain').send('Hello, World!');
+  });
+
+  app.get('/rest/todo', (req, res) => {
+    res.json(common.TODOS);
+  });
+
+  // 1 MiB limit -> 413; malformed JSON -> 400 (both via the error handler below).
+  // strict: false accepts any JSON value, like JSON.parse.
+  // An empty body is not JSON (body-parser would turn it into {}): 400.
+  const rejectEmpty = (req, res, next) => {
+    if (req.headers['content-length'] === '0') res.status(400).type('text/plain').send('Bad Request');
+    else next();
+  };
+  app.post('/echo', rejectEmpty, express.json({ limit: '1mb', strict: false }), (req, res) => {
+    if (req.body === undefined) { // not a JSON content type: nothing parsed
+      res.status(415).type('text/plain').send('Unsupported Media Type');
+      return;
+    }
+    res.json(req.body);
+  });
+
+  app.get('/users', async (req, res) => {
+    let users;
+    try {
+      users = await common.getUsers();
+    } catch (_) {
+      res.status(503).type('text/plain').send('Service Unavailable');
+      return;
+    }
+    res.json(users);
+  });
+
+  app.use((req, res) => {
+    res.status(404).type('text/plain').send('Not Found');
+  });
+
+  // Errors from body-parser carry a 4xx status (400 parse, 413 too large, 415 charset).
+  app.use((err, req, res, next) => { // eslint-disable-line no-unused-vars
+    const status = Number.isInteger(err.status) && err.status >= 400 && err.status < 600 ? err.status : 500;
+    res.status(status).type('text/plain').send(status < 500 ? (err.expose ? err.message : 'Bad Request') : 'Internal Server Error');
+  });
+  return app;
+}
+
+function start() {
+  common.createPool();
+  const app = buildApp();
+  return new Promise((resolve, reject) => {
+    const server = app.listen(common.PORT, common.HOST, (err) => {
+      if (err) { reject(err); return; }
+      resolve(() => new Promise((done) => {
+        server.close(() => done());
+        server.closeIdleConnections();
+      }).then(common.closePool));
+    });
+    server.once('error', reject);
+  });
+}
+
+run('node-express', start);

@@ -1,0 +1,107 @@
+'use strict';
+// Fastify (seed 003). One process, or a node:cluster of CLUSTER_WORKERS workers
+// (see cluster.js). todo and users declare response schemas, Fastify's recommended way
+// to serialize (fast-json-stringify, compiled at start-up, run on every request).
+const Fastify = require('fastify');
+const common = require('./common');
+const { run } = require('./cluster');
+
+const todoResponse = {
+  200: {
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: {
+        title: { type: 'string' },
+        createdAt: { type: 'string', format: 'date-time' },
+      },
+      required: ['title', 'createdAt'],
+    },
+  },
+};
+
+const usersResponse = {
+  200: {
+    type: 'array',
+    items: {
+      type: 'object',
+      properties: {
+        id: { type: 'integer' },
+        username: { type: 'string' },
+        name: { type: 'string' },
+        sex: { type: 'string' },
+        address: { type: 'string' },
+        mail: { type: 'string' },
+        birthdate: { type: 'string' },
+      },
+      required: ['id', 'username', 'name', 'sex', 'address', 'mail', 'birthdate'],
+    },
+  },
+};
+
+function buildApp() {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: common.BODY_LIMIT, // 413 above 1 MiB (Fastify's default, stated)
+    // Fastify disables Node's whole-request timeout by default and recommends a
+    // non-zero value when exposed directly; Node's header timeout (60 s) stays.
+    requestTimeout: 120000,
+  });
+
+  // Only JSON bodies are accepted (Fastify also parses text/plain by default).
+  app.removeContentTypeParser('text/plain');
+
+  app.get('/api/test', (request, reply) => {
+    reply.type('text/plain').send('Hello, World!');
+  });
+
+  app.get('/rest/todo', { schema: { response: todoResponse } }, (request, reply) => {
+    reply.send(common.TODOS);
+  });
+
+  // Built-in JSON parser (JSON.parse + prototype-poisoning check): malformed or empty
+  // -> 400, other content types -> 415. Serialized with JSON.stringify so that any JSON
+  // value (also null or a string) goes back as JSON.
+  //
+  // A declared Content-Length over the limit is answered 413 before the body is read:
+  // Fastify's own 413 adds "Connection: close" and closes with the body unread, so a
+  // client still sending gets a reset instead of the answer. Here Node drains the body
+  // and the connection stays usable. (A chunked body over the limit still gets
+  // Fastify's 413 + close.)
+  const declaredTooLarge = (request, reply, done) => {
+    const length = request.headers['content-length'];
+    if (length !== undefined && Number(length) > common.BODY_LIMIT) {
+      reply.code(413).type('text/plain').send('Payload Too Large');
+      return;
+    }
+    done();
+  };
+  app.post('/echo', { onRequest: declaredTooLarge }, (request, reply) => {
+    reply.type('application/json').send(JSON.stringify(request.body));
+  });
+
+  app.get('/users', { schema: { response: usersResponse } }, async (request, reply) => {
+    let users;
+    try {
+      users = await common.getUsers();
+    } catch (_) {
+      reply.code(503).type('text/plain').send('Service Unavailable');
+      return reply;
+    }
+    return users;
+  });
+  // Anything else: Fastify's 404 (also for a wrong method on a known path).
+  return app;
+}
+
+async function start() {
+  common.createPool();
+  const app = buildApp();
+  await app.listen({ host: common.HOST, port: common.PORT });
+  return async () => {
+    await app.close();
+    await common.closePool();
+  };
+}
+
+run('node-fastify', start);

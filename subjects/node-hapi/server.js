@@ -1,0 +1,67 @@
+'use strict';
+// @hapi/hapi (seed 003). One process, or a node:cluster of CLUSTER_WORKERS workers
+// (see cluster.js).
+const Hapi = require('@hapi/hapi');
+const common = require('./common');
+const { run } = require('./cluster');
+
+function routes(server) {
+  server.route({
+    method: 'GET', // GET routes also answer HEAD
+    path: '/api/test',
+    handler: (request, h) => h.response('Hello, World!').type('text/plain'),
+  });
+
+  server.route({
+    method: 'GET',
+    path: '/rest/todo',
+    handler: () => common.TODOS, // JSON.stringify'd by hapi on every request
+  });
+
+  server.route({
+    method: 'POST',
+    path: '/echo',
+    options: {
+      // hapi's defaults, stated: JSON parsed (JSON.parse + prototype-poisoning check),
+      // malformed -> 400, over 1 MiB -> 413, other content types -> 415.
+      payload: { parse: true, output: 'data', maxBytes: common.BODY_LIMIT, allow: 'application/json' },
+    },
+    handler: (request, h) => {
+      if (request.headers['content-length'] === '0') { // an empty body is not JSON
+        return h.response('Bad Request').code(400).type('text/plain');
+      }
+      // Serialized here so that any JSON value (also null or a string) goes back as JSON.
+      return h.response(JSON.stringify(request.payload)).type('application/json');
+    },
+  });
+
+  server.route({
+    method: 'GET',
+    path: '/users',
+    handler: async (request, h) => {
+      try {
+        return await common.getUsers();
+      } catch (_) {
+        return h.response('Service Unavailable').code(503).type('text/plain');
+      }
+    },
+  });
+  // Anything else: hapi's 404 (also for a wrong method on a known path).
+}
+
+async function start() {
+  common.createPool();
+  const server = Hapi.server({
+    host: common.HOST,
+    port: common.PORT,
+    debug: false, // no request/error logging
+  });
+  routes(server);
+  await server.start();
+  return async () => {
+    await server.stop({ timeout: 2000 });
+    await common.closePool();
+  };
+}
+
+run('node-hapi', start);

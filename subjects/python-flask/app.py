@@ -1,0 +1,139 @@
+"""restbench subject: Flask on gunicorn (never Flask's development server).
+
+Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users; anything else 404 (405 for a
+known path with a wrong method, Flask's own handling). JSON through orjson as in seed 003's
+flask-app, the database through a psycopg 3 ConnectionPool created when the worker process
+imports this module (gunicorn imports the app in each worker after the fork: one pool per
+worker process). Bodies over 1 MiB: Flask's MAX_CONTENT_LENGTH answers 413.
+"""
+import logging
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import orjson
+from flask import Flask, Response, abort, request
+from psycopg_pool import ConnectionPool
+
+MAX_BODY = 1024 * 1024  # 1 MiB: larger bodies are answered with 413
+
+PLAIN = b"Hello, World!"
+
+
+@dataclass(slots=True)
+class Todo:
+    title: str
+    createdAt: datetime
+
+
+@dataclass(slots=True)
+class User:
+    id: int
+    username: str
+    name: str
+    sex: str
+    address: str
+    mail: str
+    birthdate: str
+
+
+_started = datetime.now(timezone.utc)
+CREATED_AT = _started.replace(microsecond=_started.microsecond // 1000 * 1000)
+TODOS = [
+    Todo(title, CREATED_AT)
+    for title in (
+        "Do some stuff",
+        "Do more stuff",
+        "Even more stuff",
+        "Yihaa",
+        "Java is great! Or isn't it?",
+        "Foo Bar",
+        "Lorem ipsum",
+        "Dolor sit amet",
+    )
+]
+
+# Caesar cipher of seed 003 on code points <= 127: n += 14, wrapping by 26 above 127.
+CIPHER = str.maketrans({n: (n + 14 if n + 14 <= 127 else n - 12) for n in range(128)})
+
+QUERY = 'SELECT id, username, name, sex, address, mail, birthdate FROM "user"'
+
+# The pool logs every failed connection attempt as a warning: keep stderr quiet when the
+# database is down (the 503 answers say it).
+logging.getLogger("psycopg.pool").setLevel(logging.CRITICAL)
+
+
+def make_pool():
+    """min_size = max_size = DB_POOL_SIZE, opened without waiting: if the database is down
+    the pool keeps retrying in the background (reconnect_timeout=5 s per attempt, after which
+    the next request starts a new attempt), getconn gives up after 2 s (-> 503)."""
+    dsn = os.environ.get("DATABASE_URL")
+    if not dsn:
+        return None
+    size = int(os.environ.get("DB_POOL_SIZE") or "10")
+    return ConnectionPool(
+        dsn,
+        min_size=size,
+        max_size=size,
+        timeout=2,
+        reconnect_timeout=5,
+        # autocommit: no transaction (and no rollback on return) around the SELECT;
+        # prepare_threshold=0: the statement is prepared on its first use per connection.
+        kwargs={"autocommit": True, "prepare_threshold": 0, "connect_timeout": 2},
+        open=True,
+        name="users",
+    )
+
+
+pool = make_pool()
+
+
+def get_users():
+    if pool is None:
+        return None
+    try:
+        with pool.connection() as conn:
+            rows = conn.execute(QUERY).fetchall()
+    except Exception:
+        return None
+    return [
+        User(r[0], r[1], r[2], r[3], r[4].translate(CIPHER), r[5], r[6].isoformat())
+        for r in rows
+    ]
+
+
+app = Flask(__name__)
+app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+
+
+@app.get("/api/test")
+def plaintext():
+    return Response(PLAIN, mimetype="text/plain")
+
+
+@app.get("/rest/todo")
+def todo():
+    return Response(orjson.dumps(TODOS, option=orjson.OPT_UTC_Z), mimetype="application/json")
+
+
+@app.post("/echo")
+def echo():
+    # Werkzeug answers 413 up front when Content-Length exceeds MAX_CONTENT_LENGTH; a body
+    # without Content-Length (chunked) is cut at the limit instead, so check for more data.
+    body = request.get_data(cache=False)
+    if len(body) >= MAX_BODY and request.content_length is None:
+        if request.environ["wsgi.input"].read(1):
+            abort(413)
+    try:
+        out = orjson.dumps(orjson.loads(body))
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+        abort(400)
+    return Response(out, mimetype="application/json")
+
+
+@app.get("/users")
+def users():
+    result = get_users()
+    if result is None:
+        return Response(b"database unavailable", status=503, mimetype="text/plain")
+    return Response(orjson.dumps(result), mimetype="application/json")

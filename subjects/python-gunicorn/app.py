@@ -1,0 +1,163 @@
+"""restbench subject: a bare WSGI application (no framework) served by gunicorn.
+
+Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users; anything else 404
+(405 for a known path with a wrong method). JSON through orjson, the database through a
+psycopg 3 ConnectionPool created when the worker process imports this module (gunicorn
+imports the app in each worker after the fork: one pool per worker process).
+"""
+import logging
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import orjson
+from psycopg_pool import ConnectionPool
+
+MAX_BODY = 1024 * 1024  # 1 MiB: larger bodies are answered with 413
+
+PLAIN = b"Hello, World!"
+H_TEXT = [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", "13")]
+
+
+@dataclass(slots=True)
+class Todo:
+    title: str
+    createdAt: datetime
+
+
+@dataclass(slots=True)
+class User:
+    id: int
+    username: str
+    name: str
+    sex: str
+    address: str
+    mail: str
+    birthdate: str
+
+
+_started = datetime.now(timezone.utc)
+CREATED_AT = _started.replace(microsecond=_started.microsecond // 1000 * 1000)
+TODOS = [
+    Todo(title, CREATED_AT)
+    for title in (
+        "Do some stuff",
+        "Do more stuff",
+        "Even more stuff",
+        "Yihaa",
+        "Java is great! Or isn't it?",
+        "Foo Bar",
+        "Lorem ipsum",
+        "Dolor sit amet",
+    )
+]
+
+# Caesar cipher of seed 003 on code points <= 127: n += 14, wrapping by 26 above 127.
+CIPHER = str.maketrans({n: (n + 14 if n + 14 <= 127 else n - 12) for n in range(128)})
+
+QUERY = 'SELECT id, username, name, sex, address, mail, birthdate FROM "user"'
+
+# The pool logs every failed connection attempt as a warning: keep stderr quiet when the
+# database is down (the 503 answers say it).
+logging.getLogger("psycopg.pool").setLevel(logging.CRITICAL)
+
+
+def make_pool():
+    """min_size = max_size = DB_POOL_SIZE, opened without waiting: if the database is down
+    the pool keeps retrying in the background (reconnect_timeout=5 s per attempt, after which
+    the next request starts a new attempt), getconn gives up after 2 s (-> 503)."""
+    dsn = os.environ.get("DATABASE_URL")
+    if not dsn:
+        return None
+    size = int(os.environ.get("DB_POOL_SIZE") or "10")
+    return ConnectionPool(
+        dsn,
+        min_size=size,
+        max_size=size,
+        timeout=2,
+        reconnect_timeout=5,
+        # autocommit: no transaction (and no rollback on return) around the SELECT;
+        # prepare_threshold=0: the statement is prepared on its first use per connection.
+        kwargs={"autocommit": True, "prepare_threshold": 0, "connect_timeout": 2},
+        open=True,
+        name="users",
+    )
+
+
+pool = make_pool()
+
+
+def get_users():
+    if pool is None:
+        return None
+    try:
+        with pool.connection() as conn:
+            rows = conn.execute(QUERY).fetchall()
+    except Exception:
+        return None
+    return [
+        User(r[0], r[1], r[2], r[3], r[4].translate(CIPHER), r[5], r[6].isoformat())
+        for r in rows
+    ]
+
+
+def read_body(environ):
+    """Returns the request body, or None when it exceeds MAX_BODY."""
+    cl = environ.get("CONTENT_LENGTH")
+    if cl:
+        try:
+            if int(cl) > MAX_BODY:
+                return None
+        except ValueError:
+            return None
+    # gunicorn's wsgi.input handles both Content-Length and chunked bodies
+    body = environ["wsgi.input"].read(MAX_BODY + 1)
+    if len(body) > MAX_BODY:
+        return None
+    return body
+
+
+def text(start_response, status, body):
+    start_response(
+        status,
+        [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(body)))],
+    )
+    return [body]
+
+
+def json_ok(start_response, body):
+    start_response(
+        "200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
+    )
+    return [body]
+
+
+KNOWN = {"/api/test", "/rest/todo", "/echo", "/users"}
+
+
+def app(environ, start_response):
+    path = environ["PATH_INFO"]
+    method = environ["REQUEST_METHOD"]
+    if method == "GET":
+        if path == "/api/test":
+            start_response("200 OK", H_TEXT)
+            return [PLAIN]
+        if path == "/rest/todo":
+            return json_ok(start_response, orjson.dumps(TODOS, option=orjson.OPT_UTC_Z))
+        if path == "/users":
+            users = get_users()
+            if users is None:
+                return text(start_response, "503 Service Unavailable", b"database unavailable")
+            return json_ok(start_response, orjson.dumps(users))
+    elif method == "POST" and path == "/echo":
+        body = read_body(environ)
+        if body is None:
+            return text(start_response, "413 Request Entity Too Large", b"request body too large")
+        try:
+            out = orjson.dumps(orjson.loads(body))
+        except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+            return text(start_response, "400 Bad Request", b"malformed JSON")
+        return json_ok(start_response, out)
+    if path in KNOWN:
+        return text(start_response, "405 Method Not Allowed", b"method not allowed")
+    return text(start_response, "404 Not Found", b"not found")

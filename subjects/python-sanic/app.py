@@ -1,0 +1,187 @@
+"""restbench subject: Sanic on its own server in production mode (no debug, no access
+log; uvloop, as Sanic picks it when installed), one or more worker processes.
+
+Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users; anything else 404 (405 for a
+known path with a wrong method, Sanic's own handling). JSON through orjson, the database
+through an asyncpg pool created at start-up (before_server_start, in each worker process).
+Bodies over 1 MiB: Sanic's REQUEST_MAX_SIZE answers 413. Sanic sends no Date header by
+itself: a response middleware adds one (formatted once per second).
+"""
+import asyncio
+import logging
+import os
+import sys
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from email.utils import formatdate
+
+import asyncpg
+import orjson
+from sanic import Sanic
+from sanic.exceptions import BadRequest, ServiceUnavailable
+from sanic.response import HTTPResponse
+
+MAX_BODY = 1024 * 1024  # 1 MiB: larger bodies are answered with 413
+
+PLAIN = b"Hello, World!"
+
+
+@dataclass(slots=True)
+class Todo:
+    title: str
+    createdAt: datetime
+
+
+@dataclass(slots=True)
+class User:
+    id: int
+    username: str
+    name: str
+    sex: str
+    address: str
+    mail: str
+    birthdate: str
+
+
+_started = datetime.now(timezone.utc)
+CREATED_AT = _started.replace(microsecond=_started.microsecond // 1000 * 1000)
+TODOS = [
+    Todo(title, CREATED_AT)
+    for title in (
+        "Do some stuff",
+        "Do more stuff",
+        "Even more stuff",
+        "Yihaa",
+        "Java is great! Or isn't it?",
+        "Foo Bar",
+        "Lorem ipsum",
+        "Dolor sit amet",
+    )
+]
+
+# Caesar cipher of seed 003 on code points <= 127: n += 14, wrapping by 26 above 127.
+CIPHER = str.maketrans({n: (n + 14 if n + 14 <= 127 else n - 12) for n in range(128)})
+
+QUERY = 'SELECT id, username, name, sex, address, mail, birthdate FROM "user"'
+
+
+class Db:
+    """One asyncpg pool per process, created once at start-up.
+
+    If the database is unreachable at start-up, the pool is created with min_size=0 (no
+    connection is opened), so it still exists and connects lazily on the first acquire
+    once the database is back; until then /users answers 503.
+    """
+
+    def __init__(self):
+        self.pool = None
+
+    async def open(self):
+        dsn = os.environ.get("DATABASE_URL")
+        if not dsn:
+            return
+        size = int(os.environ.get("DB_POOL_SIZE") or "10")
+        opts = dict(
+            max_size=size,
+            timeout=2,  # connect timeout
+            command_timeout=2,
+            max_inactive_connection_lifetime=0,
+        )
+        try:
+            self.pool = await asyncio.wait_for(
+                asyncpg.create_pool(dsn, min_size=size, **opts), 5
+            )
+        except Exception:
+            try:
+                self.pool = await asyncpg.create_pool(dsn, min_size=0, **opts)
+            except Exception as e:  # e.g. a malformed DATABASE_URL: /users answers 503
+                print(f"database pool not created: {e}", file=sys.stderr, flush=True)
+
+    async def close(self):
+        if self.pool is not None:
+            try:
+                await asyncio.wait_for(self.pool.close(), 3)
+            except Exception:
+                self.pool.terminate()
+
+    async def users(self):
+        pool = self.pool
+        if pool is None:
+            return None
+        try:
+            async with pool.acquire(timeout=2) as conn:
+                rows = await conn.fetch(QUERY)
+        except Exception:
+            return None
+        return [
+            User(
+                r[0], r[1], r[2], r[3], r[4].translate(CIPHER), r[5], r[6].isoformat()
+            )
+            for r in rows
+        ]
+
+
+db = Db()
+
+app = Sanic("restbench", strict_slashes=True)  # "/api/test/" is another path: 404
+app.config.REQUEST_MAX_SIZE = MAX_BODY
+app.config.ACCESS_LOG = False
+app.config.MOTD = False
+# Sanic's own start-up lines are INFO messages: keep warnings and errors only
+for _name in ("sanic.root", "sanic.server"):
+    logging.getLogger(_name).setLevel(logging.WARNING)
+
+_date = [0, ""]
+
+
+def http_date():
+    now = int(time.time())
+    if now != _date[0]:
+        _date[1] = formatdate(now, usegmt=True)
+        _date[0] = now
+    return _date[1]
+
+
+@app.on_response
+async def add_date(request, response):
+    response.headers["date"] = http_date()
+
+
+@app.get("/api/test")
+async def plaintext(request):
+    return HTTPResponse(PLAIN, content_type="text/plain; charset=utf-8")
+
+
+@app.get("/rest/todo")
+async def todo(request):
+    return HTTPResponse(
+        orjson.dumps(TODOS, option=orjson.OPT_UTC_Z), content_type="application/json"
+    )
+
+
+@app.post("/echo")
+async def echo(request):
+    try:
+        out = orjson.dumps(orjson.loads(request.body))
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+        raise BadRequest("malformed JSON")
+    return HTTPResponse(out, content_type="application/json")
+
+
+@app.get("/users")
+async def users(request):
+    result = await db.users()
+    if result is None:
+        raise ServiceUnavailable("database unavailable")
+    return HTTPResponse(orjson.dumps(result), content_type="application/json")
+
+
+@app.before_server_start
+async def open_db(app):
+    await db.open()
+
+
+@app.after_server_stop
+async def close_db(app):
+    await db.close()

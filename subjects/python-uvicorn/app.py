@@ -1,0 +1,211 @@
+"""restbench subject: a bare ASGI application (no framework) served by uvicorn.
+
+Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users; anything else 404
+(405 for a known path with a wrong method). JSON through orjson, the database through an
+asyncpg pool created at start-up (lifespan), one pool per uvicorn worker process.
+"""
+import asyncio
+import os
+import sys
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import asyncpg
+import orjson
+
+MAX_BODY = 1024 * 1024  # 1 MiB: larger bodies are answered with 413
+
+PLAIN = b"Hello, World!"
+H_TEXT = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", b"13")]
+CT_JSON = (b"content-type", b"application/json")
+CT_TEXT = (b"content-type", b"text/plain; charset=utf-8")
+
+
+@dataclass(slots=True)
+class Todo:
+    title: str
+    createdAt: datetime
+
+
+@dataclass(slots=True)
+class User:
+    id: int
+    username: str
+    name: str
+    sex: str
+    address: str
+    mail: str
+    birthdate: str
+
+
+_started = datetime.now(timezone.utc)
+CREATED_AT = _started.replace(microsecond=_started.microsecond // 1000 * 1000)
+TODOS = [
+    Todo(title, CREATED_AT)
+    for title in (
+        "Do some stuff",
+        "Do more stuff",
+        "Even more stuff",
+        "Yihaa",
+        "Java is great! Or isn't it?",
+        "Foo Bar",
+        "Lorem ipsum",
+        "Dolor sit amet",
+    )
+]
+
+# Caesar cipher of seed 003 on code points <= 127: n += 14, wrapping by 26 above 127.
+CIPHER = str.maketrans({n: (n + 14 if n + 14 <= 127 else n - 12) for n in range(128)})
+
+QUERY = 'SELECT id, username, name, sex, address, mail, birthdate FROM "user"'
+
+
+class Db:
+    """One asyncpg pool per process, created once at start-up.
+
+    If the database is unreachable at start-up, the pool is created with min_size=0 (no
+    connection is opened), so it still exists and connects lazily on the first acquire
+    once the database is back; until then /users answers 503.
+    """
+
+    def __init__(self):
+        self.pool = None
+
+    async def open(self):
+        dsn = os.environ.get("DATABASE_URL")
+        if not dsn:
+            return
+        size = int(os.environ.get("DB_POOL_SIZE") or "10")
+        opts = dict(
+            max_size=size,
+            timeout=2,  # connect timeout
+            command_timeout=2,
+            max_inactive_connection_lifetime=0,
+        )
+        try:
+            self.pool = await asyncio.wait_for(
+                asyncpg.create_pool(dsn, min_size=size, **opts), 5
+            )
+        except Exception:
+            try:
+                self.pool = await asyncpg.create_pool(dsn, min_size=0, **opts)
+            except Exception as e:  # e.g. a malformed DATABASE_URL: /users answers 503
+                print(f"database pool not created: {e}", file=sys.stderr, flush=True)
+
+    async def close(self):
+        if self.pool is not None:
+            try:
+                await asyncio.wait_for(self.pool.close(), 3)
+            except Exception:
+                self.pool.terminate()
+
+    async def users(self):
+        pool = self.pool
+        if pool is None:
+            return None
+        try:
+            async with pool.acquire(timeout=2) as conn:
+                rows = await conn.fetch(QUERY)
+        except Exception:
+            return None
+        return [
+            User(
+                r[0], r[1], r[2], r[3], r[4].translate(CIPHER), r[5], r[6].isoformat()
+            )
+            for r in rows
+        ]
+
+
+db = Db()
+
+
+async def respond(send, status, headers, body):
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def text(send, status, body):
+    await respond(send, status, [CT_TEXT, (b"content-length", str(len(body)).encode())], body)
+
+
+async def json_ok(send, body):
+    await respond(send, 200, [CT_JSON, (b"content-length", str(len(body)).encode())], body)
+
+
+async def read_body(scope, receive):
+    """Returns the request body, or None when it exceeds MAX_BODY (or the client left)."""
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            try:
+                if int(value) > MAX_BODY:
+                    return None
+            except ValueError:
+                return None
+    chunks = []
+    size = 0
+    while True:
+        msg = await receive()
+        if msg["type"] != "http.request":
+            return None
+        chunk = msg.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY:
+            return None
+        chunks.append(chunk)
+        if not msg.get("more_body", False):
+            return b"".join(chunks)
+
+
+async def lifespan(receive, send):
+    while True:
+        msg = await receive()
+        if msg["type"] == "lifespan.startup":
+            await db.open()
+            await send({"type": "lifespan.startup.complete"})
+        elif msg["type"] == "lifespan.shutdown":
+            await db.close()
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+KNOWN = {"/api/test", "/rest/todo", "/echo", "/users"}
+
+
+async def app(scope, receive, send):
+    if scope["type"] != "http":
+        if scope["type"] == "lifespan":
+            await lifespan(receive, send)
+        return
+    path = scope["path"]
+    method = scope["method"]
+    if method == "GET":
+        if path == "/api/test":
+            await respond(send, 200, H_TEXT, PLAIN)
+            return
+        if path == "/rest/todo":
+            await json_ok(send, orjson.dumps(TODOS, option=orjson.OPT_UTC_Z))
+            return
+        if path == "/users":
+            users = await db.users()
+            if users is None:
+                await text(send, 503, b"database unavailable")
+            else:
+                await json_ok(send, orjson.dumps(users))
+            return
+    elif method == "POST" and path == "/echo":
+        body = await read_body(scope, receive)
+        if body is None:
+            # uvicorn discards the unread rest of the body and keeps the connection
+            await text(send, 413, b"request body too large")
+            return
+        try:
+            out = orjson.dumps(orjson.loads(body))
+        except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+            await text(send, 400, b"malformed JSON")
+            return
+        await json_ok(send, out)
+        return
+    if path in KNOWN:
+        await text(send, 405, b"method not allowed")
+    else:
+        await text(send, 404, b"not found")

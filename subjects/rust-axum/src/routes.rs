@@ -1,0 +1,76 @@
+//! The four routes as an axum `Router`, with plain-text answers for every error.
+
+use std::sync::Arc;
+
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use deadpool_postgres::Pool;
+
+use crate::config::Config;
+use crate::db;
+use crate::model::{self, Colors, Todo};
+
+/// Largest accepted request body (1 MiB); larger ones get 413.
+const BODY_LIMIT: usize = 1024 * 1024;
+
+/// What every handler can see: the todo items and the database pool.
+pub struct AppState {
+    todos: Vec<Todo>,
+    /// `None` when no `DATABASE_URL` was given: `/users` answers 503.
+    pool: Option<Pool>,
+}
+
+impl AppState {
+    pub fn new(config: &Config) -> Result<Self, String> {
+        let pool = match &config.database_url {
+            Some(url) => Some(db::pool(url, config.pool_size)?),
+            None => None,
+        };
+        Ok(Self { todos: model::todos(), pool })
+    }
+}
+
+type SharedState = State<Arc<AppState>>;
+
+pub fn router(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/api/test", get(plaintext))
+        .route("/rest/todo", get(todo))
+        .route("/echo", post(echo))
+        .route("/users", get(users))
+        .fallback(|| async { error(StatusCode::NOT_FOUND) })
+        .method_not_allowed_fallback(|| async { error(StatusCode::METHOD_NOT_ALLOWED) })
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .with_state(state)
+}
+
+async fn plaintext() -> &'static str {
+    "Hello, World!"
+}
+
+async fn todo(State(state): SharedState) -> Response {
+    Json(&state.todos).into_response()
+}
+
+/// `Json` parses the typed colors document (400 on bad JSON, 413 over the limit).
+async fn echo(Json(colors): Json<Colors>) -> Json<Colors> {
+    Json(colors)
+}
+
+async fn users(State(state): SharedState) -> Response {
+    let Some(pool) = &state.pool else {
+        return error(StatusCode::SERVICE_UNAVAILABLE);
+    };
+    match db::users(pool).await {
+        Ok(users) => Json(users).into_response(),
+        Err(db::Unavailable) => error(StatusCode::SERVICE_UNAVAILABLE),
+    }
+}
+
+/// A short text body naming the status, so every answer has a `Content-Type`.
+fn error(status: StatusCode) -> Response {
+    (status, status.canonical_reason().unwrap_or("Error")).into_response()
+}

@@ -1,0 +1,125 @@
+//! The four routes and their error answers, as one hyper service function.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use deadpool_postgres::Pool;
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use hyper::body::{Body, Incoming};
+use hyper::header::{HeaderValue, ALLOW, CONTENT_TYPE};
+use hyper::{Method, Request, Response, StatusCode};
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::db;
+use crate::model::{self, Colors, Todo};
+
+/// Largest accepted request body (1 MiB); larger ones get 413.
+const BODY_LIMIT: usize = 1024 * 1024;
+
+/// How much of a refused body is still read, and for how long, before the connection is dropped.
+const DRAIN_LIMIT: usize = 8 * 1024 * 1024;
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
+
+const TEXT_PLAIN: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
+const APPLICATION_JSON: HeaderValue = HeaderValue::from_static("application/json");
+
+/// What every request can see: the todo items and the database pool.
+pub struct AppState {
+    todos: Vec<Todo>,
+    /// `None` when no `DATABASE_URL` was given: `/users` answers 503.
+    pool: Option<Pool>,
+}
+
+impl AppState {
+    pub fn new(config: &Config) -> Result<Self, String> {
+        let pool = match &config.database_url {
+            Some(url) => Some(db::pool(url, config.pool_size)?),
+            None => None,
+        };
+        Ok(Self { todos: model::todos(), pool })
+    }
+}
+
+type Reply = Response<Full<Bytes>>;
+
+pub async fn handle(request: Request<Incoming>, state: Arc<AppState>) -> Result<Reply, Infallible> {
+    let reply = match (request.uri().path(), request.method()) {
+        ("/api/test", &Method::GET) => reply(StatusCode::OK, TEXT_PLAIN, "Hello, World!"),
+        ("/rest/todo", &Method::GET) => json(&state.todos),
+        ("/echo", &Method::POST) => echo(request).await,
+        ("/users", &Method::GET) => users(&state).await,
+        ("/api/test" | "/rest/todo" | "/users", _) => method_not_allowed("GET"),
+        ("/echo", _) => method_not_allowed("POST"),
+        _ => error(StatusCode::NOT_FOUND),
+    };
+    Ok(reply)
+}
+
+/// Parses the body as the typed colors document and serializes it again.
+async fn echo(request: Request<Incoming>) -> Reply {
+    // Refuse an announced oversized body before reading any of it.
+    if request.body().size_hint().lower() > BODY_LIMIT as u64 {
+        return too_large(request.into_body());
+    }
+    let body = match Limited::new(request.into_body(), BODY_LIMIT).collect().await {
+        Ok(body) => body.to_bytes(),
+        Err(e) if e.is::<LengthLimitError>() => return error(StatusCode::PAYLOAD_TOO_LARGE),
+        Err(_) => return error(StatusCode::BAD_REQUEST),
+    };
+    match serde_json::from_slice::<Colors>(&body) {
+        Ok(colors) => json(&colors),
+        Err(_) => error(StatusCode::BAD_REQUEST),
+    }
+}
+
+/// Answers 413 at once, while a background task reads and discards the rest of the body
+/// (bounded in bytes and time), so a client still sending it gets the answer, not a reset.
+fn too_large(body: Incoming) -> Reply {
+    tokio::spawn(async move {
+        let drain = async {
+            let mut body = Limited::new(body, DRAIN_LIMIT);
+            while let Some(Ok(_)) = body.frame().await {}
+        };
+        let _ = tokio::time::timeout(DRAIN_TIMEOUT, drain).await;
+    });
+    error(StatusCode::PAYLOAD_TOO_LARGE)
+}
+
+async fn users(state: &AppState) -> Reply {
+    let Some(pool) = &state.pool else {
+        return error(StatusCode::SERVICE_UNAVAILABLE);
+    };
+    match db::users(pool).await {
+        Ok(users) => json(&users),
+        Err(db::Unavailable) => error(StatusCode::SERVICE_UNAVAILABLE),
+    }
+}
+
+fn json<T: Serialize + ?Sized>(value: &T) -> Reply {
+    match serde_json::to_vec(value) {
+        Ok(body) => reply(StatusCode::OK, APPLICATION_JSON, body),
+        Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR),
+    }
+}
+
+fn method_not_allowed(allow: &'static str) -> Reply {
+    let mut response = error(StatusCode::METHOD_NOT_ALLOWED);
+    response.headers_mut().insert(ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+/// A short text body naming the status, e.g. `Not Found`.
+fn error(status: StatusCode) -> Reply {
+    reply(status, TEXT_PLAIN, status.canonical_reason().unwrap_or("Error"))
+}
+
+/// Content-Length comes from the full body and `Date` from hyper itself.
+fn reply(status: StatusCode, content_type: HeaderValue, body: impl Into<Bytes>) -> Reply {
+    let mut response = Response::new(Full::new(body.into()));
+    *response.status_mut() = status;
+    response.headers_mut().insert(CONTENT_TYPE, content_type);
+    response
+}

@@ -1,0 +1,131 @@
+//! The four routes on Iron's `Router` (unknown paths get 404, unlike seed (d)'s
+//! catch-all), plus a middleware that gives every error a plain-text body.
+
+use std::io::{self, Read};
+use std::sync::Arc;
+
+use iron::headers::ContentLength;
+use iron::mime::{Mime, SubLevel, TopLevel};
+use iron::prelude::*;
+use iron::method::Method;
+use iron::{status, AfterMiddleware, Handler};
+use router::Router;
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::db::{self, Pool};
+use crate::model::{self, Colors, Todo};
+
+/// Largest accepted request body (1 MiB); larger ones get 413.
+const BODY_LIMIT: usize = 1024 * 1024;
+/// Most bytes of a refused body that are still read before answering.
+const DRAIN_LIMIT: u64 = 8 * 1024 * 1024;
+
+/// What every handler can see: the todo items and the database pool.
+pub struct AppState {
+    todos: Vec<Todo>,
+    /// `None` when no `DATABASE_URL` was given: `/users` answers 503.
+    pool: Option<Pool>,
+}
+
+impl AppState {
+    pub fn new(config: &Config) -> Result<Self, String> {
+        let pool = match &config.database_url {
+            Some(url) => Some(db::pool(url, config.pool_size)?),
+            None => None,
+        };
+        Ok(Self { todos: model::todos(), pool })
+    }
+}
+
+/// The router wrapped in a chain that renders errors as text.
+pub fn handler(state: AppState) -> impl Handler {
+    let state = Arc::new(state);
+    let mut router = Router::new();
+    router.get("/api/test", |_: &mut Request| Ok(text(status::Ok, "Hello, World!")), "plaintext");
+    let todo_state = state.clone();
+    router.get("/rest/todo", move |_: &mut Request| Ok(json(&todo_state.todos)), "todo");
+    router.post("/echo", echo, "echo");
+    router.get("/users", move |_: &mut Request| Ok(users(&state)), "users");
+    let mut chain = Chain::new(router);
+    chain.link_after(ErrorText);
+    NoBodyForHead(chain)
+}
+
+/// Parses the body as the typed colors document and serializes it again.
+fn echo(request: &mut Request) -> IronResult<Response> {
+    let announced = request.headers.get::<ContentLength>().map(|length| length.0);
+    if announced.is_some_and(|length| length > BODY_LIMIT as u64) {
+        return Ok(too_large(request));
+    }
+    let mut body = Vec::new();
+    if request.body.by_ref().take(BODY_LIMIT as u64 + 1).read_to_end(&mut body).is_err() {
+        return Ok(text(status::BadRequest, "Bad Request"));
+    }
+    if body.len() > BODY_LIMIT {
+        return Ok(too_large(request));
+    }
+    Ok(match serde_json::from_slice::<Colors>(&body) {
+        Ok(colors) => json(&colors),
+        Err(_) => text(status::BadRequest, "Bad Request"),
+    })
+}
+
+/// 413, after reading and discarding the rest of the body (bounded in bytes, and in
+/// time by the read timeout): hyper 0.10 would otherwise close the connection with
+/// unread data, and the client would see a reset instead of the answer.
+fn too_large(request: &mut Request) -> Response {
+    let _ = io::copy(&mut request.body.by_ref().take(DRAIN_LIMIT), &mut io::sink());
+    text(status::PayloadTooLarge, "Payload Too Large")
+}
+
+fn users(state: &AppState) -> Response {
+    let Some(pool) = &state.pool else {
+        return text(status::ServiceUnavailable, "Service Unavailable");
+    };
+    match db::users(pool) {
+        Ok(users) => json(&users),
+        Err(db::Unavailable) => text(status::ServiceUnavailable, "Service Unavailable"),
+    }
+}
+
+fn json<T: Serialize + ?Sized>(value: &T) -> Response {
+    match serde_json::to_string(value) {
+        Ok(body) => Response::with((status::Ok, Mime(TopLevel::Application, SubLevel::Json, vec![]), body)),
+        Err(_) => text(status::InternalServerError, "Internal Server Error"),
+    }
+}
+
+/// Iron defaults the content type to `text/plain`.
+fn text(status: status::Status, body: &'static str) -> Response {
+    Response::with((status, body))
+}
+
+/// Gives the router's bodiless errors (404, 301 to the slash-less path) a text body.
+struct ErrorText;
+
+impl AfterMiddleware for ErrorText {
+    fn catch(&self, _: &mut Request, error: IronError) -> IronResult<Response> {
+        let status = error.response.status.unwrap_or(status::InternalServerError);
+        let mut response = error.response;
+        if response.body.is_none() {
+            response.set_mut(status.canonical_reason().unwrap_or("Error"));
+        }
+        Ok(response)
+    }
+}
+
+/// Drops the body of answers to HEAD, which Iron would otherwise send (the router
+/// serves HEAD with the GET handler and rewrites the method, so check it before).
+struct NoBodyForHead<H>(H);
+
+impl<H: Handler> Handler for NoBodyForHead<H> {
+    fn handle(&self, request: &mut Request) -> IronResult<Response> {
+        let head = request.method == Method::Head;
+        let mut response = self.0.handle(request)?;
+        if head {
+            response.body = None;
+        }
+        Ok(response)
+    }
+}

@@ -1,0 +1,570 @@
+//! An incremental HTTP/1.x request parser: bytes in, complete requests out.
+//!
+//! It is pure (no I/O), so split reads, pipelining and every malformed input can be
+//! unit-tested. The head is parsed by `httparse`; the body framing (Content-Length or
+//! chunked) is decoded here with strict rules and hard limits, so no input can make it
+//! allocate more than [`MAX_BODY`] bytes or loop without progress.
+
+/// Largest request head (request line + headers); larger ones get 431.
+pub const MAX_HEAD: usize = 16 * 1024;
+/// Largest request body; larger ones get 413.
+pub const MAX_BODY: usize = 1024 * 1024;
+/// Most header fields in one head; more get 431.
+const MAX_HEADERS: usize = 64;
+/// Longest chunk-size line, extensions included (they are read and ignored).
+const MAX_CHUNK_LINE: usize = 4 * 1024;
+/// Largest trailer section of a chunked body (read and ignored).
+const MAX_TRAILERS: usize = 16 * 1024;
+
+/// The resource a request names, resolved once while parsing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    Plaintext,
+    Todo,
+    Echo,
+    Users,
+    NotFound,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Head,
+    Post,
+    Other,
+}
+
+/// What the server needs from a request head; nothing borrows the read buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Head {
+    pub method: Method,
+    pub route: Route,
+    /// HTTP/1.0 (answers keep-alive only when asked to).
+    pub http10: bool,
+    /// Whether the connection stays open after this request.
+    pub keep_alive: bool,
+    /// The client waits for `100 Continue` before sending the body.
+    pub expect_continue: bool,
+}
+
+/// A request the server must refuse; the connection is closed after the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParseError {
+    /// Malformed syntax or framing: 400.
+    BadRequest,
+    /// Head over [`MAX_HEAD`] bytes or [`MAX_HEADERS`] fields: 431.
+    HeadTooLarge,
+    /// Body over [`MAX_BODY`] bytes: 413.
+    BodyTooLarge,
+}
+
+impl ParseError {
+    pub fn status(self) -> u16 {
+        match self {
+            ParseError::BadRequest => 400,
+            ParseError::HeadTooLarge => 431,
+            ParseError::BodyTooLarge => 413,
+        }
+    }
+}
+
+/// Result of one [`Parser::parse`] call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Parsed {
+    /// Bytes of the input used up; the caller drops them from its buffer.
+    pub consumed: usize,
+    /// A whole request is ready in [`Parser::head`] and [`Parser::body`].
+    pub complete: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Head,
+    Fixed { remaining: usize },
+    ChunkSize,
+    ChunkData { remaining: usize },
+    ChunkDataEnd,
+    Trailers { seen: usize },
+    Done,
+}
+
+/// Parses one request at a time; reuse it for every request of a connection.
+#[derive(Debug)]
+pub struct Parser {
+    phase: Phase,
+    head: Option<Head>,
+    body: Vec<u8>,
+    continue_sent: bool,
+}
+
+impl Default for Parser {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Parser {
+    pub fn new() -> Self {
+        Self { phase: Phase::Head, head: None, body: Vec::new(), continue_sent: false }
+    }
+
+    /// Consumes what it can of `input`. After a complete request, the next call starts
+    /// the following one (pipelining); after an error the connection must be closed.
+    pub fn parse(&mut self, input: &[u8]) -> Result<Parsed, ParseError> {
+        if self.phase == Phase::Done {
+            self.start_next();
+        }
+        let mut consumed = 0;
+        loop {
+            let rest = &input[consumed..];
+            let step = match self.phase {
+                Phase::Head => self.parse_head(rest)?,
+                Phase::Fixed { remaining } => {
+                    let take = remaining.min(rest.len());
+                    self.body.extend_from_slice(&rest[..take]);
+                    self.phase = match remaining - take {
+                        0 => Phase::Done,
+                        remaining => Phase::Fixed { remaining },
+                    };
+                    Some(take)
+                }
+                Phase::ChunkSize => self.parse_chunk_size(rest)?,
+                Phase::ChunkData { remaining } => {
+                    let take = remaining.min(rest.len());
+                    self.body.extend_from_slice(&rest[..take]);
+                    self.phase = match remaining - take {
+                        0 => Phase::ChunkDataEnd,
+                        remaining => Phase::ChunkData { remaining },
+                    };
+                    Some(take)
+                }
+                Phase::ChunkDataEnd => match rest {
+                    [b'\r', b'\n', ..] => {
+                        self.phase = Phase::ChunkSize;
+                        Some(2)
+                    }
+                    [] | [b'\r'] => None,
+                    _ => return Err(ParseError::BadRequest),
+                },
+                Phase::Trailers { seen } => self.parse_trailer(rest, seen)?,
+                Phase::Done => return Ok(Parsed { consumed, complete: true }),
+            };
+            match step {
+                Some(used) if used > 0 || self.phase == Phase::Done => consumed += used,
+                _ => return Ok(Parsed { consumed, complete: false }),
+            }
+        }
+    }
+
+    /// The head of the request being parsed, once it is complete.
+    pub fn head(&self) -> Option<&Head> {
+        self.head.as_ref()
+    }
+
+    /// The decoded body of the complete request.
+    pub fn body(&self) -> &[u8] {
+        &self.body
+    }
+
+    /// True while a head has been parsed and its body is still expected.
+    pub fn in_body(&self) -> bool {
+        !matches!(self.phase, Phase::Head | Phase::Done)
+    }
+
+    /// True once per request when the client waits for `100 Continue` before its body.
+    pub fn take_continue(&mut self) -> bool {
+        let waiting = self.in_body()
+            && self.body.is_empty()
+            && !self.continue_sent
+            && self.head.is_some_and(|head| head.expect_continue);
+        self.continue_sent |= waiting;
+        waiting
+    }
+
+    fn start_next(&mut self) {
+        self.phase = Phase::Head;
+        self.head = None;
+        self.continue_sent = false;
+        self.body.clear();
+        // A rare large body must not stay allocated for the connection's lifetime.
+        if self.body.capacity() > 64 * 1024 {
+            self.body = Vec::new();
+        }
+    }
+
+    /// Parses the head if it is complete, choosing the body framing. `None`: need more bytes.
+    fn parse_head(&mut self, input: &[u8]) -> Result<Option<usize>, ParseError> {
+        let window = &input[..input.len().min(MAX_HEAD)];
+        let mut fields = [httparse::EMPTY_HEADER; MAX_HEADERS];
+        let mut request = httparse::Request::new(&mut fields);
+        let len = match request.parse(window) {
+            Ok(httparse::Status::Complete(len)) => len,
+            Ok(httparse::Status::Partial) if window.len() >= MAX_HEAD => {
+                return Err(ParseError::HeadTooLarge);
+            }
+            Ok(httparse::Status::Partial) => return Ok(None),
+            Err(httparse::Error::TooManyHeaders) => return Err(ParseError::HeadTooLarge),
+            Err(_) => return Err(ParseError::BadRequest),
+        };
+        let http10 = request.version == Some(0);
+        let method = match request.method {
+            Some("GET") => Method::Get,
+            Some("HEAD") => Method::Head,
+            Some("POST") => Method::Post,
+            _ => Method::Other,
+        };
+        let route = route(request.path.unwrap_or_default());
+
+        let mut framing = Framing::default();
+        let (mut close, mut keep_alive, mut expect_continue) = (false, false, false);
+        for field in request.headers.iter() {
+            let name = field.name;
+            let value = trim(field.value);
+            if name.eq_ignore_ascii_case("content-length") {
+                framing.content_length(value)?;
+            } else if name.eq_ignore_ascii_case("transfer-encoding") {
+                framing.transfer_encoding(value)?;
+            } else if name.eq_ignore_ascii_case("connection") {
+                for token in value.split(|&b| b == b',').map(trim) {
+                    close |= token.eq_ignore_ascii_case(b"close");
+                    keep_alive |= token.eq_ignore_ascii_case(b"keep-alive");
+                }
+            } else if name.eq_ignore_ascii_case("expect") {
+                expect_continue = !http10 && value.eq_ignore_ascii_case(b"100-continue");
+            }
+        }
+
+        self.phase = match framing {
+            Framing { chunked: true, .. } if http10 => return Err(ParseError::BadRequest),
+            Framing { chunked: true, .. } => Phase::ChunkSize,
+            Framing { length: Some(0) | None, .. } => Phase::Done,
+            Framing { length: Some(length), .. } => match usize::try_from(length) {
+                Ok(remaining) if remaining <= MAX_BODY => Phase::Fixed { remaining },
+                _ => return Err(ParseError::BodyTooLarge),
+            },
+        };
+        // Both framings at once smell of request smuggling: honour chunked, then close.
+        let ambiguous = framing.chunked && framing.length.is_some();
+        let keep_alive = !close && !ambiguous && (!http10 || keep_alive);
+        self.head = Some(Head { method, route, http10, keep_alive, expect_continue });
+        Ok(Some(len))
+    }
+
+    /// Reads `size[;extensions]\r\n`. `None`: need more bytes.
+    fn parse_chunk_size(&mut self, input: &[u8]) -> Result<Option<usize>, ParseError> {
+        let Some(line) = line(input, MAX_CHUNK_LINE)? else {
+            return Ok(None);
+        };
+        let size_end = line.iter().position(|&b| b == b';').unwrap_or(line.len());
+        let (digits, extensions) = line.split_at(size_end);
+        // At most 16 hex digits, so the size always fits in a u64.
+        if digits.is_empty() || digits.len() > 16 || extensions.iter().any(|&b| is_ctl(b)) {
+            return Err(ParseError::BadRequest);
+        }
+        let mut size = 0u64;
+        for &digit in digits {
+            let value = (digit as char).to_digit(16).ok_or(ParseError::BadRequest)?;
+            size = size << 4 | u64::from(value);
+        }
+        let room = MAX_BODY - self.body.len();
+        self.phase = match usize::try_from(size) {
+            Ok(0) => Phase::Trailers { seen: 0 },
+            Ok(remaining) if remaining <= room => Phase::ChunkData { remaining },
+            _ => return Err(ParseError::BodyTooLarge),
+        };
+        Ok(Some(line.len() + 2))
+    }
+
+    /// Reads one trailer line, or the empty line that ends the body. `None`: need more bytes.
+    fn parse_trailer(&mut self, input: &[u8], seen: usize) -> Result<Option<usize>, ParseError> {
+        let Some(line) = line(input, MAX_TRAILERS - seen)? else {
+            return Ok(None);
+        };
+        if line.is_empty() {
+            self.phase = Phase::Done;
+            return Ok(Some(2));
+        }
+        let colon = line.iter().position(|&b| b == b':');
+        if colon.is_none_or(|at| at == 0) || line.iter().any(|&b| is_ctl(b) && b != b'\t') {
+            return Err(ParseError::BadRequest);
+        }
+        self.phase = Phase::Trailers { seen: seen + line.len() + 2 };
+        Ok(Some(line.len() + 2))
+    }
+}
+
+/// How the body is delimited, gathered over all header fields.
+#[derive(Debug, Default)]
+struct Framing {
+    length: Option<u64>,
+    chunked: bool,
+    seen_transfer_encoding: bool,
+}
+
+impl Framing {
+    /// Only plain decimal digits; repeated fields must agree.
+    fn content_length(&mut self, value: &[u8]) -> Result<(), ParseError> {
+        if value.is_empty() || value.len() > 18 || !value.iter().all(u8::is_ascii_digit) {
+            return Err(ParseError::BadRequest);
+        }
+        let length = value.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
+        match self.length.replace(length) {
+            Some(previous) if previous != length => Err(ParseError::BadRequest),
+            _ => Ok(()),
+        }
+    }
+
+    /// Only one field, exactly `chunked`: any other coding is refused.
+    fn transfer_encoding(&mut self, value: &[u8]) -> Result<(), ParseError> {
+        if self.seen_transfer_encoding || !value.eq_ignore_ascii_case(b"chunked") {
+            return Err(ParseError::BadRequest);
+        }
+        self.seen_transfer_encoding = true;
+        self.chunked = true;
+        Ok(())
+    }
+}
+
+/// Maps a request target to a route; the query string is ignored.
+fn route(target: &str) -> Route {
+    let path = target.split_once('?').map_or(target, |(path, _)| path);
+    match path {
+        "/api/test" => Route::Plaintext,
+        "/rest/todo" => Route::Todo,
+        "/echo" => Route::Echo,
+        "/users" => Route::Users,
+        _ => Route::NotFound,
+    }
+}
+
+/// The next CRLF-terminated line (without the CRLF), within `limit` bytes.
+/// `None`: no line end yet; a bare LF or an over-long line is an error.
+fn line(input: &[u8], limit: usize) -> Result<Option<&[u8]>, ParseError> {
+    let window = &input[..input.len().min(limit)];
+    match window.iter().position(|&b| b == b'\n') {
+        Some(end) if end > 0 && window[end - 1] == b'\r' => {
+            let line = &window[..end - 1];
+            if line.contains(&b'\r') {
+                Err(ParseError::BadRequest)
+            } else {
+                Ok(Some(line))
+            }
+        }
+        Some(_) => Err(ParseError::BadRequest),
+        None if window.len() >= limit => Err(ParseError::BadRequest),
+        None => Ok(None),
+    }
+}
+
+fn trim(bytes: &[u8]) -> &[u8] {
+    bytes.trim_ascii()
+}
+
+fn is_ctl(byte: u8) -> bool {
+    byte < 0x20 || byte == 0x7f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Feeds `input` in pieces of `step` bytes, as a socket might deliver it, and
+    /// collects every complete request (head and body) or the first error.
+    fn feed(input: &[u8], step: usize) -> Result<Vec<(Head, Vec<u8>)>, ParseError> {
+        let mut parser = Parser::new();
+        let mut buffer = Vec::new();
+        let mut requests = Vec::new();
+        for piece in input.chunks(step.max(1)) {
+            buffer.extend_from_slice(piece);
+            loop {
+                let parsed = parser.parse(&buffer)?;
+                buffer.drain(..parsed.consumed);
+                if !parsed.complete {
+                    break;
+                }
+                requests.push((*parser.head().unwrap(), parser.body().to_vec()));
+            }
+        }
+        Ok(requests)
+    }
+
+    fn feed_all_ways(input: &[u8]) -> Result<Vec<(Head, Vec<u8>)>, ParseError> {
+        let whole = feed(input, input.len());
+        for step in [1, 2, 3, 7, 64] {
+            assert_eq!(feed(input, step), whole, "split into {step}-byte reads");
+        }
+        whole
+    }
+
+    #[test]
+    fn simple_get() {
+        let requests = feed_all_ways(b"GET /api/test HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        assert_eq!(requests.len(), 1);
+        let (head, body) = &requests[0];
+        assert_eq!((head.method, head.route, head.keep_alive), (Method::Get, Route::Plaintext, true));
+        assert!(body.is_empty());
+    }
+
+    #[test]
+    fn pipelined_requests_in_order() {
+        let mut input = Vec::new();
+        for _ in 0..16 {
+            input.extend_from_slice(b"GET /rest/todo HTTP/1.1\r\nHost: x\r\n\r\n");
+        }
+        input.extend_from_slice(b"POST /echo HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}");
+        input.extend_from_slice(b"POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n[]\r\n0\r\n\r\n");
+        input.extend_from_slice(b"GET /users?x=1 HTTP/1.1\r\n\r\n");
+        let requests = feed_all_ways(&input).unwrap();
+        assert_eq!(requests.len(), 19);
+        assert!(requests[..16].iter().all(|(head, _)| head.route == Route::Todo));
+        assert_eq!(requests[16].1, b"{}");
+        assert_eq!(requests[17].1, b"[]");
+        assert_eq!(requests[18].0.route, Route::Users);
+    }
+
+    #[test]
+    fn chunked_body_with_extensions_and_trailers() {
+        let input = b"POST /echo HTTP/1.1\r\nTransfer-Encoding: Chunked\r\n\r\n\
+            4;ext=1\r\n{\"a\"\r\nB\r\n:[1,2,3,4]}\r\n0\r\nX-Trailer: yes\r\n\r\n";
+        let requests = feed_all_ways(input).unwrap();
+        assert_eq!(requests[0].1, b"{\"a\":[1,2,3,4]}");
+    }
+
+    #[test]
+    fn malformed_chunks_are_rejected() {
+        for body in [
+            &b"\r\n"[..],
+            b"0x5\r\nhello\r\n0\r\n\r\n",
+            b"+5\r\nhello\r\n0\r\n\r\n",
+            b" 5\r\nhello\r\n0\r\n\r\n",
+            b"5 0\r\nhello\r\n0\r\n\r\n",
+            b"fffffffffffffffff\r\n",
+            b"5\nhello\r\n0\r\n\r\n",
+            b"5\r\nhelloXX0\r\n\r\n",
+            b"5;a\rb\r\nhello\r\n0\r\n\r\n",
+            b"0\r\nnot a trailer\r\n\r\n",
+        ] {
+            let mut input = b"POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+            input.extend_from_slice(body);
+            assert_eq!(feed(&input, input.len()), Err(ParseError::BadRequest), "{:?}", String::from_utf8_lossy(body));
+        }
+    }
+
+    #[test]
+    fn chunk_sizes_cannot_overflow_the_body_limit() {
+        let input = b"POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1000\r\n";
+        let mut input = input.to_vec();
+        input.extend(std::iter::repeat_n(b'a', 0x1000));
+        input.extend_from_slice(b"\r\nfffffffffffff000\r\n");
+        assert_eq!(feed(&input, 1000), Err(ParseError::BodyTooLarge));
+    }
+
+    #[test]
+    fn endless_chunk_extension_is_cut_off() {
+        let mut input = b"POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2;".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 32 * 1024));
+        assert_eq!(feed(&input, 512), Err(ParseError::BadRequest));
+    }
+
+    #[test]
+    fn oversized_heads_get_431() {
+        let mut input = b"GET /api/test HTTP/1.1\r\nX-Big: ".to_vec();
+        input.extend(std::iter::repeat_n(b'a', MAX_HEAD));
+        input.extend_from_slice(b"\r\n\r\n");
+        assert_eq!(feed(&input, 4096), Err(ParseError::HeadTooLarge));
+        let mut input = b"GET /api/test HTTP/1.1\r\n".to_vec();
+        for i in 0..=MAX_HEADERS {
+            input.extend_from_slice(format!("X-{i}: 1\r\n").as_bytes());
+        }
+        input.extend_from_slice(b"\r\n");
+        assert_eq!(feed(&input, input.len()), Err(ParseError::HeadTooLarge));
+    }
+
+    #[test]
+    fn oversized_bodies_get_413_before_reading_them() {
+        let input = format!("POST /echo HTTP/1.1\r\nContent-Length: {}\r\n\r\n", MAX_BODY + 1);
+        assert_eq!(feed(input.as_bytes(), 5), Err(ParseError::BodyTooLarge));
+        let input = format!("POST /echo HTTP/1.1\r\nContent-Length: {MAX_BODY}\r\n\r\n");
+        assert_eq!(feed(input.as_bytes(), 5), Ok(vec![]), "exactly the limit waits for the body");
+    }
+
+    #[test]
+    fn content_length_must_be_plain_and_consistent() {
+        for value in ["+3", "1Z", "0x10", "", "-48", "1,0", "99999999999999999999"] {
+            let input = format!("POST /echo HTTP/1.1\r\nContent-Length: {value}\r\n\r\n");
+            assert_eq!(feed(input.as_bytes(), 64), Err(ParseError::BadRequest), "{value:?}");
+        }
+        let conflicting = b"POST /echo HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 0\r\n\r\nx";
+        assert_eq!(feed(conflicting, 64), Err(ParseError::BadRequest));
+        let repeated = b"POST /echo HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nx";
+        assert_eq!(feed(repeated, 64).unwrap()[0].1, b"x");
+    }
+
+    #[test]
+    fn transfer_encoding_rules() {
+        for te in ["gzip", "chunked, gzip", ",chunked", "chunked\x0b"] {
+            let input = format!("POST /echo HTTP/1.1\r\nTransfer-Encoding: {te}\r\n\r\n0\r\n\r\n");
+            assert_eq!(feed(input.as_bytes(), 64), Err(ParseError::BadRequest), "{te:?}");
+        }
+        let twice = b"POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n";
+        assert_eq!(feed(twice, 64), Err(ParseError::BadRequest));
+        let http10 = b"POST /echo HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n";
+        assert_eq!(feed(http10, 64), Err(ParseError::BadRequest));
+        // Both framings: chunked wins and the connection is closed afterwards.
+        let both = b"POST /echo HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n";
+        let requests = feed(both, 64).unwrap();
+        assert_eq!((requests[0].1.as_slice(), requests[0].0.keep_alive), (&b"x"[..], false));
+    }
+
+    #[test]
+    fn connection_persistence() {
+        let close = feed(b"GET / HTTP/1.1\r\nConnection: close\r\n\r\n", 64).unwrap();
+        assert!(!close[0].0.keep_alive);
+        let http10 = feed(b"GET / HTTP/1.0\r\n\r\n", 64).unwrap();
+        assert!(http10[0].0.http10 && !http10[0].0.keep_alive);
+        let http10_ka = feed(b"GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", 64).unwrap();
+        assert!(http10_ka[0].0.keep_alive);
+    }
+
+    #[test]
+    fn expect_continue_is_signalled_once() {
+        let mut parser = Parser::new();
+        let head = b"POST /echo HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n";
+        assert_eq!(parser.parse(head), Ok(Parsed { consumed: head.len(), complete: false }));
+        assert!(parser.take_continue());
+        assert!(!parser.take_continue());
+        assert_eq!(parser.parse(b"{}"), Ok(Parsed { consumed: 2, complete: true }));
+    }
+
+    #[test]
+    fn garbage_is_a_bad_request() {
+        for input in [
+            &b"GETT\x01 / HTTP/1.1\r\n\r\n"[..],
+            b"GET / HTTP/1.32\r\n\r\n",
+            b"GET / HTTP/4294967295.255\r\n\r\n",
+            b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03",
+            b"GET / HTTP/1.1\r\nContent-Length : 5\r\n\r\n",
+            b"GET / HTTP/1.1\r\nNo colon here\r\n\r\n",
+            b"GET / HTTP/1.1\r\nX: a\x00b\r\n\r\n",
+        ] {
+            assert_eq!(feed(input, input.len()), Err(ParseError::BadRequest), "{:?}", String::from_utf8_lossy(input));
+        }
+    }
+
+    #[test]
+    fn random_bytes_never_panic() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let alphabet = b"GET POST /echo HTTP/1.1\r\n:0123456789abcdefContent-Length Transfer-Encoding chunked\x00\xff;";
+        for _ in 0..2000 {
+            let len = (next() % 300) as usize;
+            let input: Vec<u8> = (0..len).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect();
+            let _ = feed(&input, 1 + (next() % 17) as usize);
+        }
+    }
+}

@@ -1,0 +1,210 @@
+//! Response encoding straight into the connection's write buffer: static header bytes,
+//! a `Date` value rendered once per second per thread, and no allocation per response.
+
+use std::cell::Cell;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use super::parser::Head;
+
+/// Length of an IMF-fixdate, e.g. `Sun, 29 Nov 2026 19:01:24 GMT`.
+const DATE_LEN: usize = 29;
+
+thread_local! {
+    /// This worker thread's `Date` value, kept current by [`refresh_date`].
+    static DATE: Cell<[u8; DATE_LEN]> = Cell::new(render_date(SystemTime::now()));
+}
+
+fn render_date(now: SystemTime) -> [u8; DATE_LEN] {
+    let mut date = *b"Thu, 01 Jan 1970 00:00:00 GMT";
+    let text = httpdate::fmt_http_date(now);
+    if text.len() == DATE_LEN {
+        date.copy_from_slice(text.as_bytes());
+    }
+    date
+}
+
+/// Re-renders this thread's `Date` value at every turn of the second; runs forever.
+pub async fn refresh_date() {
+    loop {
+        let now = SystemTime::now();
+        DATE.set(render_date(now));
+        let into_second = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+        let to_next = Duration::from_nanos(u64::from(1_000_000_000 - into_second));
+        tokio::time::sleep(to_next).await;
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Ok,
+    BadRequest,
+    NotFound,
+    MethodNotAllowed,
+    RequestTimeout,
+    PayloadTooLarge,
+    HeaderFieldsTooLarge,
+    InternalServerError,
+    ServiceUnavailable,
+}
+
+impl Status {
+    pub fn from_code(code: u16) -> Self {
+        match code {
+            200 => Status::Ok,
+            404 => Status::NotFound,
+            405 => Status::MethodNotAllowed,
+            408 => Status::RequestTimeout,
+            413 => Status::PayloadTooLarge,
+            431 => Status::HeaderFieldsTooLarge,
+            500 => Status::InternalServerError,
+            503 => Status::ServiceUnavailable,
+            _ => Status::BadRequest,
+        }
+    }
+
+    fn line(self) -> &'static [u8] {
+        match self {
+            Status::Ok => b"HTTP/1.1 200 OK\r\n",
+            Status::BadRequest => b"HTTP/1.1 400 Bad Request\r\n",
+            Status::NotFound => b"HTTP/1.1 404 Not Found\r\n",
+            Status::MethodNotAllowed => b"HTTP/1.1 405 Method Not Allowed\r\n",
+            Status::RequestTimeout => b"HTTP/1.1 408 Request Timeout\r\n",
+            Status::PayloadTooLarge => b"HTTP/1.1 413 Payload Too Large\r\n",
+            Status::HeaderFieldsTooLarge => b"HTTP/1.1 431 Request Header Fields Too Large\r\n",
+            Status::InternalServerError => b"HTTP/1.1 500 Internal Server Error\r\n",
+            Status::ServiceUnavailable => b"HTTP/1.1 503 Service Unavailable\r\n",
+        }
+    }
+
+    /// The body of an error answer: the reason phrase.
+    fn reason(self) -> &'static [u8] {
+        let line = self.line();
+        &line[b"HTTP/1.1 200 ".len()..line.len() - 2]
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContentType {
+    Text,
+    Json,
+}
+
+impl ContentType {
+    fn header(self) -> &'static [u8] {
+        match self {
+            ContentType::Text => b"Content-Type: text/plain; charset=utf-8\r\n",
+            ContentType::Json => b"Content-Type: application/json\r\n",
+        }
+    }
+}
+
+/// The whole head of the plaintext answer up to the date, encoded once.
+const PLAINTEXT_HEAD: &[u8] =
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 13\r\nDate: ";
+const PLAINTEXT_BODY: &[u8] = b"Hello, World!";
+
+/// One answer being written into the connection's output buffer.
+pub struct Response<'a> {
+    out: &'a mut Vec<u8>,
+    connection: &'static [u8],
+    head_only: bool,
+}
+
+impl<'a> Response<'a> {
+    /// An answer to `head`, keeping its connection semantics (and no body for HEAD).
+    pub fn to(out: &'a mut Vec<u8>, head: &Head) -> Self {
+        let connection: &'static [u8] = match (head.keep_alive, head.http10) {
+            (false, _) => b"Connection: close\r\n",
+            (true, true) => b"Connection: keep-alive\r\n",
+            (true, false) => b"",
+        };
+        let head_only = head.method == super::parser::Method::Head;
+        Self { out, connection, head_only }
+    }
+
+    /// An answer after which the connection is closed, e.g. to an unparseable request.
+    pub fn closing(out: &'a mut Vec<u8>) -> Self {
+        Self { out, connection: b"Connection: close\r\n", head_only: false }
+    }
+
+    pub fn plaintext(mut self) {
+        self.out.extend_from_slice(PLAINTEXT_HEAD);
+        self.finish_head();
+        if !self.head_only {
+            self.out.extend_from_slice(PLAINTEXT_BODY);
+        }
+    }
+
+    pub fn json(self, body: &[u8]) {
+        self.send(Status::Ok, ContentType::Json, b"", body);
+    }
+
+    /// A plain-text error naming the status, e.g. `Not Found`.
+    pub fn error(self, status: Status) {
+        self.send(status, ContentType::Text, b"", status.reason());
+    }
+
+    /// 405 with the `Allow` field (complete line, CRLF included).
+    pub fn method_not_allowed(self, allow: &[u8]) {
+        let status = Status::MethodNotAllowed;
+        self.send(status, ContentType::Text, allow, status.reason());
+    }
+
+    fn send(mut self, status: Status, content_type: ContentType, extra: &[u8], body: &[u8]) {
+        let out = &mut *self.out;
+        out.extend_from_slice(status.line());
+        out.extend_from_slice(content_type.header());
+        out.extend_from_slice(b"Content-Length: ");
+        out.extend_from_slice(itoa::Buffer::new().format(body.len()).as_bytes());
+        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(extra);
+        out.extend_from_slice(b"Date: ");
+        self.finish_head();
+        if !self.head_only {
+            self.out.extend_from_slice(body);
+        }
+    }
+
+    /// Writes the date value, the connection field and the blank line.
+    fn finish_head(&mut self) {
+        self.out.extend_from_slice(&DATE.get());
+        self.out.extend_from_slice(b"\r\n");
+        self.out.extend_from_slice(self.connection);
+        self.out.extend_from_slice(b"\r\n");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::parser::{Method, Route};
+
+    fn head(method: Method, keep_alive: bool, http10: bool) -> Head {
+        Head { method, route: Route::Plaintext, http10, keep_alive, expect_continue: false }
+    }
+
+    #[test]
+    fn plaintext_is_framed_and_dated() {
+        let mut out = Vec::new();
+        Response::to(&mut out, &head(Method::Get, true, false)).plaintext();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("HTTP/1.1 200 OK\r\n"));
+        assert!(text.contains("\r\nDate: ") && text.contains(" GMT\r\n"));
+        assert!(text.ends_with("\r\n\r\nHello, World!"));
+        assert!(!text.contains("Connection"));
+    }
+
+    #[test]
+    fn connection_fields_and_head_only() {
+        let mut out = Vec::new();
+        Response::to(&mut out, &head(Method::Head, true, true)).error(Status::NotFound);
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("Content-Length: 9\r\n") && text.contains("Connection: keep-alive\r\n"));
+        assert!(text.ends_with("\r\n\r\n"), "no body for HEAD: {text:?}");
+        let mut out = Vec::new();
+        Response::closing(&mut out).error(Status::HeaderFieldsTooLarge);
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("HTTP/1.1 431 ") && text.contains("Connection: close\r\n"));
+        assert!(text.ends_with("\r\n\r\nRequest Header Fields Too Large"));
+    }
+}
