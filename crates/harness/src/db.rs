@@ -43,10 +43,17 @@ fn db_err(context: &str, e: impl std::fmt::Display) -> HarnessError {
 impl Database {
     /// Connects, failing at once (5 s at most) with the server's own message.
     pub fn connect(url: &str) -> Result<Self, HarnessError> {
-        let mut config: postgres::Config = url.parse().map_err(|e| db_err(&format!("invalid database URL {url:?}"), e))?;
+        let mut config: postgres::Config = url
+            .parse()
+            .map_err(|e| db_err(&format!("invalid database URL {url:?}"), e))?;
         config.connect_timeout(Duration::from_secs(5));
-        let client = config.connect(NoTls).map_err(|e| db_err(&format!("cannot connect to {}", redact(url)), e))?;
-        Ok(Self { url: url.to_string(), client: Mutex::new(client) })
+        let client = config
+            .connect(NoTls)
+            .map_err(|e| db_err(&format!("cannot connect to {}", redact(url)), e))?;
+        Ok(Self {
+            url: url.to_string(),
+            client: Mutex::new(client),
+        })
     }
 
     fn client(&self) -> std::sync::MutexGuard<'_, Client> {
@@ -69,7 +76,8 @@ impl Database {
         }
         let mut c = self.client();
         let mut tx = c.transaction().map_err(|e| db_err("cannot seed", e))?;
-        tx.batch_execute("TRUNCATE \"user\" RESTART IDENTITY").map_err(|e| db_err("cannot seed", e))?;
+        tx.batch_execute("TRUNCATE \"user\" RESTART IDENTITY")
+            .map_err(|e| db_err("cannot seed", e))?;
         for r in &rows {
             tx.execute(
                 "INSERT INTO \"user\" (username, name, sex, address, mail, birthdate) VALUES ($1, $2, $3, $4, $5, $6::text::timestamp)",
@@ -110,16 +118,25 @@ impl Database {
     pub fn set_mail(&self, id: i64, mail: &str) -> Result<String, HarnessError> {
         let mut c = self.client();
         let old: String = c
-            .query_one("SELECT mail FROM \"user\" WHERE id = $1::int8::int4", &[&id])
+            .query_one(
+                "SELECT mail FROM \"user\" WHERE id = $1::int8::int4",
+                &[&id],
+            )
             .map_err(|e| db_err("cannot read a row", e))?
             .get(0);
-        c.execute("UPDATE \"user\" SET mail = $1 WHERE id = $2::int8::int4", &[&mail, &id])
-            .map_err(|e| db_err("cannot change a row", e))?;
+        c.execute(
+            "UPDATE \"user\" SET mail = $1 WHERE id = $2::int8::int4",
+            &[&mail, &id],
+        )
+        .map_err(|e| db_err("cannot change a row", e))?;
         Ok(old)
     }
 
     /// Queries of table `"user"` the server ran while `work` ran, and how they were counted.
-    pub fn count_user_queries(&self, work: impl FnOnce()) -> Result<(u64, &'static str), HarnessError> {
+    pub fn count_user_queries(
+        &self,
+        work: impl FnOnce(),
+    ) -> Result<(u64, &'static str), HarnessError> {
         let statements = |c: &mut Client| -> Option<i64> {
             c.query_one(
                 "SELECT COALESCE(sum(calls), 0)::int8 FROM pg_stat_statements WHERE query ILIKE '%from \"user\"%' \
@@ -144,13 +161,18 @@ impl Database {
             return Ok(((after - before).max(0) as u64, "pg_stat_statements"));
         }
         // Table statistics reach the shared view when backends go idle (up to ~10 s later).
-        let before = scans(&mut self.client()).ok_or_else(|| HarnessError::Database("no statistics for table \"user\"".into()))?;
-        let _ = self.client().execute("SELECT pg_stat_clear_snapshot()", &[]);
+        let before = scans(&mut self.client())
+            .ok_or_else(|| HarnessError::Database("no statistics for table \"user\"".into()))?;
+        let _ = self
+            .client()
+            .execute("SELECT pg_stat_clear_snapshot()", &[]);
         work();
         let started = Instant::now();
         let mut after = before;
         while started.elapsed() < Duration::from_secs(12) {
-            let _ = self.client().execute("SELECT pg_stat_clear_snapshot()", &[]);
+            let _ = self
+                .client()
+                .execute("SELECT pg_stat_clear_snapshot()", &[]);
             after = scans(&mut self.client()).unwrap_or(before);
             if after - before >= 5 {
                 break;
@@ -220,7 +242,8 @@ impl Cluster {
         let bin = find_server_binaries()?;
         let (root, kept) = match keep {
             Some(dir) => {
-                std::fs::create_dir_all(dir).map_err(|e| HarnessError::io(format!("cannot create {}", dir.display()), e))?;
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| HarnessError::io(format!("cannot create {}", dir.display()), e))?;
                 (dir.to_path_buf(), true)
             }
             None => {
@@ -236,15 +259,32 @@ impl Cluster {
             nix::unistd::chown(&root, Some(uid.into()), Some(gid.into()))
                 .map_err(|e| db_err("cannot hand the cluster folder to the postgres user", e))?;
         }
-        let mut cluster = Self { url: String::new(), port: 0, data_dir: root.join("data"), root: root.clone(), keep: kept, server: None };
+        let mut cluster = Self {
+            url: String::new(),
+            port: 0,
+            data_dir: root.join("data"),
+            root: root.clone(),
+            keep: kept,
+            server: None,
+        };
         if !cluster.data_dir.join("PG_VERSION").exists() {
             let pwfile = root.join("pwfile");
-            std::fs::write(&pwfile, PASSWORD).map_err(|e| HarnessError::io("cannot write the password file", e))?;
+            std::fs::write(&pwfile, PASSWORD)
+                .map_err(|e| HarnessError::io("cannot write the password file", e))?;
             if let Some((uid, gid)) = user {
                 let _ = nix::unistd::chown(&pwfile, Some(uid.into()), Some(gid.into()));
             }
             let mut cmd = std::process::Command::new(bin.join("initdb"));
-            cmd.arg("-D").arg(&cluster.data_dir).args(["-U", USER, "-A", "scram-sha-256", "--no-sync", "-E", "UTF8", "--locale=C"]);
+            cmd.arg("-D").arg(&cluster.data_dir).args([
+                "-U",
+                USER,
+                "-A",
+                "scram-sha-256",
+                "--no-sync",
+                "-E",
+                "UTF8",
+                "--locale=C",
+            ]);
             cmd.arg(format!("--pwfile={}", pwfile.display()));
             if let Some((uid, gid)) = user {
                 use std::os::unix::process::CommandExt;
@@ -253,7 +293,10 @@ impl Cluster {
             let out = cmd.output().map_err(|e| db_err("cannot run initdb", e))?;
             let _ = std::fs::remove_file(&pwfile);
             if !out.status.success() {
-                return Err(HarnessError::Database(format!("initdb failed: {}", String::from_utf8_lossy(&out.stderr).trim())));
+                return Err(HarnessError::Database(format!(
+                    "initdb failed: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                )));
             }
         }
         let port = crate::process::free_port()?;
@@ -292,10 +335,15 @@ impl Cluster {
                 Ok(db) => break db,
                 Err(e) => {
                     if let Some(status) = server.exited() {
-                        return Err(HarnessError::Database(format!("the server exited ({status}): {}", server.log_tail(5))));
+                        return Err(HarnessError::Database(format!(
+                            "the server exited ({status}): {}",
+                            server.log_tail(5)
+                        )));
                     }
                     if started.elapsed() > Duration::from_secs(30) {
-                        return Err(HarnessError::Database(format!("the server did not accept connections within 30 s: {e}")));
+                        return Err(HarnessError::Database(format!(
+                            "the server did not accept connections within 30 s: {e}"
+                        )));
                     }
                     std::thread::sleep(Duration::from_millis(100));
                 }
@@ -307,7 +355,10 @@ impl Cluster {
             .map_err(|e| db_err("cannot list databases", e))?
             .is_some();
         if !exists {
-            admin.client().batch_execute(&format!("CREATE DATABASE {DBNAME}")).map_err(|e| db_err("cannot create the database", e))?;
+            admin
+                .client()
+                .batch_execute(&format!("CREATE DATABASE {DBNAME}"))
+                .map_err(|e| db_err("cannot create the database", e))?;
         }
         cluster.server = Some(server);
         Database::connect(&cluster.url)?.seed()?;
@@ -362,35 +413,129 @@ fn run_as_user() -> Result<Option<(u32, u32)>, HarnessError> {
 /// generated from a fixed seed with a fixed generator (the same on every machine).
 pub fn seed_rows() -> Vec<UserRow> {
     const MALE: [&str; 20] = [
-        "James", "Robert", "John", "Michael", "David", "William", "Richard", "Joseph", "Thomas", "Charles",
-        "Christopher", "Daniel", "Matthew", "Anthony", "Mark", "Donald", "Steven", "Paul", "Andrew", "Joshua",
+        "James",
+        "Robert",
+        "John",
+        "Michael",
+        "David",
+        "William",
+        "Richard",
+        "Joseph",
+        "Thomas",
+        "Charles",
+        "Christopher",
+        "Daniel",
+        "Matthew",
+        "Anthony",
+        "Mark",
+        "Donald",
+        "Steven",
+        "Paul",
+        "Andrew",
+        "Joshua",
     ];
     const FEMALE: [&str; 20] = [
-        "Mary", "Patricia", "Jennifer", "Linda", "Elizabeth", "Barbara", "Susan", "Jessica", "Sarah", "Karen",
-        "Lisa", "Nancy", "Betty", "Margaret", "Sandra", "Ashley", "Kimberly", "Emily", "Donna", "Michelle",
+        "Mary",
+        "Patricia",
+        "Jennifer",
+        "Linda",
+        "Elizabeth",
+        "Barbara",
+        "Susan",
+        "Jessica",
+        "Sarah",
+        "Karen",
+        "Lisa",
+        "Nancy",
+        "Betty",
+        "Margaret",
+        "Sandra",
+        "Ashley",
+        "Kimberly",
+        "Emily",
+        "Donna",
+        "Michelle",
     ];
     const LAST: [&str; 30] = [
-        "Smith", "Johnson", "Williams", "Brown", "Jones", "Garcia", "Miller", "Davis", "Rodriguez", "Martinez",
-        "Hernandez", "Lopez", "Gonzalez", "Wilson", "Anderson", "Thomas", "Taylor", "Moore", "Jackson", "Martin",
-        "Lee", "Perez", "Thompson", "White", "Harris", "Sanchez", "Clark", "Ramirez", "Lewis", "Walker",
+        "Smith",
+        "Johnson",
+        "Williams",
+        "Brown",
+        "Jones",
+        "Garcia",
+        "Miller",
+        "Davis",
+        "Rodriguez",
+        "Martinez",
+        "Hernandez",
+        "Lopez",
+        "Gonzalez",
+        "Wilson",
+        "Anderson",
+        "Thomas",
+        "Taylor",
+        "Moore",
+        "Jackson",
+        "Martin",
+        "Lee",
+        "Perez",
+        "Thompson",
+        "White",
+        "Harris",
+        "Sanchez",
+        "Clark",
+        "Ramirez",
+        "Lewis",
+        "Walker",
     ];
     const STREETS: [&str; 12] = [
-        "Debra", "Oak", "Maple", "Cedar", "Pine", "Elm", "Washington", "Lake", "Hill", "Park", "Sunset", "Ridge",
+        "Debra",
+        "Oak",
+        "Maple",
+        "Cedar",
+        "Pine",
+        "Elm",
+        "Washington",
+        "Lake",
+        "Hill",
+        "Park",
+        "Sunset",
+        "Ridge",
     ];
-    const SUFFIXES: [&str; 8] = ["Neck", "Street", "Avenue", "Road", "Lane", "Drive", "Court", "Way"];
-    const TOWNS: [&str; 10] = ["Lisa", "Port", "East", "West", "North", "Lake", "New", "South", "Fort", "Mount"];
+    const SUFFIXES: [&str; 8] = [
+        "Neck", "Street", "Avenue", "Road", "Lane", "Drive", "Court", "Way",
+    ];
+    const TOWNS: [&str; 10] = [
+        "Lisa", "Port", "East", "West", "North", "Lake", "New", "South", "Fort", "Mount",
+    ];
     const TOWN_ENDS: [&str; 6] = ["town", "ville", "burgh", "view", "side", " City"];
-    const STATES: [&str; 12] = ["OH", "CA", "TX", "NY", "FL", "WA", "IL", "PA", "GA", "NC", "MI", "AZ"];
+    const STATES: [&str; 12] = [
+        "OH", "CA", "TX", "NY", "FL", "WA", "IL", "PA", "GA", "NC", "MI", "AZ",
+    ];
     const DOMAINS: [&str; 4] = ["gmail.com", "yahoo.com", "hotmail.com", "example.org"];
 
     let mut rng = SplitMix64(SEED);
     (1..=100)
         .map(|id| {
             let male = rng.below(2) == 0;
-            let first = if male { MALE[rng.below(20)] } else { FEMALE[rng.below(20)] };
+            let first = if male {
+                MALE[rng.below(20)]
+            } else {
+                FEMALE[rng.below(20)]
+            };
             let last = LAST[rng.below(30)];
-            let username = format!("{}{}{}", first.to_lowercase(), &last[..1].to_lowercase(), rng.below(90) + 10);
-            let mail = format!("{}{}@{}", last.to_lowercase(), rng.below(900) + 100, DOMAINS[rng.below(4)]);
+            let username = format!(
+                "{}{}{}",
+                first.to_lowercase(),
+                &last[..1].to_lowercase(),
+                rng.below(90) + 10
+            );
+            let mail = format!(
+                "{}{}@{}",
+                last.to_lowercase(),
+                rng.below(900) + 100,
+                DOMAINS[rng.below(4)]
+            );
             let address = format!(
                 "{} {} {}\n{}{}, {} {:05}",
                 rng.below(99_000) + 100,
@@ -401,8 +546,21 @@ pub fn seed_rows() -> Vec<UserRow> {
                 STATES[rng.below(12)],
                 rng.below(89_999) + 10_000
             );
-            let birthdate = format!("{}-{:02}-{:02} 00:00:00", 1940 + rng.below(66), rng.below(12) + 1, rng.below(28) + 1);
-            UserRow { id, username, name: format!("{first} {last}"), sex: if male { "M" } else { "F" }.into(), address, mail, birthdate }
+            let birthdate = format!(
+                "{}-{:02}-{:02} 00:00:00",
+                1940 + rng.below(66),
+                rng.below(12) + 1,
+                rng.below(28) + 1
+            );
+            UserRow {
+                id,
+                username,
+                name: format!("{first} {last}"),
+                sex: if male { "M" } else { "F" }.into(),
+                address,
+                mail,
+                birthdate,
+            }
         })
         .collect()
 }
@@ -433,13 +591,25 @@ mod tests {
         let rows = seed_rows();
         assert_eq!(rows.len(), 100);
         assert_eq!(rows, seed_rows());
-        assert!(rows.iter().all(|r| r.address.contains('\n') && r.mail.contains('@') && r.name.contains(' ')));
+        assert!(
+            rows.iter()
+                .all(|r| r.address.contains('\n') && r.mail.contains('@') && r.name.contains(' '))
+        );
         assert!(rows.iter().all(|r| r.sex == "M" || r.sex == "F"));
-        assert!(rows.iter().all(|r| crate::verify::normalise_timestamp(&r.birthdate.replace(' ', "T")).is_some()));
+        assert!(
+            rows.iter().all(
+                |r| crate::verify::normalise_timestamp(&r.birthdate.replace(' ', "T")).is_some()
+            )
+        );
         // A fingerprint of the generator's output: it must never change between versions.
         let first = &rows[0];
         assert_eq!((first.id, first.username.len() > 3), (1, true));
-        let digest: u64 = rows.iter().flat_map(|r| r.address.bytes()).fold(0xcbf29ce484222325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100000001b3));
+        let digest: u64 = rows
+            .iter()
+            .flat_map(|r| r.address.bytes())
+            .fold(0xcbf29ce484222325, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
+            });
         assert_eq!(digest, SEED_DIGEST, "seed data changed: {digest:#x}");
     }
 
@@ -447,7 +617,10 @@ mod tests {
 
     #[test]
     fn urls_are_redacted() {
-        assert_eq!(redact("postgres://u:secret@127.0.0.1:5432/db"), "postgres://u:***@127.0.0.1:5432/db");
+        assert_eq!(
+            redact("postgres://u:secret@127.0.0.1:5432/db"),
+            "postgres://u:***@127.0.0.1:5432/db"
+        );
         assert_eq!(redact("postgres://127.0.0.1/db"), "postgres://127.0.0.1/db");
     }
 }

@@ -11,14 +11,29 @@ pub fn describe(placement: &Placement) -> Environment {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let cpu_model = cpuinfo
         .lines()
-        .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')).map(|(_, v)| v.trim().to_string()))
+        .find_map(|l| {
+            l.strip_prefix("model name")
+                .and_then(|r| r.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
         .unwrap_or_else(|| "unknown".into());
     let uname = nix::sys::utsname::uname().ok();
-    let kernel = uname.as_ref().map(|u| u.release().to_string_lossy().into_owned()).unwrap_or_default();
-    let hostname = uname.as_ref().map(|u| u.nodename().to_string_lossy().into_owned()).unwrap_or_default();
+    let kernel = uname
+        .as_ref()
+        .map(|u| u.release().to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let hostname = uname
+        .as_ref()
+        .map(|u| u.nodename().to_string_lossy().into_owned())
+        .unwrap_or_default();
     let memory_bytes = std::fs::read_to_string("/proc/meminfo")
         .ok()
-        .and_then(|m| m.lines().find_map(|l| l.strip_prefix("MemTotal:").map(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().ok())))
+        .and_then(|m| {
+            m.lines().find_map(|l| {
+                l.strip_prefix("MemTotal:")
+                    .map(|v| v.trim().trim_end_matches(" kB").trim().parse::<u64>().ok())
+            })
+        })
         .flatten()
         .map_or(0, |kb| kb * 1024);
     Environment {
@@ -29,7 +44,10 @@ pub fn describe(placement: &Placement) -> Environment {
         hostname,
         memory_bytes,
         backend: "affinity-only".into(),
-        backend_reason: format!("processes pinned with sched_setaffinity; {}", placement.describe()),
+        backend_reason: format!(
+            "processes pinned with sched_setaffinity; {}",
+            placement.describe()
+        ),
         loadgen_cpus: placement.loadgen.iter().map(|&c| c as u32).collect(),
         server_cpus: placement.server.iter().map(|&c| c as u32).collect(),
         toolchains: BTreeMap::new(),
@@ -39,10 +57,24 @@ pub fn describe(placement: &Placement) -> Environment {
 
 /// First line of a command's output, or why it failed.
 pub fn command_version(cwd: &std::path::Path, command: &str) -> String {
-    match std::process::Command::new("/bin/sh").arg("-c").arg(command).current_dir(cwd).output() {
+    match std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(cwd)
+        .output()
+    {
         Ok(out) if out.status.success() => {
-            let text = if out.stdout.is_empty() { out.stderr } else { out.stdout };
-            String::from_utf8_lossy(&text).lines().next().unwrap_or_default().trim().to_string()
+            let text = if out.stdout.is_empty() {
+                out.stderr
+            } else {
+                out.stdout
+            };
+            String::from_utf8_lossy(&text)
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string()
         }
         Ok(out) => format!("unknown ({} exited {})", command, out.status),
         Err(e) => format!("unknown ({e})"),

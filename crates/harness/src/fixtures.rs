@@ -15,8 +15,11 @@ pub const TODO_TITLES: [&str; 8] = [
 /// The plaintext answer of seed 004.
 pub const HELLO: &str = "Hello, World!";
 
-/// The six colours of `colors.json`: name, category, type (white has none), rgba, hex.
-const COLORS: [(&str, &str, Option<&str>, [u8; 4], &str); 6] = [
+/// One entry of `colors.json`: name, category, type (white has none), rgba, hex.
+type Color = (&'static str, &'static str, Option<&'static str>, [u8; 4], &'static str);
+
+/// The six colours of `colors.json`.
+const COLORS: [Color; 6] = [
     ("black", "hue", Some("primary"), [255, 255, 255, 1], "#000"),
     ("white", "value", None, [0, 0, 0, 1], "#FFF"),
     ("red", "hue", Some("primary"), [255, 0, 0, 1], "#FF0"),
@@ -52,7 +55,10 @@ pub fn colors_document_with(repeat: usize, rename: impl Fn(usize, &str) -> Strin
             entries.push(e);
         }
     }
-    format!("\n  {{\n    \"colors\": [\n{}\n    ]\n  }}\n", entries.join(",\n"))
+    format!(
+        "\n  {{\n    \"colors\": [\n{}\n    ]\n  }}\n",
+        entries.join(",\n")
+    )
 }
 
 /// Seed 003's Caesar cipher: key 14 on every code point up to 127, wrapping by 26 past 127;
@@ -86,7 +92,12 @@ mod tests {
         let colors = v["colors"].as_array().unwrap();
         assert_eq!(colors.len(), 24);
         assert_eq!(colors.iter().filter(|c| c.get("type").is_none()).count(), 4);
-        assert!(colors.iter().filter(|c| c.get("type").is_none()).all(|c| c["color"] == "white"));
+        assert!(
+            colors
+                .iter()
+                .filter(|c| c.get("type").is_none())
+                .all(|c| c["color"] == "white")
+        );
     }
 
     #[test]

@@ -18,7 +18,10 @@ pub struct Response {
 
 impl Response {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
     }
 
     pub fn body_text(&self) -> String {
@@ -67,7 +70,10 @@ fn read_response(stream: &mut TcpStream, timeout: Duration) -> io::Result<Respon
     let bad = |m: &str| io::Error::new(io::ErrorKind::InvalidData, m.to_string());
     let fill = |stream: &mut TcpStream, buf: &mut Vec<u8>, chunk: &mut [u8]| -> io::Result<bool> {
         if Instant::now() > deadline {
-            return Err(io::Error::new(io::ErrorKind::TimedOut, "no complete answer in time"));
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "no complete answer in time",
+            ));
         }
         let n = stream.read(chunk)?;
         buf.extend_from_slice(&chunk[..n]);
@@ -82,7 +88,10 @@ fn read_response(stream: &mut TcpStream, timeout: Duration) -> io::Result<Respon
                 return Err(bad("response head too large"));
             }
             if !fill(stream, &mut buf, &mut chunk)? {
-                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "connection closed before a response"));
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "connection closed before a response",
+                ));
             }
         };
         let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
@@ -94,23 +103,38 @@ fn read_response(stream: &mut TcpStream, timeout: Duration) -> io::Result<Respon
             .and_then(|s| s.parse().ok())
             .ok_or_else(|| bad(&format!("not an HTTP/1.x status line: {status_line:?}")))?;
         let headers: Vec<(String, String)> = lines
-            .filter_map(|l| l.split_once(':').map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string())))
+            .filter_map(|l| {
+                l.split_once(':')
+                    .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+            })
             .collect();
         buf.drain(..head_end + 4);
         if (100..200).contains(&status) {
             continue;
         }
-        let header = |name: &str| headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
-        let chunked = header("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().ends_with("chunked"));
+        let header = |name: &str| {
+            headers
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.clone())
+        };
+        let chunked = header("transfer-encoding")
+            .is_some_and(|v| v.to_ascii_lowercase().ends_with("chunked"));
         let (body, framing) = if status == 204 || status == 304 {
             (Vec::new(), "content-length")
         } else if chunked {
-            (read_chunked(stream, &mut buf, &mut chunk, &fill)?, "chunked")
+            (
+                read_chunked(stream, &mut buf, &mut chunk, &fill)?,
+                "chunked",
+            )
         } else if let Some(len) = header("content-length") {
             let len: usize = len.parse().map_err(|_| bad("invalid Content-Length"))?;
             while buf.len() < len {
                 if !fill(stream, &mut buf, &mut chunk)? {
-                    return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "body shorter than Content-Length"));
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "body shorter than Content-Length",
+                    ));
                 }
             }
             buf.truncate(len);
@@ -119,13 +143,23 @@ fn read_response(stream: &mut TcpStream, timeout: Duration) -> io::Result<Respon
             while fill(stream, &mut buf, &mut chunk)? {}
             (std::mem::take(&mut buf), "close")
         };
-        return Ok(Response { status, headers, body, framing });
+        return Ok(Response {
+            status,
+            headers,
+            body,
+            framing,
+        });
     }
 }
 
 type Fill<'a> = dyn Fn(&mut TcpStream, &mut Vec<u8>, &mut [u8]) -> io::Result<bool> + 'a;
 
-fn read_chunked(stream: &mut TcpStream, buf: &mut Vec<u8>, chunk: &mut [u8], fill: &Fill<'_>) -> io::Result<Vec<u8>> {
+fn read_chunked(
+    stream: &mut TcpStream,
+    buf: &mut Vec<u8>,
+    chunk: &mut [u8],
+    fill: &Fill<'_>,
+) -> io::Result<Vec<u8>> {
     let bad = |m: &str| io::Error::new(io::ErrorKind::InvalidData, m.to_string());
     let mut body = Vec::new();
     loop {

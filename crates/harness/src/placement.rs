@@ -17,11 +17,23 @@ impl Placement {
     /// with one CPU both share it.
     pub fn split(available: &[usize]) -> Self {
         match available.len() {
-            0 => Self { loadgen: vec![0], server: vec![0], shared: true },
-            1 => Self { loadgen: available.to_vec(), server: available.to_vec(), shared: true },
+            0 => Self {
+                loadgen: vec![0],
+                server: vec![0],
+                shared: true,
+            },
+            1 => Self {
+                loadgen: available.to_vec(),
+                server: available.to_vec(),
+                shared: true,
+            },
             n => {
                 let k = (n / 4).max(1);
-                Self { loadgen: available[..k].to_vec(), server: available[k..].to_vec(), shared: false }
+                Self {
+                    loadgen: available[..k].to_vec(),
+                    server: available[k..].to_vec(),
+                    shared: false,
+                }
             }
         }
     }
@@ -30,20 +42,42 @@ impl Placement {
     pub fn with_loadgen(available: &[usize], loadgen: &str) -> Result<Self, String> {
         let wanted = parse_cpu_list(loadgen)?;
         if let Some(c) = wanted.iter().find(|c| !available.contains(c)) {
-            return Err(format!("CPU {c} is not available to restbench (available: {})", format_cpu_list(available)));
+            return Err(format!(
+                "CPU {c} is not available to restbench (available: {})",
+                format_cpu_list(available)
+            ));
         }
-        let server: Vec<usize> = available.iter().copied().filter(|c| !wanted.contains(c)).collect();
+        let server: Vec<usize> = available
+            .iter()
+            .copied()
+            .filter(|c| !wanted.contains(c))
+            .collect();
         if server.is_empty() {
-            return Ok(Self { loadgen: wanted, server: available.to_vec(), shared: true });
+            return Ok(Self {
+                loadgen: wanted,
+                server: available.to_vec(),
+                shared: true,
+            });
         }
-        Ok(Self { loadgen: wanted, server, shared: false })
+        Ok(Self {
+            loadgen: wanted,
+            server,
+            shared: false,
+        })
     }
 
     pub fn describe(&self) -> String {
         if self.shared {
-            format!("generator and server share CPU {}", format_cpu_list(&self.server))
+            format!(
+                "generator and server share CPU {}",
+                format_cpu_list(&self.server)
+            )
         } else {
-            format!("generator on CPU {}, server on CPU {}", format_cpu_list(&self.loadgen), format_cpu_list(&self.server))
+            format!(
+                "generator on CPU {}, server on CPU {}",
+                format_cpu_list(&self.loadgen),
+                format_cpu_list(&self.server)
+            )
         }
     }
 }
@@ -57,7 +91,9 @@ impl fmt::Display for Placement {
 /// The CPUs this process may run on.
 pub fn available_cpus() -> Vec<usize> {
     match nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0)) {
-        Ok(set) => (0..nix::sched::CpuSet::count()).filter(|&c| set.is_set(c).unwrap_or(false)).collect(),
+        Ok(set) => (0..nix::sched::CpuSet::count())
+            .filter(|&c| set.is_set(c).unwrap_or(false))
+            .collect(),
         Err(_) => (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect(),
     }
 }
@@ -68,7 +104,8 @@ pub fn pin_current_thread(cpus: &[usize]) -> Result<(), String> {
     for &c in cpus {
         set.set(c).map_err(|e| format!("CPU {c}: {e}"))?;
     }
-    nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set).map_err(|e| format!("cannot pin to CPUs {cpus:?}: {e}"))
+    nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &set)
+        .map_err(|e| format!("cannot pin to CPUs {cpus:?}: {e}"))
 }
 
 /// Parses `0-3,6,8-9`.
@@ -78,7 +115,10 @@ pub fn parse_cpu_list(text: &str) -> Result<Vec<usize>, String> {
         let bad = || format!("{part:?} is not a CPU number or range (such as 0 or 0-3)");
         match part.split_once('-') {
             Some((a, b)) => {
-                let (a, b): (usize, usize) = (a.trim().parse().map_err(|_| bad())?, b.trim().parse().map_err(|_| bad())?);
+                let (a, b): (usize, usize) = (
+                    a.trim().parse().map_err(|_| bad())?,
+                    b.trim().parse().map_err(|_| bad())?,
+                );
                 if a > b {
                     return Err(bad());
                 }
@@ -104,7 +144,11 @@ pub fn format_cpu_list(cpus: &[usize]) -> String {
         while i + 1 < cpus.len() && cpus[i + 1] == cpus[i] + 1 {
             i += 1;
         }
-        parts.push(if cpus[i] == start { start.to_string() } else { format!("{start}-{}", cpus[i]) });
+        parts.push(if cpus[i] == start {
+            start.to_string()
+        } else {
+            format!("{start}-{}", cpus[i])
+        });
         i += 1;
     }
     parts.join(",")
@@ -118,9 +162,15 @@ mod tests {
     fn placement_for_one_two_and_sixteen_cores() {
         let one = Placement::split(&[0]);
         assert!(one.shared);
-        assert_eq!((one.loadgen.clone(), one.server.clone()), (vec![0], vec![0]));
+        assert_eq!(
+            (one.loadgen.clone(), one.server.clone()),
+            (vec![0], vec![0])
+        );
         let two = Placement::split(&[0, 1]);
-        assert_eq!((two.loadgen.clone(), two.server.clone(), two.shared), (vec![0], vec![1], false));
+        assert_eq!(
+            (two.loadgen.clone(), two.server.clone(), two.shared),
+            (vec![0], vec![1], false)
+        );
         let sixteen: Vec<usize> = (0..16).collect();
         let p = Placement::split(&sixteen);
         assert_eq!(p.loadgen, vec![0, 1, 2, 3]);
@@ -138,7 +188,10 @@ mod tests {
 
     #[test]
     fn cpu_lists_round_trip() {
-        assert_eq!(parse_cpu_list("0-3,6, 8-9").unwrap(), vec![0, 1, 2, 3, 6, 8, 9]);
+        assert_eq!(
+            parse_cpu_list("0-3,6, 8-9").unwrap(),
+            vec![0, 1, 2, 3, 6, 8, 9]
+        );
         assert_eq!(format_cpu_list(&[0, 1, 2, 3, 6, 8, 9]), "0-3,6,8-9");
         assert!(parse_cpu_list("3-1").is_err());
         assert!(parse_cpu_list("x").is_err());

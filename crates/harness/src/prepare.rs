@@ -19,7 +19,11 @@ pub enum Prepared {
 pub fn cache_dir(subjects_root: &Path) -> PathBuf {
     match std::env::var_os("RESTBENCH_CACHE") {
         Some(dir) => PathBuf::from(dir),
-        None => subjects_root.parent().unwrap_or(subjects_root).join("target").join("restbench"),
+        None => subjects_root
+            .parent()
+            .unwrap_or(subjects_root)
+            .join("target")
+            .join("restbench"),
     }
 }
 
@@ -31,16 +35,25 @@ pub fn prepare(subject: &Subject, cache: &Path) -> Result<Prepared, HarnessError
     let stamps = cache.join("stamps");
     let logs = cache.join("logs");
     for dir in [&stamps, &logs] {
-        std::fs::create_dir_all(dir).map_err(|e| HarnessError::io(format!("cannot create {}", dir.display()), e))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| HarnessError::io(format!("cannot create {}", dir.display()), e))?;
     }
     let hash = format!("{:016x}", folder_hash(subject)?);
     let stamp = stamps.join(&subject.id);
-    if std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == hash) && outputs_present(subject, cache) {
+    if std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == hash)
+        && outputs_present(subject, cache)
+    {
         return Ok(Prepared::Cached);
     }
     let log_path = logs.join(format!("build-{}.log", subject.id));
     let started = std::time::Instant::now();
-    let placeholders = Placeholders { port: 0, cores: 1, machine_cores: 1, cache: cache.to_path_buf(), dir: subject.dir.clone() };
+    let placeholders = Placeholders {
+        port: 0,
+        cores: 1,
+        machine_cores: 1,
+        cache: cache.to_path_buf(),
+        dir: subject.dir.clone(),
+    };
     let mut log = Vec::new();
     for raw in &subject.build_commands {
         let command = placeholders.apply(raw);
@@ -51,7 +64,10 @@ pub fn prepare(subject: &Subject, cache: &Path) -> Result<Prepared, HarnessError
             .envs(&subject.env)
             .stdin(Stdio::null())
             .output()
-            .map_err(|source| HarnessError::Spawn { what: format!("the build of {}", subject.id), source })?;
+            .map_err(|source| HarnessError::Spawn {
+                what: format!("the build of {}", subject.id),
+                source,
+            })?;
         log.extend_from_slice(format!("$ {command}\n").as_bytes());
         log.extend_from_slice(&out.stdout);
         log.extend_from_slice(&out.stderr);
@@ -68,8 +84,11 @@ pub fn prepare(subject: &Subject, cache: &Path) -> Result<Prepared, HarnessError
             });
         }
     }
-    std::fs::write(&stamp, &hash).map_err(|e| HarnessError::io(format!("cannot write {}", stamp.display()), e))?;
-    Ok(Prepared::Built { seconds: started.elapsed().as_secs_f64() })
+    std::fs::write(&stamp, &hash)
+        .map_err(|e| HarnessError::io(format!("cannot write {}", stamp.display()), e))?;
+    Ok(Prepared::Built {
+        seconds: started.elapsed().as_secs_f64(),
+    })
 }
 
 /// Outputs declared inside the folder, and programs the start command runs from the cache, must
@@ -79,14 +98,28 @@ fn outputs_present(subject: &Subject, cache: &Path) -> bool {
         .start_command
         .split_whitespace()
         .filter(|t| t.contains("{cache}"))
-        .map(|t| PathBuf::from(t.trim_matches(|c| c == '"' || c == '\'').replace("{cache}", &cache.display().to_string())));
-    subject.build_outputs.iter().all(|o| subject.dir.join(o).exists()) && in_cache.into_iter().all(|p| p.exists())
+        .map(|t| {
+            PathBuf::from(
+                t.trim_matches(|c| c == '"' || c == '\'')
+                    .replace("{cache}", &cache.display().to_string()),
+            )
+        });
+    subject
+        .build_outputs
+        .iter()
+        .all(|o| subject.dir.join(o).exists())
+        && in_cache.into_iter().all(|p| p.exists())
 }
 
 /// FNV-1a over relative paths and contents of every file, outputs and dot-folders excluded.
 fn folder_hash(subject: &Subject) -> Result<u64, HarnessError> {
     let mut files = Vec::new();
-    collect(&subject.dir, &subject.dir, &subject.build_outputs, &mut files)?;
+    collect(
+        &subject.dir,
+        &subject.dir,
+        &subject.build_outputs,
+        &mut files,
+    )?;
     files.sort();
     let mut h = 0xcbf2_9ce4_8422_2325u64;
     let mut feed = |bytes: &[u8]| {
@@ -99,14 +132,21 @@ fn folder_hash(subject: &Subject) -> Result<u64, HarnessError> {
     }
     for rel in files {
         feed(rel.to_string_lossy().as_bytes());
-        let bytes = std::fs::read(subject.dir.join(&rel)).map_err(|e| HarnessError::io(format!("cannot read {}", rel.display()), e))?;
+        let bytes = std::fs::read(subject.dir.join(&rel))
+            .map_err(|e| HarnessError::io(format!("cannot read {}", rel.display()), e))?;
         feed(&bytes);
     }
     Ok(h)
 }
 
-fn collect(root: &Path, dir: &Path, outputs: &[String], files: &mut Vec<PathBuf>) -> Result<(), HarnessError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| HarnessError::io(format!("cannot read {}", dir.display()), e))?;
+fn collect(
+    root: &Path,
+    dir: &Path,
+    outputs: &[String],
+    files: &mut Vec<PathBuf>,
+) -> Result<(), HarnessError> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| HarnessError::io(format!("cannot read {}", dir.display()), e))?;
     for entry in entries.flatten() {
         let path = entry.path();
         let rel = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
@@ -114,10 +154,14 @@ fn collect(root: &Path, dir: &Path, outputs: &[String], files: &mut Vec<PathBuf>
         if name.starts_with('.') && name != ".gitignore" {
             continue;
         }
-        if outputs.iter().any(|o| rel == Path::new(o)) || matches!(name.as_str(), "node_modules" | "target" | "__pycache__") {
+        if outputs.iter().any(|o| rel == Path::new(o))
+            || matches!(name.as_str(), "node_modules" | "target" | "__pycache__")
+        {
             continue;
         }
-        let ft = entry.file_type().map_err(|e| HarnessError::io(format!("cannot read {}", path.display()), e))?;
+        let ft = entry
+            .file_type()
+            .map_err(|e| HarnessError::io(format!("cannot read {}", path.display()), e))?;
         if ft.is_dir() {
             collect(root, &path, outputs, files)?;
         } else if ft.is_file() {

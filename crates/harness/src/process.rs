@@ -51,7 +51,10 @@ pub struct ManagedChild {
 
 impl ManagedChild {
     pub fn spawn(spec: &SpawnSpec) -> Result<Self, HarnessError> {
-        let spawn_err = |source| HarnessError::Spawn { what: spec.name.clone(), source };
+        let spawn_err = |source| HarnessError::Spawn {
+            what: spec.name.clone(),
+            source,
+        };
         if let Some(dir) = spec.log.parent() {
             std::fs::create_dir_all(dir).map_err(spawn_err)?;
         }
@@ -72,7 +75,14 @@ impl ManagedChild {
         let child = cmd.spawn().map_err(spawn_err)?;
         let pgid = Pid::from_raw(child.id() as i32);
         let guard = spawn_guard(pgid, spec.remove_on_death.as_deref()).ok();
-        Ok(Self { name: spec.name.clone(), child, pgid, guard, log: spec.log.clone(), stopped: false })
+        Ok(Self {
+            name: spec.name.clone(),
+            child,
+            pgid,
+            guard,
+            log: spec.log.clone(),
+            stopped: false,
+        })
     }
 
     pub fn pid(&self) -> u32 {
@@ -145,7 +155,10 @@ pub fn group_alive(pgid: Pid) -> bool {
     killpg(pgid, None).is_ok()
 }
 
-#[expect(unsafe_code, reason = "pre_exec runs between fork and exec to set the death signal, affinity and user")]
+#[expect(
+    unsafe_code,
+    reason = "pre_exec runs between fork and exec to set the death signal, affinity and user"
+)]
 fn install_pre_exec(cmd: &mut Command, cpus: Option<Vec<usize>>, user: Option<(u32, u32)>) {
     let parent = std::process::id() as libc::pid_t;
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
@@ -159,11 +172,14 @@ fn install_pre_exec(cmd: &mut Command, cpus: Option<Vec<usize>>, user: Option<(u
     // setgid, setuid) on values prepared before the fork.
     unsafe {
         cmd.pre_exec(move || {
-            if pin && libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            if pin && libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0
+            {
                 return Err(std::io::Error::last_os_error());
             }
             if let Some((uid, gid)) = user
-                && (libc::setgroups(0, std::ptr::null()) != 0 || libc::setgid(gid) != 0 || libc::setuid(uid) != 0)
+                && (libc::setgroups(0, std::ptr::null()) != 0
+                    || libc::setgid(gid) != 0
+                    || libc::setuid(uid) != 0)
             {
                 return Err(std::io::Error::last_os_error());
             }
@@ -172,7 +188,9 @@ fn install_pre_exec(cmd: &mut Command, cpus: Option<Vec<usize>>, user: Option<(u
                 return Err(std::io::Error::last_os_error());
             }
             if libc::getppid() != parent {
-                return Err(std::io::Error::other("restbench exited while starting a child"));
+                return Err(std::io::Error::other(
+                    "restbench exited while starting a child",
+                ));
             }
             Ok(())
         });
@@ -183,7 +201,10 @@ fn install_pre_exec(cmd: &mut Command, cpus: Option<Vec<usize>>, user: Option<(u
 fn spawn_guard(pgid: Pid, dir: Option<&Path>) -> std::io::Result<(Child, ChildStdin)> {
     let mut script = format!("read _ignored; kill -KILL -{} 2>/dev/null", pgid.as_raw());
     if let Some(dir) = dir {
-        script.push_str(&format!("; sleep 0.2; rm -rf -- '{}'", dir.display().to_string().replace('\'', "'\\''")));
+        script.push_str(&format!(
+            "; sleep 0.2; rm -rf -- '{}'",
+            dir.display().to_string().replace('\'', "'\\''")
+        ));
     }
     let mut child = Command::new("/bin/sh")
         .arg("-c")
@@ -193,13 +214,18 @@ fn spawn_guard(pgid: Pid, dir: Option<&Path>) -> std::io::Result<(Child, ChildSt
         .stderr(Stdio::null())
         .process_group(0)
         .spawn()?;
-    let stdin = child.stdin.take().ok_or_else(|| std::io::Error::other("guard has no stdin"))?;
+    let stdin = child
+        .stdin
+        .take()
+        .ok_or_else(|| std::io::Error::other("guard has no stdin"))?;
     Ok((child, stdin))
 }
 
 /// The last lines of a file.
 pub fn tail(path: &Path, lines: usize) -> String {
-    let Ok(mut f) = File::open(path) else { return String::new() };
+    let Ok(mut f) = File::open(path) else {
+        return String::new();
+    };
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);
     let _ = f.seek(SeekFrom::Start(len.saturating_sub(16 * 1024)));
     let mut s = String::new();
@@ -212,8 +238,11 @@ pub fn tail(path: &Path, lines: usize) -> String {
 
 /// A port nothing listens on right now (bound and released).
 pub fn free_port() -> Result<u16, HarnessError> {
-    let l = TcpListener::bind("127.0.0.1:0").map_err(|e| HarnessError::io("cannot find a free port", e))?;
-    l.local_addr().map(|a| a.port()).map_err(|e| HarnessError::io("cannot find a free port", e))
+    let l = TcpListener::bind("127.0.0.1:0")
+        .map_err(|e| HarnessError::io("cannot find a free port", e))?;
+    l.local_addr()
+        .map(|a| a.port())
+        .map_err(|e| HarnessError::io("cannot find a free port", e))
 }
 
 /// Fails with the holder's name when `port` is taken.
@@ -222,7 +251,9 @@ pub fn ensure_port_free(port: u16) -> Result<(), HarnessError> {
         Ok(_) => Ok(()),
         Err(_) => Err(HarnessError::PortInUse {
             port,
-            holder: port_holder(port).map(|h| format!(" by {h}")).unwrap_or_default(),
+            holder: port_holder(port)
+                .map(|h| format!(" by {h}"))
+                .unwrap_or_default(),
         }),
     }
 }
@@ -231,13 +262,18 @@ pub fn ensure_port_free(port: u16) -> Result<(), HarnessError> {
 pub fn port_holder(port: u16) -> Option<String> {
     let mut inodes = Vec::new();
     for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-        let Ok(text) = std::fs::read_to_string(table) else { continue };
+        let Ok(text) = std::fs::read_to_string(table) else {
+            continue;
+        };
         for line in text.lines().skip(1) {
             let cols: Vec<&str> = line.split_whitespace().collect();
             if cols.len() < 10 || cols[3] != "0A" {
                 continue; // not LISTEN
             }
-            let local_port = cols[1].rsplit(':').next().and_then(|p| u16::from_str_radix(p, 16).ok());
+            let local_port = cols[1]
+                .rsplit(':')
+                .next()
+                .and_then(|p| u16::from_str_radix(p, 16).ok());
             if local_port == Some(port) {
                 inodes.push(format!("socket:[{}]", cols[9]));
             }
@@ -251,7 +287,9 @@ pub fn port_holder(port: u16) -> Option<String> {
         if !pid.bytes().all(|b| b.is_ascii_digit()) {
             continue;
         }
-        let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else { continue };
+        let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else {
+            continue;
+        };
         for fd in fds.flatten() {
             if let Ok(target) = std::fs::read_link(fd.path())
                 && inodes.iter().any(|i| target.as_os_str() == i.as_str())
@@ -265,7 +303,12 @@ pub fn port_holder(port: u16) -> Option<String> {
 }
 
 /// Waits until `addr` accepts a connection and answers HTTP, the child exits, or time runs out.
-pub fn wait_ready(child: &mut ManagedChild, addr: SocketAddr, probe_path: &str, timeout: Duration) -> Result<Duration, String> {
+pub fn wait_ready(
+    child: &mut ManagedChild,
+    addr: SocketAddr,
+    probe_path: &str,
+    timeout: Duration,
+) -> Result<Duration, String> {
     let started = Instant::now();
     while started.elapsed() < timeout {
         if let Some(status) = child.exited() {
@@ -286,13 +329,23 @@ mod tests {
     use super::*;
 
     fn spec(cmd: &str, dir: &Path) -> SpawnSpec {
-        SpawnSpec { name: "test".into(), shell_command: cmd.into(), cwd: dir.into(), log: dir.join("log.txt"), ..Default::default() }
+        SpawnSpec {
+            name: "test".into(),
+            shell_command: cmd.into(),
+            cwd: dir.into(),
+            log: dir.join("log.txt"),
+            ..Default::default()
+        }
     }
 
     #[test]
     fn stop_kills_the_whole_group_including_grandchildren() {
         let dir = tempfile::tempdir().unwrap();
-        let mut child = ManagedChild::spawn(&spec("sleep 60 & sleep 60 & echo started; wait", dir.path())).unwrap();
+        let mut child = ManagedChild::spawn(&spec(
+            "sleep 60 & sleep 60 & echo started; wait",
+            dir.path(),
+        ))
+        .unwrap();
         let pgid = Pid::from_raw(child.pgid());
         std::thread::sleep(Duration::from_millis(200));
         assert!(group_alive(pgid));
@@ -304,7 +357,8 @@ mod tests {
     #[test]
     fn drop_stops_the_group() {
         let dir = tempfile::tempdir().unwrap();
-        let child = ManagedChild::spawn(&spec("trap '' TERM; sleep 60 & wait", dir.path())).unwrap();
+        let child =
+            ManagedChild::spawn(&spec("trap '' TERM; sleep 60 & wait", dir.path())).unwrap();
         let pgid = Pid::from_raw(child.pgid());
         std::thread::sleep(Duration::from_millis(100));
         drop(child);
@@ -316,7 +370,10 @@ mod tests {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = l.local_addr().unwrap().port();
         let err = ensure_port_free(port).unwrap_err().to_string();
-        assert!(err.contains(&port.to_string()) && err.contains(&format!("pid {}", std::process::id())), "{err}");
+        assert!(
+            err.contains(&port.to_string()) && err.contains(&format!("pid {}", std::process::id())),
+            "{err}"
+        );
         drop(l);
         assert!(ensure_port_free(port).is_ok());
     }
@@ -328,6 +385,10 @@ mod tests {
         s.cpus = Some(vec![0]);
         let mut child = ManagedChild::spawn(&s).unwrap();
         let _ = child.child.wait();
-        assert!(child.log_tail(1).trim().ends_with("\t0"), "{}", child.log_tail(1));
+        assert!(
+            child.log_tail(1).trim().ends_with("\t0"),
+            "{}",
+            child.log_tail(1)
+        );
     }
 }

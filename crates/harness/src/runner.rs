@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use restbench_loadgen::{HttpVersion, LoadOutcome, LoadSpec, Progress, StopAt, Target};
 use restbench_model::histogram::{self, new_latency_histogram};
 use restbench_model::{
-    Cell, CellStatus, ErrorCounts, Finding, LatencySummary, LoadgenUsage, RepeatResult, RpsStats, RunProtocol,
-    RunResults, SCHEMA_VERSION, ServerUsage,
+    Cell, CellStatus, ErrorCounts, Finding, LatencySummary, LoadgenUsage, RepeatResult, RpsStats,
+    RunProtocol, RunResults, SCHEMA_VERSION, ServerUsage,
 };
 
 use crate::db::Database;
@@ -85,14 +85,27 @@ pub trait Observer: Sync {
 }
 
 /// Runs the plan; returns the results (also written to `out_dir/results.json`).
-pub fn run(plan: &RunPlan, stop: &AtomicBool, observer: &dyn Observer) -> Result<RunResults, HarnessError> {
-    std::fs::create_dir_all(&plan.out_dir).map_err(|source| HarnessError::Results { path: plan.out_dir.clone(), source })?;
+pub fn run(
+    plan: &RunPlan,
+    stop: &AtomicBool,
+    observer: &dyn Observer,
+) -> Result<RunResults, HarnessError> {
+    std::fs::create_dir_all(&plan.out_dir).map_err(|source| HarnessError::Results {
+        path: plan.out_dir.clone(),
+        source,
+    })?;
     let mut env = environment::describe(&plan.placement);
     for s in &plan.subjects {
         if s.unavailable_reason().is_none() {
             for (name, cmd) in &s.versions {
-                let key = if name == "toolchain" { s.language.clone() } else { format!("{}/{name}", s.language) };
-                env.toolchains.entry(key).or_insert_with(|| environment::command_version(&s.dir, cmd));
+                let key = if name == "toolchain" {
+                    s.language.clone()
+                } else {
+                    format!("{}/{name}", s.language)
+                };
+                env.toolchains
+                    .entry(key)
+                    .or_insert_with(|| environment::command_version(&s.dir, cmd));
             }
         }
     }
@@ -118,7 +131,11 @@ pub fn run(plan: &RunPlan, stop: &AtomicBool, observer: &dyn Observer) -> Result
             warmup_requests: plan.shape.warmup_requests,
             repeats: plan.repeats,
             keepalive: plan.shape.keepalive,
-            http_version: if plan.shape.http_version == HttpVersion::Http10 { "1.0".into() } else { "1.1".into() },
+            http_version: if plan.shape.http_version == HttpVersion::Http10 {
+                "1.0".into()
+            } else {
+                "1.1".into()
+            },
             timeout_s: plan.shape.timeout.as_secs_f64(),
             db_pool_total: plan.db_pool_total,
             note: plan.note.clone(),
@@ -143,11 +160,20 @@ pub fn run(plan: &RunPlan, stop: &AtomicBool, observer: &dyn Observer) -> Result
     write_results(&plan.out_dir, &results)?;
 
     'subjects: for subject in &plan.subjects {
-        let workloads: Vec<Workload> = plan.workloads.iter().copied().filter(|w| subject.supports(*w)).collect();
+        let workloads: Vec<Workload> = plan
+            .workloads
+            .iter()
+            .copied()
+            .filter(|w| subject.supports(*w))
+            .collect();
         if workloads.is_empty() {
             continue;
         }
-        let fail_all = |results: &mut RunResults, status: CellStatus, reason: &str, scenarios: &[String]| -> Result<(), HarnessError> {
+        let fail_all = |results: &mut RunResults,
+                        status: CellStatus,
+                        reason: &str,
+                        scenarios: &[String]|
+         -> Result<(), HarnessError> {
             for scenario in scenarios {
                 for w in &workloads {
                     let cell = empty_cell(subject, *w, scenario, status, reason);
@@ -163,10 +189,17 @@ pub fn run(plan: &RunPlan, stop: &AtomicBool, observer: &dyn Observer) -> Result
         }
         observer.step(&subject.id, "", None, "building");
         match prepare::prepare(subject, &plan.cache) {
-            Ok(Prepared::Built { seconds }) => observer.note(&format!("built {} in {seconds:.0}s", subject.id)),
+            Ok(Prepared::Built { seconds }) => {
+                observer.note(&format!("built {} in {seconds:.0}s", subject.id))
+            }
             Ok(_) => {}
             Err(e) => {
-                fail_all(&mut results, CellStatus::Failed, &e.to_string(), &plan.scenarios)?;
+                fail_all(
+                    &mut results,
+                    CellStatus::Failed,
+                    &e.to_string(),
+                    &plan.scenarios,
+                )?;
                 continue;
             }
         }
@@ -175,14 +208,31 @@ pub fn run(plan: &RunPlan, stop: &AtomicBool, observer: &dyn Observer) -> Result
                 break 'subjects;
             }
             let Some(settings) = subject.scenarios.get(scenario) else {
-                fail_all(&mut results, CellStatus::Skipped, &format!("{} declares no {scenario} scenario", subject.id), std::slice::from_ref(scenario))?;
+                fail_all(
+                    &mut results,
+                    CellStatus::Skipped,
+                    &format!("{} declares no {scenario} scenario", subject.id),
+                    std::slice::from_ref(scenario),
+                )?;
                 continue;
             };
             observer.step(&subject.id, scenario, None, "starting");
-            let mut server = match start_subject(subject, scenario, &plan.placement, &plan.cache, plan.database_url.as_deref(), plan.db_pool_total) {
+            let mut server = match start_subject(
+                subject,
+                scenario,
+                &plan.placement,
+                &plan.cache,
+                plan.database_url.as_deref(),
+                plan.db_pool_total,
+            ) {
                 Ok(s) => s,
                 Err(e) => {
-                    fail_all(&mut results, CellStatus::Failed, &e.to_string(), std::slice::from_ref(scenario))?;
+                    fail_all(
+                        &mut results,
+                        CellStatus::Failed,
+                        &e.to_string(),
+                        std::slice::from_ref(scenario),
+                    )?;
                     continue;
                 }
             };
@@ -200,7 +250,11 @@ pub fn run(plan: &RunPlan, stop: &AtomicBool, observer: &dyn Observer) -> Result
                 cell.reason = None;
                 cell.settings = server.settings.clone();
                 if !verify::passed(&findings) {
-                    let first = findings.iter().find(|f| f.level == restbench_model::FindingLevel::Fail).map(|f| f.message.clone()).unwrap_or_default();
+                    let first = findings
+                        .iter()
+                        .find(|f| f.level == restbench_model::FindingLevel::Fail)
+                        .map(|f| f.message.clone())
+                        .unwrap_or_default();
                     cell.status = CellStatus::Failed;
                     cell.reason = Some(format!("verification failed: {first}"));
                     cell.findings = findings;
@@ -246,7 +300,15 @@ pub fn start_subject(
     db_pool_total: u32,
 ) -> Result<RunningSubject, HarnessError> {
     let port = process::free_port()?;
-    start_subject_on(subject, scenario, placement, cache, database_url, db_pool_total, port)
+    start_subject_on(
+        subject,
+        scenario,
+        placement,
+        cache,
+        database_url,
+        db_pool_total,
+        port,
+    )
 }
 
 /// As [`start_subject`], on a given port.
@@ -261,10 +323,13 @@ pub fn start_subject_on(
     port: u16,
 ) -> Result<RunningSubject, HarnessError> {
     process::ensure_port_free(port)?;
-    let settings = subject.scenarios.get(scenario).ok_or_else(|| HarnessError::Unavailable {
-        subject: subject.id.clone(),
-        reason: format!("it declares no {scenario} scenario"),
-    })?;
+    let settings = subject
+        .scenarios
+        .get(scenario)
+        .ok_or_else(|| HarnessError::Unavailable {
+            subject: subject.id.clone(),
+            reason: format!("it declares no {scenario} scenario"),
+        })?;
     let p = Placeholders {
         port,
         cores: placement.server.len(),
@@ -294,14 +359,27 @@ pub fn start_subject_on(
         env,
         cpus: Some(placement.server.clone()),
         user: None,
-        log: cache.join("logs").join(format!("{}-{scenario}.log", subject.id)),
+        log: cache
+            .join("logs")
+            .join(format!("{}-{scenario}.log", subject.id)),
         remove_on_death: None,
     };
     let mut child = ManagedChild::spawn(&spec)?;
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
-    let probe = subject.workloads.first().map_or("/", |w| if *w == Workload::Echo { "/api/test" } else { w.path() });
+    let probe = subject.workloads.first().map_or("/", |w| {
+        if *w == Workload::Echo {
+            "/api/test"
+        } else {
+            w.path()
+        }
+    });
     match process::wait_ready(&mut child, addr, probe, subject.ready_timeout) {
-        Ok(ready_after) => Ok(RunningSubject { child, addr, settings: shown, ready_after }),
+        Ok(ready_after) => Ok(RunningSubject {
+            child,
+            addr,
+            settings: shown,
+            ready_after,
+        }),
         Err(exit) => Err(HarnessError::NotReady {
             subject: subject.id.clone(),
             port,
@@ -374,7 +452,12 @@ fn measure(
                 tail: server.child.log_tail(12),
             });
         }
-        observer.step(&subject.id, scenario, Some(w), &format!("measuring {}/{}", i + 1, plan.repeats));
+        observer.step(
+            &subject.id,
+            scenario,
+            Some(w),
+            &format!("measuring {}/{}", i + 1, plan.repeats),
+        );
         let pgid = server.child.pgid();
         let before = group_usage(pgid);
         let sampler = MemorySampler::start(pgid);
@@ -384,13 +467,25 @@ fn measure(
         if stop.load(Ordering::Relaxed) {
             return Ok(None);
         }
-        repeats.push((outcome, ServerSample { cpu: after.cpu.saturating_sub(before.cpu), rss_peak, rss_mean }));
+        repeats.push((
+            outcome,
+            ServerSample {
+                cpu: after.cpu.saturating_sub(before.cpu),
+                rss_peak,
+                rss_mean,
+            },
+        ));
     }
     Ok(Some(Measurement { repeats }))
 }
 
 /// Runs one load on the generator's CPUs.
-fn run_load(spec: &LoadSpec, placement: &Placement, stop: &AtomicBool, observer: &dyn Observer) -> Result<LoadOutcome, HarnessError> {
+fn run_load(
+    spec: &LoadSpec,
+    placement: &Placement,
+    stop: &AtomicBool,
+    observer: &dyn Observer,
+) -> Result<LoadOutcome, HarnessError> {
     let progress = Arc::new(Progress::default());
     let cpus = placement.loadgen.clone();
     let started = Instant::now();
@@ -408,12 +503,17 @@ fn run_load(spec: &LoadSpec, placement: &Placement, stop: &AtomicBool, observer:
             std::thread::sleep(Duration::from_millis(100));
             let fraction = match (expected, spec.stop) {
                 (Some(total), _) => started.elapsed().as_secs_f64() / total.as_secs_f64(),
-                (None, StopAt::Requests(n)) => progress.answered.load(Ordering::Relaxed) as f64 / n as f64,
+                (None, StopAt::Requests(n)) => {
+                    progress.answered.load(Ordering::Relaxed) as f64 / n as f64
+                }
                 _ => 0.0,
             };
             observer.load_progress(fraction.min(1.0));
         }
-        handle.join().map_err(|_| HarnessError::Load(restbench_loadgen::LoadError::ThreadPanicked))?.map_err(HarnessError::from)
+        handle
+            .join()
+            .map_err(|_| HarnessError::Load(restbench_loadgen::LoadError::ThreadPanicked))?
+            .map_err(HarnessError::from)
     })
 }
 
@@ -465,7 +565,13 @@ fn fill_cell(cell: &mut Cell, m: Measurement, placement: &Placement) {
     cell.errors = errors;
     cell.requests = requests;
     cell.bytes_per_s = stats::median(&bytes_per_s);
-    let per_req = |cpu: f64| if requests > 0 { cpu * 1e6 / requests as f64 } else { 0.0 };
+    let per_req = |cpu: f64| {
+        if requests > 0 {
+            cpu * 1e6 / requests as f64
+        } else {
+            0.0
+        }
+    };
     cell.server = ServerUsage {
         cpu_cores: server_cpu / server_time.max(1e-9),
         cpu_us_per_req: per_req(server_cpu),
@@ -476,7 +582,11 @@ fn fill_cell(cell: &mut Cell, m: Measurement, placement: &Placement) {
     let loadgen_cores = loadgen_cpu / server_time.max(1e-9);
     // The generator saturated its CPUs: the figure is the generator's, not the server's.
     let client_bound = !placement.shared && loadgen_cores >= 0.85 * placement.loadgen.len() as f64;
-    cell.loadgen = LoadgenUsage { cpu_cores: loadgen_cores, cpu_us_per_req: per_req(loadgen_cpu), client_bound };
+    cell.loadgen = LoadgenUsage {
+        cpu_cores: loadgen_cores,
+        cpu_us_per_req: per_req(loadgen_cpu),
+        client_bound,
+    };
     if client_bound {
         cell.flags.push("client_bound".into());
     }
@@ -486,12 +596,22 @@ fn fill_cell(cell: &mut Cell, m: Measurement, placement: &Placement) {
     if errors.total() > 0 {
         cell.flags.push("errors".into());
     }
-    if cell.findings.iter().any(|f| f.level == restbench_model::FindingLevel::Warn) {
+    if cell
+        .findings
+        .iter()
+        .any(|f| f.level == restbench_model::FindingLevel::Warn)
+    {
         cell.flags.push("verification_warnings".into());
     }
 }
 
-fn empty_cell(subject: &Subject, w: Workload, scenario: &str, status: CellStatus, reason: &str) -> Cell {
+fn empty_cell(
+    subject: &Subject,
+    w: Workload,
+    scenario: &str,
+    status: CellStatus,
+    reason: &str,
+) -> Cell {
     Cell {
         subject: subject.id.clone(),
         language: subject.language.clone(),
@@ -520,20 +640,34 @@ fn empty_cell(subject: &Subject, w: Workload, scenario: &str, status: CellStatus
 pub fn write_results(dir: &Path, results: &RunResults) -> Result<(), HarnessError> {
     let path = dir.join("results.json");
     let tmp = dir.join(".results.json.tmp");
-    let text = serde_json::to_string_pretty(results).map_err(|e| HarnessError::Results { path: path.clone(), source: e.into() })?;
-    std::fs::write(&tmp, text).map_err(|source| HarnessError::Results { path: tmp.clone(), source })?;
+    let text = serde_json::to_string_pretty(results).map_err(|e| HarnessError::Results {
+        path: path.clone(),
+        source: e.into(),
+    })?;
+    std::fs::write(&tmp, text).map_err(|source| HarnessError::Results {
+        path: tmp.clone(),
+        source,
+    })?;
     std::fs::rename(&tmp, &path).map_err(|source| HarnessError::Results { path, source })
 }
 
 /// Reads a `results.json`.
 pub fn read_results(path: &Path) -> Result<RunResults, HarnessError> {
-    let text = std::fs::read_to_string(path).map_err(|e| HarnessError::io(format!("cannot read {}", path.display()), e))?;
-    serde_json::from_str(&text).map_err(|e| HarnessError::io(format!("{} is not a restbench results document", path.display()), e.into()))
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| HarnessError::io(format!("cannot read {}", path.display()), e))?;
+    serde_json::from_str(&text).map_err(|e| {
+        HarnessError::io(
+            format!("{} is not a restbench results document", path.display()),
+            e.into(),
+        )
+    })
 }
 
 /// `2026-11-29T19:01:24Z`.
 pub fn utc_now() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
     verify::format_timestamp(secs).replace(' ', "T") + "Z"
 }
 

@@ -21,14 +21,25 @@ pub fn group_usage(pgid: i32) -> GroupUsage {
     let ticks = clock_ticks();
     let page = page_size();
     let mut usage = GroupUsage::default();
-    let Ok(entries) = std::fs::read_dir("/proc") else { return usage };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return usage;
+    };
     let mut cpu_ticks = 0u64;
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(pid) = name.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit())) else { continue };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
         // The command name may contain spaces; fields resume after the last ')'.
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else { continue };
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
+            continue;
+        };
         let f: Vec<&str> = rest.split_whitespace().collect();
         // After ')': state(0) ppid(1) pgrp(2) ... utime(11) stime(12) ... rss(21)
         if f.len() < 22 || f[2].parse::<i32>().ok() != Some(pgid) {
@@ -43,11 +54,17 @@ pub fn group_usage(pgid: i32) -> GroupUsage {
 }
 
 fn clock_ticks() -> u64 {
-    nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK).ok().flatten().map_or(100, |v| v as u64)
+    nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
+        .ok()
+        .flatten()
+        .map_or(100, |v| v as u64)
 }
 
 fn page_size() -> u64 {
-    nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE).ok().flatten().map_or(4096, |v| v as u64)
+    nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+        .ok()
+        .flatten()
+        .map_or(4096, |v| v as u64)
 }
 
 /// Samples RSS every 100 ms until stopped; reports peak and mean.
@@ -71,13 +88,19 @@ impl MemorySampler {
             }
             (peak, sum.checked_div(n).unwrap_or(0))
         });
-        Self { stop, handle: Some(handle) }
+        Self {
+            stop,
+            handle: Some(handle),
+        }
     }
 
     /// Stops sampling: (peak, mean) bytes.
     pub fn finish(mut self) -> (u64, u64) {
         self.stop.store(true, Ordering::Relaxed);
-        self.handle.take().and_then(|h| h.join().ok()).unwrap_or((0, 0))
+        self.handle
+            .take()
+            .and_then(|h| h.join().ok())
+            .unwrap_or((0, 0))
     }
 }
 

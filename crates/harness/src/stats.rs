@@ -8,11 +8,19 @@ pub fn median(v: &[f64]) -> f64 {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
     let n = s.len();
-    if n % 2 == 1 { s[n / 2] } else { (s[n / 2 - 1] + s[n / 2]) / 2.0 }
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
 }
 
 pub fn mean(v: &[f64]) -> f64 {
-    if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 }
+    if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
 }
 
 /// Sample standard deviation over mean; 0 with fewer than two values.
@@ -40,7 +48,9 @@ pub fn bootstrap_median_ci(v: &[f64]) -> Option<[f64; 2]> {
     };
     let mut medians: Vec<f64> = (0..2000)
         .map(|_| {
-            let sample: Vec<f64> = (0..v.len()).map(|_| v[(next() % v.len() as u64) as usize]).collect();
+            let sample: Vec<f64> = (0..v.len())
+                .map(|_| v[(next() % v.len() as u64) as usize])
+                .collect();
             median(&sample)
         })
         .collect();
@@ -67,7 +77,10 @@ mod tests {
     fn bootstrap_interval_brackets_the_median_and_is_stable() {
         let v = [100.0, 102.0, 98.0, 101.0, 99.0];
         let [lo, hi] = bootstrap_median_ci(&v).unwrap();
-        assert!(lo <= 100.0 && hi >= 100.0 && lo >= 98.0 && hi <= 102.0, "{lo} {hi}");
+        assert!(
+            lo <= 100.0 && hi >= 100.0 && lo >= 98.0 && hi <= 102.0,
+            "{lo} {hi}"
+        );
         assert_eq!(bootstrap_median_ci(&v), Some([lo, hi]));
         assert_eq!(bootstrap_median_ci(&[1.0, 2.0]), None);
         assert_eq!(bootstrap_median_ci(&[7.0, 7.0, 7.0]), Some([7.0, 7.0]));

@@ -147,12 +147,20 @@ impl Subject {
             field: field.to_string(),
             reason,
         };
-        let text = std::fs::read_to_string(&file).map_err(|e| err("(file)", format!("cannot read: {e}")))?;
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| err("(file)", format!("cannot read: {e}")))?;
         let raw: RawManifest = toml::from_str(&text).map_err(|e| {
             let field = e
                 .span()
                 .and_then(|span| text.get(span))
-                .map(|s| s.split('=').next().unwrap_or(s).trim().trim_matches('"').to_string())
+                .map(|s| {
+                    s.split('=')
+                        .next()
+                        .unwrap_or(s)
+                        .trim()
+                        .trim_matches('"')
+                        .to_string()
+                })
                 .filter(|s| !s.is_empty() && s.len() < 60 && !s.contains('\n'))
                 .unwrap_or_else(|| "(document)".to_string());
             let line = e.span().map(|s| text[..s.start].lines().count().max(1));
@@ -164,22 +172,41 @@ impl Subject {
         })?;
         let folder = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         if raw.id != folder {
-            return Err(err("id", format!("{:?} must equal the folder name {folder:?}", raw.id)));
+            return Err(err(
+                "id",
+                format!("{:?} must equal the folder name {folder:?}", raw.id),
+            ));
         }
-        if !raw.id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
-            return Err(err("id", "use lowercase letters, digits and '-' only".into()));
+        if !raw
+            .id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        {
+            return Err(err(
+                "id",
+                "use lowercase letters, digits and '-' only".into(),
+            ));
         }
         if !LANGUAGES.contains(&raw.language.as_str()) {
-            return Err(err("language", format!("{:?} is not one of {}", raw.language, LANGUAGES.join(", "))));
+            return Err(err(
+                "language",
+                format!("{:?} is not one of {}", raw.language, LANGUAGES.join(", ")),
+            ));
         }
-        for (field, value) in [("framework", &raw.framework), ("framework_version", &raw.framework_version)] {
+        for (field, value) in [
+            ("framework", &raw.framework),
+            ("framework_version", &raw.framework_version),
+        ] {
             if value.trim().is_empty() {
                 return Err(err(field, "must not be empty".into()));
             }
         }
         for seed in &raw.seeds {
             if !["000", "002", "003", "004"].contains(&seed.as_str()) {
-                return Err(err("seeds", format!("{seed:?} is not a seed study (000, 002, 003, 004)")));
+                return Err(err(
+                    "seeds",
+                    format!("{seed:?} is not a seed study (000, 002, 003, 004)"),
+                ));
             }
         }
         if raw.workloads.is_empty() {
@@ -188,7 +215,10 @@ impl Subject {
         let mut workloads = Vec::new();
         for w in &raw.workloads {
             let workload = Workload::parse(w).ok_or_else(|| {
-                err("workloads", format!("{w:?} is not a workload ({})", Workload::names().join(", ")))
+                err(
+                    "workloads",
+                    format!("{w:?} is not a workload ({})", Workload::names().join(", ")),
+                )
             })?;
             if !workloads.contains(&workload) {
                 workloads.push(workload);
@@ -198,32 +228,57 @@ impl Subject {
             return Err(err("start.command", "must not be empty".into()));
         }
         let ready_timeout = match &raw.start.ready_timeout {
-            Some(t) => parse_duration(t).ok_or_else(|| err("start.ready_timeout", format!("{t:?} is not a duration such as 60s")))?,
+            Some(t) => parse_duration(t).ok_or_else(|| {
+                err(
+                    "start.ready_timeout",
+                    format!("{t:?} is not a duration such as 60s"),
+                )
+            })?,
             None => DEFAULT_READY_TIMEOUT,
         };
         for output in &raw.build.outputs {
             if output.starts_with('/') || output.contains("..") {
-                return Err(err("build.outputs", format!("{output:?} must be a path inside the subject folder")));
+                return Err(err(
+                    "build.outputs",
+                    format!("{output:?} must be a path inside the subject folder"),
+                ));
             }
         }
         let mut scenarios = BTreeMap::new();
         for (name, s) in raw.scenarios {
             if !SCENARIOS.contains(&name.as_str()) {
-                return Err(err(&format!("scenarios.{name}"), format!("unknown scenario (known: {})", SCENARIOS.join(", "))));
+                return Err(err(
+                    &format!("scenarios.{name}"),
+                    format!("unknown scenario (known: {})", SCENARIOS.join(", ")),
+                ));
             }
             let processes = match s.processes {
                 None => "1".to_string(),
-                Some(Count::Number(0)) => return Err(err(&format!("scenarios.{name}.processes"), "must be at least 1".into())),
+                Some(Count::Number(0)) => {
+                    return Err(err(
+                        &format!("scenarios.{name}.processes"),
+                        "must be at least 1".into(),
+                    ));
+                }
                 Some(Count::Number(n)) => n.to_string(),
                 Some(Count::Text(t)) => {
                     let probe = t.replace("{cores}", "1").replace("{machine_cores}", "1");
                     if probe.parse::<u32>().map_or(true, |n| n == 0) {
-                        return Err(err(&format!("scenarios.{name}.processes"), format!("{t:?} is not a number or {{cores}}")));
+                        return Err(err(
+                            &format!("scenarios.{name}.processes"),
+                            format!("{t:?} is not a number or {{cores}}"),
+                        ));
                     }
                     t
                 }
             };
-            scenarios.insert(name, ScenarioSettings { env: s.env, processes });
+            scenarios.insert(
+                name,
+                ScenarioSettings {
+                    env: s.env,
+                    processes,
+                },
+            );
         }
         Ok(Self {
             id: raw.id,
@@ -249,7 +304,12 @@ impl Subject {
 
     /// Why the subject cannot run here (a missing tool and how to get it), or `None`.
     pub fn unavailable_reason(&self) -> Option<String> {
-        let missing: Vec<&str> = self.tools.iter().map(String::as_str).filter(|t| find_on_path(t).is_none()).collect();
+        let missing: Vec<&str> = self
+            .tools
+            .iter()
+            .map(String::as_str)
+            .filter(|t| find_on_path(t).is_none())
+            .collect();
         if missing.is_empty() {
             return None;
         }
@@ -267,7 +327,10 @@ impl Subject {
 
 /// All subjects under `root`, sorted by id; a broken manifest is an error naming it.
 pub fn discover(root: &Path) -> Result<Vec<Subject>, HarnessError> {
-    let entries = std::fs::read_dir(root).map_err(|source| HarnessError::SubjectsDir { path: root.to_path_buf(), source })?;
+    let entries = std::fs::read_dir(root).map_err(|source| HarnessError::SubjectsDir {
+        path: root.to_path_buf(),
+        source,
+    })?;
     let mut subjects = Vec::new();
     for entry in entries.flatten() {
         let path = entry.path();
@@ -286,7 +349,10 @@ pub fn select(all: Vec<Subject>, ids: &[String]) -> Result<Vec<Subject>, Harness
     }
     let mut picked = Vec::new();
     for id in ids {
-        let s = all.iter().find(|s| &s.id == id).ok_or_else(|| HarnessError::UnknownSubject(id.clone()))?;
+        let s = all
+            .iter()
+            .find(|s| &s.id == id)
+            .ok_or_else(|| HarnessError::UnknownSubject(id.clone()))?;
         picked.push(s.clone());
     }
     Ok(picked)
@@ -299,17 +365,23 @@ pub fn find_on_path(tool: &str) -> Option<PathBuf> {
         return p.is_file().then_some(p);
     }
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|d| d.join(tool)).find(|p| is_executable(p))
+    std::env::split_paths(&path)
+        .map(|d| d.join(tool))
+        .find(|p| is_executable(p))
 }
 
 fn is_executable(p: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
-    p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    p.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 fn parse_duration(t: &str) -> Option<Duration> {
     let t = t.trim();
-    let (num, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(t.len()));
+    let (num, unit) = t.split_at(
+        t.find(|c: char| !c.is_ascii_digit() && c != '.')
+            .unwrap_or(t.len()),
+    );
     let n: f64 = num.parse().ok()?;
     let secs = match unit.trim() {
         "" | "s" => n,
@@ -375,22 +447,46 @@ processes = "{cores}"
 
     #[test]
     fn errors_name_file_field_and_reason() {
-        let e = load_err("demo-server", &VALID.replace("framework = \"demo\"", "framework = \"demo\"\ncolour = \"red\""));
-        assert!(e.contains("subject.toml") && e.contains("colour") && e.contains("unknown field"), "{e}");
+        let e = load_err(
+            "demo-server",
+            &VALID.replace(
+                "framework = \"demo\"",
+                "framework = \"demo\"\ncolour = \"red\"",
+            ),
+        );
+        assert!(
+            e.contains("subject.toml") && e.contains("colour") && e.contains("unknown field"),
+            "{e}"
+        );
 
         let e = load_err("other", VALID);
         assert!(e.contains(": id: ") && e.contains("folder name"), "{e}");
 
-        let e = load_err("demo-server", &VALID.replace("\"plaintext\", \"echo\"", "\"plaintext\", \"fortunes\""));
+        let e = load_err(
+            "demo-server",
+            &VALID.replace("\"plaintext\", \"echo\"", "\"plaintext\", \"fortunes\""),
+        );
         assert!(e.contains(": workloads: ") && e.contains("fortunes"), "{e}");
 
-        let e = load_err("demo-server", &VALID.replace("[scenarios.all-cores]", "[scenarios.many-cores]"));
-        assert!(e.contains("scenarios.many-cores") && e.contains("unknown scenario"), "{e}");
+        let e = load_err(
+            "demo-server",
+            &VALID.replace("[scenarios.all-cores]", "[scenarios.many-cores]"),
+        );
+        assert!(
+            e.contains("scenarios.many-cores") && e.contains("unknown scenario"),
+            "{e}"
+        );
 
-        let e = load_err("demo-server", &VALID.replace("language = \"rust\"", "language = \"cobol\""));
+        let e = load_err(
+            "demo-server",
+            &VALID.replace("language = \"rust\"", "language = \"cobol\""),
+        );
         assert!(e.contains(": language: "), "{e}");
 
-        let e = load_err("demo-server", &VALID.replace("command = \"exec ./server\"", ""));
+        let e = load_err(
+            "demo-server",
+            &VALID.replace("command = \"exec ./server\"", ""),
+        );
         assert!(e.contains("command"), "{e}");
 
         let e = load_err("demo-server", &VALID.replace("\"90s\"", "\"soon\""));
@@ -402,16 +498,31 @@ processes = "{cores}"
 
     #[test]
     fn missing_tools_make_a_subject_unavailable_with_the_hint() {
-        let text = VALID.replace("tools = [\"sh\"]", "tools = [\"no-such-tool-xyz\"]\nhint = \"apt-get install xyz\"");
+        let text = VALID.replace(
+            "tools = [\"sh\"]",
+            "tools = [\"no-such-tool-xyz\"]\nhint = \"apt-get install xyz\"",
+        );
         let (_root, dir) = write("demo-server", &text);
         let reason = Subject::load(&dir).unwrap().unavailable_reason().unwrap();
-        assert!(reason.contains("no-such-tool-xyz") && reason.contains("apt-get install xyz"), "{reason}");
+        assert!(
+            reason.contains("no-such-tool-xyz") && reason.contains("apt-get install xyz"),
+            "{reason}"
+        );
     }
 
     #[test]
     fn placeholders_are_substituted() {
-        let p = Placeholders { port: 8080, cores: 2, machine_cores: 4, cache: "/c".into(), dir: "/d".into() };
-        assert_eq!(p.apply("{port} {cores} {machine_cores} {cache}/x {dir}"), "8080 2 4 /c/x /d");
+        let p = Placeholders {
+            port: 8080,
+            cores: 2,
+            machine_cores: 4,
+            cache: "/c".into(),
+            dir: "/d".into(),
+        };
+        assert_eq!(
+            p.apply("{port} {cores} {machine_cores} {cache}/x {dir}"),
+            "8080 2 4 /c/x /d"
+        );
     }
 
     #[test]

@@ -48,7 +48,10 @@ pub fn workload(addr: SocketAddr, w: Workload, db: Option<&Database>) -> Vec<Fin
         Workload::Echo => echo(addr),
         Workload::Users => match db {
             Some(db) => users(addr, db),
-            None => vec![Finding::fail("database", "the users workload needs a database (none was started)")],
+            None => vec![Finding::fail(
+                "database",
+                "the users workload needs a database (none was started)",
+            )],
         },
     }
 }
@@ -57,13 +60,19 @@ fn fetch(addr: SocketAddr, w: Workload, f: &mut Vec<Finding>) -> Option<Response
     let raw = http::request(
         w.method(),
         w.path(),
-        &w.headers().iter().map(|(n, v)| (n.as_str(), v.as_str())).collect::<Vec<_>>(),
+        &w.headers()
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect::<Vec<_>>(),
         &w.body(),
     );
     match http::exchange(addr, &raw, TIMEOUT) {
         Ok(r) => Some(r),
         Err(e) => {
-            f.push(Finding::fail("answer", format!("{} {}: no answer ({e})", w.method(), w.path())));
+            f.push(Finding::fail(
+                "answer",
+                format!("{} {}: no answer ({e})", w.method(), w.path()),
+            ));
             None
         }
     }
@@ -72,19 +81,37 @@ fn fetch(addr: SocketAddr, w: Workload, f: &mut Vec<Finding>) -> Option<Response
 /// Status, `Content-Type`, framing and `Date`.
 fn envelope(r: &Response, what: &str, content_type: &str, f: &mut Vec<Finding>) -> bool {
     if r.status != 200 {
-        f.push(Finding::fail("status", format!("{what} → {} (expected 200): {}", r.status, snippet(&r.body_text()))));
+        f.push(Finding::fail(
+            "status",
+            format!(
+                "{what} → {} (expected 200): {}",
+                r.status,
+                snippet(&r.body_text())
+            ),
+        ));
         return false;
     }
     f.push(Finding::pass("status", format!("{what} → 200")));
     match r.header("content-type") {
-        None => f.push(Finding::fail("content-type", format!("{what}: no Content-Type header"))),
+        None => f.push(Finding::fail(
+            "content-type",
+            format!("{what}: no Content-Type header"),
+        )),
         Some(ct) if ct.to_ascii_lowercase().starts_with(content_type) => {
             f.push(Finding::pass("content-type", format!("Content-Type: {ct}")))
         }
-        Some(ct) => f.push(Finding::fail("content-type", format!("{what}: Content-Type {ct:?}, expected {content_type}"))),
+        Some(ct) => f.push(Finding::fail(
+            "content-type",
+            format!("{what}: Content-Type {ct:?}, expected {content_type}"),
+        )),
     }
     if r.framing == "close" {
-        f.push(Finding::fail("framing", format!("{what}: neither Content-Length nor chunked; the body ends only with the connection")));
+        f.push(Finding::fail(
+            "framing",
+            format!(
+                "{what}: neither Content-Length nor chunked; the body ends only with the connection"
+            ),
+        ));
     } else {
         f.push(Finding::pass("framing", format!("framed by {}", r.framing)));
     }
@@ -96,14 +123,25 @@ fn envelope(r: &Response, what: &str, content_type: &str, f: &mut Vec<Finding>) 
 
 fn plaintext(addr: SocketAddr) -> Vec<Finding> {
     let mut f = Vec::new();
-    let Some(r) = fetch(addr, Workload::Plaintext, &mut f) else { return f };
+    let Some(r) = fetch(addr, Workload::Plaintext, &mut f) else {
+        return f;
+    };
     if envelope(&r, "GET /api/test", "text/plain", &mut f) {
         if r.body == HELLO.as_bytes() {
             f.push(Finding::pass("body", "body is exactly \"Hello, World!\""));
         } else if r.body_text().trim_end() == HELLO {
-            f.push(Finding::warn("body", format!("body has trailing whitespace: {:?}", r.body_text())));
+            f.push(Finding::warn(
+                "body",
+                format!("body has trailing whitespace: {:?}", r.body_text()),
+            ));
         } else {
-            f.push(Finding::fail("body", format!("body {:?}, expected \"Hello, World!\"", snippet(&r.body_text()))));
+            f.push(Finding::fail(
+                "body",
+                format!(
+                    "body {:?}, expected \"Hello, World!\"",
+                    snippet(&r.body_text())
+                ),
+            ));
         }
     }
     f
@@ -111,17 +149,24 @@ fn plaintext(addr: SocketAddr) -> Vec<Finding> {
 
 fn todo(addr: SocketAddr) -> Vec<Finding> {
     let mut f = Vec::new();
-    let Some(first) = fetch(addr, Workload::Todo, &mut f) else { return f };
+    let Some(first) = fetch(addr, Workload::Todo, &mut f) else {
+        return f;
+    };
     if !envelope(&first, "GET /rest/todo", "application/json", &mut f) {
         return f;
     }
-    let Some(items) = parse_json(&first, &mut f) else { return f };
+    let Some(items) = parse_json(&first, &mut f) else {
+        return f;
+    };
     let Some(items) = items.as_array() else {
         f.push(Finding::fail("body", "the answer is not a JSON array"));
         return f;
     };
     if items.len() != TODO_TITLES.len() {
-        f.push(Finding::fail("body", format!("{} items, expected 8", items.len())));
+        f.push(Finding::fail(
+            "body",
+            format!("{} items, expected 8", items.len()),
+        ));
         return f;
     }
     let mut ok = true;
@@ -133,42 +178,72 @@ fn todo(addr: SocketAddr) -> Vec<Finding> {
         };
         if obj.get("title").and_then(Value::as_str) != Some(title) {
             ok = false;
-            f.push(Finding::fail("body", format!("item {i}: title {:?}, expected {title:?} (keys: {:?})", obj.get("title"), obj.keys().collect::<Vec<_>>())));
+            f.push(Finding::fail(
+                "body",
+                format!(
+                    "item {i}: title {:?}, expected {title:?} (keys: {:?})",
+                    obj.get("title"),
+                    obj.keys().collect::<Vec<_>>()
+                ),
+            ));
         }
         match obj.get("createdAt") {
-            Some(Value::String(s)) => match normalise_timestamp(s) {
-                Some((_, exact)) => {
-                    created.push(s.clone());
-                    if !exact {
-                        f.push(Finding::warn("date", format!("item {i}: createdAt {s:?} has no time zone; RFC 3339 UTC expected")));
+            Some(Value::String(s)) => {
+                match normalise_timestamp(s) {
+                    Some((_, exact)) => {
+                        created.push(s.clone());
+                        if !exact {
+                            f.push(Finding::warn("date", format!("item {i}: createdAt {s:?} has no time zone; RFC 3339 UTC expected")));
+                        }
+                    }
+                    None => {
+                        ok = false;
+                        f.push(Finding::fail(
+                            "date",
+                            format!("item {i}: createdAt {s:?} is not an RFC 3339 timestamp"),
+                        ));
                     }
                 }
-                None => {
-                    ok = false;
-                    f.push(Finding::fail("date", format!("item {i}: createdAt {s:?} is not an RFC 3339 timestamp")));
-                }
-            },
+            }
             other => {
                 ok = false;
-                f.push(Finding::fail("body", format!("item {i}: createdAt is {other:?}, expected an RFC 3339 string")));
+                f.push(Finding::fail(
+                    "body",
+                    format!("item {i}: createdAt is {other:?}, expected an RFC 3339 string"),
+                ));
             }
         }
-        let extra: Vec<_> = obj.keys().filter(|k| *k != "title" && *k != "createdAt").collect();
+        let extra: Vec<_> = obj
+            .keys()
+            .filter(|k| *k != "title" && *k != "createdAt")
+            .collect();
         if !extra.is_empty() {
-            f.push(Finding::warn("body", format!("item {i}: extra keys {extra:?}")));
+            f.push(Finding::warn(
+                "body",
+                format!("item {i}: extra keys {extra:?}"),
+            ));
         }
     }
     if ok {
-        f.push(Finding::pass("body", "8 todo items with the seed's titles, in order"));
+        f.push(Finding::pass(
+            "body",
+            "8 todo items with the seed's titles, in order",
+        ));
     }
     // createdAt is fixed at server start.
     let mut again = Vec::new();
     if let Some(second) = fetch(addr, Workload::Todo, &mut again)
         && let Ok(Value::Array(items)) = serde_json::from_slice::<Value>(&second.body)
     {
-        let later: Vec<String> = items.iter().filter_map(|i| i.get("createdAt")?.as_str().map(String::from)).collect();
+        let later: Vec<String> = items
+            .iter()
+            .filter_map(|i| i.get("createdAt")?.as_str().map(String::from))
+            .collect();
         if later != created {
-            f.push(Finding::warn("date", "createdAt changed between two requests (it should be fixed at server start)"));
+            f.push(Finding::warn(
+                "date",
+                "createdAt changed between two requests (it should be fixed at server start)",
+            ));
         }
     }
     f
@@ -177,20 +252,35 @@ fn todo(addr: SocketAddr) -> Vec<Finding> {
 fn echo(addr: SocketAddr) -> Vec<Finding> {
     let mut f = Vec::new();
     let sent = fixtures::colors_document();
-    let Some(r) = fetch(addr, Workload::Echo, &mut f) else { return f };
+    let Some(r) = fetch(addr, Workload::Echo, &mut f) else {
+        return f;
+    };
     if envelope(&r, "POST /echo", "application/json", &mut f)
         && let Some(answer) = parse_json(&r, &mut f)
     {
-        compare_echo(&serde_json::from_str(&sent).unwrap_or(Value::Null), &answer, &mut f);
+        compare_echo(
+            &serde_json::from_str(&sent).unwrap_or(Value::Null),
+            &answer,
+            &mut f,
+        );
         if String::from_utf8_lossy(&r.body) == sent {
-            f.push(Finding::warn("echo", "the answer is byte-for-byte the request: is the body parsed at all?"));
+            f.push(Finding::warn(
+                "echo",
+                "the answer is byte-for-byte the request: is the body parsed at all?",
+            ));
         }
     }
 
     // Varying bodies: a cached or canned answer would not follow.
     for round in 0..2 {
-        let doc = fixtures::colors_document_with(1 + round, |i, name| format!("{name}-{round}-{i}"));
-        let raw = http::request("POST", "/echo", &[("Content-Type", "application/json")], doc.as_bytes());
+        let doc =
+            fixtures::colors_document_with(1 + round, |i, name| format!("{name}-{round}-{i}"));
+        let raw = http::request(
+            "POST",
+            "/echo",
+            &[("Content-Type", "application/json")],
+            doc.as_bytes(),
+        );
         match http::exchange(addr, &raw, TIMEOUT) {
             Ok(r) if r.status == 200 => {
                 let expected: Value = serde_json::from_str(&doc).unwrap_or(Value::Null);
@@ -203,50 +293,100 @@ fn echo(addr: SocketAddr) -> Vec<Finding> {
                 }
             }
             Ok(r) => {
-                f.push(Finding::fail("no-cache", format!("a varied body got {}", r.status)));
+                f.push(Finding::fail(
+                    "no-cache",
+                    format!("a varied body got {}", r.status),
+                ));
                 break;
             }
             Err(e) => {
-                f.push(Finding::fail("no-cache", format!("a varied body got no answer ({e})")));
+                f.push(Finding::fail(
+                    "no-cache",
+                    format!("a varied body got no answer ({e})"),
+                ));
                 break;
             }
         }
         if round == 1 {
-            f.push(Finding::pass("no-cache", "varied bodies are echoed as sent"));
+            f.push(Finding::pass(
+                "no-cache",
+                "varied bodies are echoed as sent",
+            ));
         }
     }
 
     // Malformed JSON → 400.
-    let raw = http::request("POST", "/echo", &[("Content-Type", "application/json")], b"{\"colors\": [{\"color\": ");
+    let raw = http::request(
+        "POST",
+        "/echo",
+        &[("Content-Type", "application/json")],
+        b"{\"colors\": [{\"color\": ",
+    );
     match http::exchange(addr, &raw, TIMEOUT) {
         Ok(r) if r.status == 400 => f.push(Finding::pass("malformed-json", "malformed JSON → 400")),
-        Ok(r) if (400..500).contains(&r.status) => f.push(Finding::warn("malformed-json", format!("malformed JSON → {} (400 expected)", r.status))),
-        Ok(r) => f.push(Finding::fail("malformed-json", format!("malformed JSON → {} (400 expected)", r.status))),
-        Err(e) => f.push(Finding::fail("malformed-json", format!("malformed JSON: no answer ({e})"))),
+        Ok(r) if (400..500).contains(&r.status) => f.push(Finding::warn(
+            "malformed-json",
+            format!("malformed JSON → {} (400 expected)", r.status),
+        )),
+        Ok(r) => f.push(Finding::fail(
+            "malformed-json",
+            format!("malformed JSON → {} (400 expected)", r.status),
+        )),
+        Err(e) => f.push(Finding::fail(
+            "malformed-json",
+            format!("malformed JSON: no answer ({e})"),
+        )),
     }
 
     // A body over 1 MiB → 413.
     let big = oversized_json();
-    let raw = http::request("POST", "/echo", &[("Content-Type", "application/json")], &big);
+    let raw = http::request(
+        "POST",
+        "/echo",
+        &[("Content-Type", "application/json")],
+        &big,
+    );
     match http::exchange(addr, &raw, TIMEOUT) {
-        Ok(r) if r.status == 413 => f.push(Finding::pass("body-limit", format!("{} byte body → 413", big.len()))),
-        Ok(r) => f.push(Finding::fail("body-limit", format!("{} byte body → {} (413 expected)", big.len(), r.status))),
-        Err(e) => f.push(Finding::warn("body-limit", format!("{} byte body: connection closed without a 413 ({e})", big.len()))),
+        Ok(r) if r.status == 413 => f.push(Finding::pass(
+            "body-limit",
+            format!("{} byte body → 413", big.len()),
+        )),
+        Ok(r) => f.push(Finding::fail(
+            "body-limit",
+            format!("{} byte body → {} (413 expected)", big.len(), r.status),
+        )),
+        Err(e) => f.push(Finding::warn(
+            "body-limit",
+            format!(
+                "{} byte body: connection closed without a 413 ({e})",
+                big.len()
+            ),
+        )),
     }
 
     // Still up after bad input.
     let mut after = Vec::new();
     match fetch(addr, Workload::Echo, &mut after) {
-        Some(r) if r.status == 200 => f.push(Finding::pass("stays-up", "still answers after malformed and oversized bodies")),
-        Some(r) => f.push(Finding::fail("stays-up", format!("after bad input, a good request got {}", r.status))),
-        None => f.push(Finding::fail("stays-up", "the server stopped answering after malformed or oversized bodies")),
+        Some(r) if r.status == 200 => f.push(Finding::pass(
+            "stays-up",
+            "still answers after malformed and oversized bodies",
+        )),
+        Some(r) => f.push(Finding::fail(
+            "stays-up",
+            format!("after bad input, a good request got {}", r.status),
+        )),
+        None => f.push(Finding::fail(
+            "stays-up",
+            "the server stopped answering after malformed or oversized bodies",
+        )),
     }
     f
 }
 
 /// A valid JSON colours document just over the body limit.
 pub fn oversized_json() -> Vec<u8> {
-    let entry = br##"{"color":"black","category":"hue","code":{"rgba":[255,255,255,1],"hex":"#000"}}"##;
+    let entry =
+        br##"{"color":"black","category":"hue","code":{"rgba":[255,255,255,1],"hex":"#000"}}"##;
     let mut out = b"{\"colors\":[".to_vec();
     while out.len() <= BODY_LIMIT + 1024 {
         if out.len() > 11 {
@@ -262,9 +402,18 @@ fn compare_echo(sent: &Value, answer: &Value, f: &mut Vec<Finding>) {
     if sent == answer {
         f.push(Finding::pass("echo", "the same JSON value came back"));
     } else if same_ignoring_nulls(sent, answer) {
-        f.push(Finding::warn("echo", "the same value except `null` for absent fields (as Jackson writes \"type\": null)"));
+        f.push(Finding::warn(
+            "echo",
+            "the same value except `null` for absent fields (as Jackson writes \"type\": null)",
+        ));
     } else {
-        f.push(Finding::fail("echo", format!("a different JSON value came back: {}", snippet(&answer.to_string()))));
+        f.push(Finding::fail(
+            "echo",
+            format!(
+                "a different JSON value came back: {}",
+                snippet(&answer.to_string())
+            ),
+        ));
     }
 }
 
@@ -272,7 +421,12 @@ fn compare_echo(sent: &Value, answer: &Value, f: &mut Vec<Finding>) {
 fn same_ignoring_nulls(a: &Value, b: &Value) -> bool {
     fn strip(v: &Value) -> Value {
         match v {
-            Value::Object(m) => Value::Object(m.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), strip(v))).collect()),
+            Value::Object(m) => Value::Object(
+                m.iter()
+                    .filter(|(_, v)| !v.is_null())
+                    .map(|(k, v)| (k.clone(), strip(v)))
+                    .collect(),
+            ),
             Value::Array(a) => Value::Array(a.iter().map(strip).collect()),
             other => other.clone(),
         }
@@ -285,21 +439,31 @@ fn users(addr: SocketAddr, db: &Database) -> Vec<Finding> {
     let rows = match db.users() {
         Ok(rows) => rows,
         Err(e) => {
-            f.push(Finding::fail("database", format!("cannot read the users table: {e}")));
+            f.push(Finding::fail(
+                "database",
+                format!("cannot read the users table: {e}"),
+            ));
             return f;
         }
     };
-    let Some(r) = fetch(addr, Workload::Users, &mut f) else { return f };
+    let Some(r) = fetch(addr, Workload::Users, &mut f) else {
+        return f;
+    };
     if !envelope(&r, "GET /users", "application/json", &mut f) {
         return f;
     }
-    let Some(answer) = parse_json(&r, &mut f) else { return f };
+    let Some(answer) = parse_json(&r, &mut f) else {
+        return f;
+    };
     let Some(items) = answer.as_array() else {
         f.push(Finding::fail("body", "the answer is not a JSON array"));
         return f;
     };
     if items.len() != rows.len() {
-        f.push(Finding::fail("body", format!("{} users, expected {}", items.len(), rows.len())));
+        f.push(Finding::fail(
+            "body",
+            format!("{} users, expected {}", items.len(), rows.len()),
+        ));
         return f;
     }
     let mut failures = Vec::new();
@@ -310,10 +474,21 @@ fn users(addr: SocketAddr, db: &Database) -> Vec<Finding> {
             failures.push("an item is not an object".to_string());
             continue;
         };
-        let keys = ["id", "username", "name", "sex", "address", "mail", "birthdate"];
+        let keys = [
+            "id",
+            "username",
+            "name",
+            "sex",
+            "address",
+            "mail",
+            "birthdate",
+        ];
         let missing: Vec<_> = keys.iter().filter(|k| !obj.contains_key(**k)).collect();
         if !missing.is_empty() {
-            failures.push(format!("missing keys {missing:?} (has {:?})", obj.keys().collect::<Vec<_>>()));
+            failures.push(format!(
+                "missing keys {missing:?} (has {:?})",
+                obj.keys().collect::<Vec<_>>()
+            ));
             continue;
         }
         let Some(id) = obj["id"].as_i64() else {
@@ -325,53 +500,104 @@ fn users(addr: SocketAddr, db: &Database) -> Vec<Finding> {
             failures.push(format!("id {id} is not in the table"));
             continue;
         };
-        for (key, expected) in [("username", &row.username), ("name", &row.name), ("sex", &row.sex), ("mail", &row.mail)] {
+        for (key, expected) in [
+            ("username", &row.username),
+            ("name", &row.name),
+            ("sex", &row.sex),
+            ("mail", &row.mail),
+        ] {
             if obj[key].as_str() != Some(expected) {
-                failures.push(format!("id {id}: {key} {:?}, expected {expected:?}", obj[key]));
+                failures.push(format!(
+                    "id {id}: {key} {:?}, expected {expected:?}",
+                    obj[key]
+                ));
             }
         }
         let ciphered = fixtures::caesar(&row.address);
         if obj["address"].as_str() != Some(ciphered.as_str()) {
-            failures.push(format!("id {id}: address {:?} is not the Caesar cipher of {:?} ({ciphered:?})", obj["address"], row.address));
+            failures.push(format!(
+                "id {id}: address {:?} is not the Caesar cipher of {:?} ({ciphered:?})",
+                obj["address"], row.address
+            ));
         }
         match obj["birthdate"].as_str().and_then(normalise_timestamp) {
             Some((ts, _)) if ts == row.birthdate => {
                 date_spellings.insert(date_shape(obj["birthdate"].as_str().unwrap_or_default()));
             }
-            Some((ts, _)) => failures.push(format!("id {id}: birthdate {ts} is not {} (a time-zone shift?)", row.birthdate)),
-            None => failures.push(format!("id {id}: birthdate {:?} is not an ISO 8601 timestamp", obj["birthdate"])),
+            Some((ts, _)) => failures.push(format!(
+                "id {id}: birthdate {ts} is not {} (a time-zone shift?)",
+                row.birthdate
+            )),
+            None => failures.push(format!(
+                "id {id}: birthdate {:?} is not an ISO 8601 timestamp",
+                obj["birthdate"]
+            )),
         }
     }
     if failures.is_empty() {
-        f.push(Finding::pass("body", format!("{} users match the database (cipher and dates checked)", items.len())));
+        f.push(Finding::pass(
+            "body",
+            format!(
+                "{} users match the database (cipher and dates checked)",
+                items.len()
+            ),
+        ));
     } else {
-        let more = if failures.len() > 3 { format!(" (and {} more)", failures.len() - 3) } else { String::new() };
-        f.push(Finding::fail("body", format!("{}{more}", failures[..failures.len().min(3)].join("; "))));
+        let more = if failures.len() > 3 {
+            format!(" (and {} more)", failures.len() - 3)
+        } else {
+            String::new()
+        };
+        f.push(Finding::fail(
+            "body",
+            format!("{}{more}", failures[..failures.len().min(3)].join("; ")),
+        ));
     }
     if date_spellings.len() == 1 && !date_spellings.contains("YYYY-MM-DDTHH:MM:SS") {
-        f.push(Finding::warn("date", format!("birthdate spelled {} (normalised)", date_spellings.iter().next().cloned().unwrap_or_default())));
+        f.push(Finding::warn(
+            "date",
+            format!(
+                "birthdate spelled {} (normalised)",
+                date_spellings.iter().next().cloned().unwrap_or_default()
+            ),
+        ));
     }
     if ids.windows(2).any(|w| w[0] > w[1]) {
-        f.push(Finding::pass("order", "rows are not ordered by id (allowed)"));
+        f.push(Finding::pass(
+            "order",
+            "rows are not ordered by id (allowed)",
+        ));
     }
 
     // A changed row must show in the next answer.
-    let marker = format!("verify-{}@example.com", std::process::id() as u64 * 7919 % 100_000 + rows.len() as u64);
+    let marker = format!(
+        "verify-{}@example.com",
+        std::process::id() as u64 * 7919 % 100_000 + rows.len() as u64
+    );
     match db.set_mail(1, &marker) {
         Ok(old) => {
             let mut tmp = Vec::new();
             let fresh = fetch(addr, Workload::Users, &mut tmp)
                 .and_then(|r| serde_json::from_slice::<Value>(&r.body).ok())
                 .and_then(|v| v.as_array().cloned())
-                .is_some_and(|a| a.iter().any(|u| u["id"] == 1 && u["mail"] == marker.as_str()));
+                .is_some_and(|a| {
+                    a.iter()
+                        .any(|u| u["id"] == 1 && u["mail"] == marker.as_str())
+                });
             let _ = db.set_mail(1, &old);
             if fresh {
-                f.push(Finding::pass("no-cache", "a row changed in the database shows in the next answer"));
+                f.push(Finding::pass(
+                    "no-cache",
+                    "a row changed in the database shows in the next answer",
+                ));
             } else {
                 f.push(Finding::fail("no-cache", "a row changed in the database did not show in the next answer: the answer is cached"));
             }
         }
-        Err(e) => f.push(Finding::warn("no-cache", format!("could not change a row to check for caching: {e}"))),
+        Err(e) => f.push(Finding::warn(
+            "no-cache",
+            format!("could not change a row to check for caching: {e}"),
+        )),
     }
 
     // Every request reads the table.
@@ -381,9 +607,18 @@ fn users(addr: SocketAddr, db: &Database) -> Vec<Finding> {
             let _ = http::get(addr, "/users", TIMEOUT);
         }
     }) {
-        Ok((n, how)) if n >= REQUESTS => f.push(Finding::pass("queries", format!("{n} queries for {REQUESTS} requests ({how})"))),
-        Ok((n, how)) => f.push(Finding::fail("queries", format!("only {n} queries for {REQUESTS} requests ({how}): answers are cached"))),
-        Err(e) => f.push(Finding::warn("queries", format!("could not count queries: {e}"))),
+        Ok((n, how)) if n >= REQUESTS => f.push(Finding::pass(
+            "queries",
+            format!("{n} queries for {REQUESTS} requests ({how})"),
+        )),
+        Ok((n, how)) => f.push(Finding::fail(
+            "queries",
+            format!("only {n} queries for {REQUESTS} requests ({how}): answers are cached"),
+        )),
+        Err(e) => f.push(Finding::warn(
+            "queries",
+            format!("could not count queries: {e}"),
+        )),
     }
     f
 }
@@ -393,12 +628,18 @@ fn parse_json(r: &Response, f: &mut Vec<Finding>) -> Option<Value> {
         Ok(v) => {
             let text = r.body_text();
             if text.contains("\\u003e") || text.contains("\\u003c") || text.contains("\\u0026") {
-                f.push(Finding::warn("escapes", "HTML-safe escapes such as \\u003e in the JSON (normalised)"));
+                f.push(Finding::warn(
+                    "escapes",
+                    "HTML-safe escapes such as \\u003e in the JSON (normalised)",
+                ));
             }
             Some(v)
         }
         Err(e) => {
-            f.push(Finding::fail("json", format!("the answer is not JSON ({e}): {}", snippet(&r.body_text()))));
+            f.push(Finding::fail(
+                "json",
+                format!("the answer is not JSON ({e}): {}", snippet(&r.body_text())),
+            ));
             None
         }
     }
@@ -408,11 +649,24 @@ fn parse_json(r: &Response, f: &mut Vec<Finding>) -> Option<Value> {
 /// zone is given); the flag says whether a zone was given.
 pub fn normalise_timestamp(s: &str) -> Option<(String, bool)> {
     let b = s.as_bytes();
-    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !(b[10] == b'T' || b[10] == b' ') || b[13] != b':' || b[16] != b':' {
+    if b.len() < 19
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || !(b[10] == b'T' || b[10] == b' ')
+        || b[13] != b':'
+        || b[16] != b':'
+    {
         return None;
     }
     let num = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
-    let (y, mo, d, h, mi, sec) = (num(0..4)?, num(5..7)?, num(8..10)?, num(11..13)?, num(14..16)?, num(17..19)?);
+    let (y, mo, d, h, mi, sec) = (
+        num(0..4)?,
+        num(5..7)?,
+        num(8..10)?,
+        num(11..13)?,
+        num(14..16)?,
+        num(17..19)?,
+    );
     let mut rest = &s[19..];
     if let Some(frac) = rest.strip_prefix('.') {
         let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
@@ -434,7 +688,10 @@ pub fn normalise_timestamp(s: &str) -> Option<(String, bool)> {
             if z.len() != 4 {
                 return None;
             }
-            (sign * (z[..2].parse::<i64>().ok()? * 60 + z[2..].parse::<i64>().ok()?), true)
+            (
+                sign * (z[..2].parse::<i64>().ok()? * 60 + z[2..].parse::<i64>().ok()?),
+                true,
+            )
         }
     };
     if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || sec > 60 {
@@ -445,7 +702,16 @@ pub fn normalise_timestamp(s: &str) -> Option<(String, bool)> {
 }
 
 fn date_shape(s: &str) -> String {
-    s.chars().enumerate().map(|(i, c)| if c.is_ascii_digit() { "YYYY-MM-DDTHH:MM:SS".chars().nth(i).unwrap_or('n') } else { c }).collect()
+    s.chars()
+        .enumerate()
+        .map(|(i, c)| {
+            if c.is_ascii_digit() {
+                "YYYY-MM-DDTHH:MM:SS".chars().nth(i).unwrap_or('n')
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
@@ -470,7 +736,12 @@ fn format_epoch(t: i64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}", secs / 3600, secs % 3600 / 60, secs % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60
+    )
 }
 
 /// Formats a UTC epoch second the way [`normalise_timestamp`] does (for the database side).
@@ -490,12 +761,32 @@ mod tests {
     #[test]
     fn timestamps_are_normalised_across_spellings() {
         let want = "1956-01-09 00:00:00".to_string();
-        assert_eq!(normalise_timestamp("1956-01-09T00:00:00"), Some((want.clone(), false)));
-        assert_eq!(normalise_timestamp("1956-01-09T00:00:00Z"), Some((want.clone(), true)));
-        assert_eq!(normalise_timestamp("1956-01-09T00:00:00.000Z"), Some((want.clone(), true)));
-        assert_eq!(normalise_timestamp("1956-01-09T01:30:00+01:30"), Some((want.clone(), true)));
-        assert_eq!(normalise_timestamp("1956-01-08T23:00:00-01:00"), Some((want, true)));
-        for bad in ["1956-01-09", "yesterday", "1956-13-09T00:00:00Z", "1956-01-09T00:00:00+1"] {
+        assert_eq!(
+            normalise_timestamp("1956-01-09T00:00:00"),
+            Some((want.clone(), false))
+        );
+        assert_eq!(
+            normalise_timestamp("1956-01-09T00:00:00Z"),
+            Some((want.clone(), true))
+        );
+        assert_eq!(
+            normalise_timestamp("1956-01-09T00:00:00.000Z"),
+            Some((want.clone(), true))
+        );
+        assert_eq!(
+            normalise_timestamp("1956-01-09T01:30:00+01:30"),
+            Some((want.clone(), true))
+        );
+        assert_eq!(
+            normalise_timestamp("1956-01-08T23:00:00-01:00"),
+            Some((want, true))
+        );
+        for bad in [
+            "1956-01-09",
+            "yesterday",
+            "1956-13-09T00:00:00Z",
+            "1956-01-09T00:00:00+1",
+        ] {
             assert_eq!(normalise_timestamp(bad), None, "{bad}");
         }
     }
@@ -520,7 +811,13 @@ mod tests {
     #[test]
     fn epoch_formatting_round_trips() {
         assert_eq!(format_epoch(0), "1970-01-01 00:00:00");
-        assert_eq!(format_epoch(days_from_civil(2000, 2, 29) * 86_400 + 61), "2000-02-29 00:01:01");
-        assert_eq!(format_epoch(days_from_civil(1940, 12, 31) * 86_400), "1940-12-31 00:00:00");
+        assert_eq!(
+            format_epoch(days_from_civil(2000, 2, 29) * 86_400 + 61),
+            "2000-02-29 00:01:01"
+        );
+        assert_eq!(
+            format_epoch(days_from_civil(1940, 12, 31) * 86_400),
+            "1940-12-31 00:00:00"
+        );
     }
 }

@@ -12,7 +12,12 @@ pub enum Workload {
 }
 
 impl Workload {
-    pub const ALL: [Workload; 4] = [Workload::Plaintext, Workload::Todo, Workload::Echo, Workload::Users];
+    pub const ALL: [Workload; 4] = [
+        Workload::Plaintext,
+        Workload::Todo,
+        Workload::Echo,
+        Workload::Users,
+    ];
 
     pub fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|w| w.name() == name)

@@ -69,11 +69,18 @@ fn handle(mut s: TcpStream, flaw: Flaw, cached: &std::sync::Mutex<Option<Vec<u8>
     let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
     let len: usize = head
         .lines()
-        .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap_or(0)))
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-length:")
+                .map(|v| v.trim().parse().unwrap_or(0))
+        })
         .unwrap_or(0);
     let (method, path) = {
         let mut p = head.split_whitespace();
-        (p.next().unwrap_or("").to_string(), p.next().unwrap_or("").to_string())
+        (
+            p.next().unwrap_or("").to_string(),
+            p.next().unwrap_or("").to_string(),
+        )
     };
     if len > 1024 * 1024 && flaw != Flaw::NoBodyLimit {
         return respond(&mut s, 413, "text/plain", b"too large", flaw);
@@ -106,17 +113,31 @@ fn handle(mut s: TcpStream, flaw: Flaw, cached: &std::sync::Mutex<Option<Vec<u8>
                 .iter()
                 .map(|t| serde_json::json!({"title": t, "createdAt": "2026-11-29T19:01:24.123Z"}))
                 .collect();
-            respond(&mut s, 200, "application/json", &serde_json::to_vec(&items).unwrap(), flaw)
+            respond(
+                &mut s,
+                200,
+                "application/json",
+                &serde_json::to_vec(&items).unwrap(),
+                flaw,
+            )
         }
         _ => {
-            let body: &[u8] = if flaw == Flaw::WrongBody { b"Hello World" } else { b"Hello, World!" };
+            let body: &[u8] = if flaw == Flaw::WrongBody {
+                b"Hello World"
+            } else {
+                b"Hello, World!"
+            };
             respond(&mut s, 200, "text/plain; charset=utf-8", body, flaw)
         }
     }
 }
 
 fn respond(s: &mut TcpStream, status: u16, ct: &str, body: &[u8], flaw: Flaw) {
-    let ct = if flaw == Flaw::NoContentType { String::new() } else { format!("Content-Type: {ct}\r\n") };
+    let ct = if flaw == Flaw::NoContentType {
+        String::new()
+    } else {
+        format!("Content-Type: {ct}\r\n")
+    };
     let head = format!(
         "HTTP/1.1 {status} X\r\n{ct}Content-Length: {}\r\nDate: Sun, 29 Nov 2026 19:01:24 GMT\r\nConnection: close\r\n\r\n",
         body.len()
@@ -126,7 +147,11 @@ fn respond(s: &mut TcpStream, status: u16, ct: &str, body: &[u8], flaw: Flaw) {
 }
 
 fn failed_checks(findings: &[Finding]) -> Vec<String> {
-    findings.iter().filter(|f| f.level == FindingLevel::Fail).map(|f| format!("{}: {}", f.check, f.message)).collect()
+    findings
+        .iter()
+        .filter(|f| f.level == FindingLevel::Fail)
+        .map(|f| format!("{}: {}", f.check, f.message))
+        .collect()
 }
 
 fn check(flaw: Flaw, w: Workload) -> Vec<Finding> {
@@ -147,35 +172,61 @@ fn a_correct_server_passes_every_workload_without_a_database() {
 #[test]
 fn a_wrong_body_fails() {
     let f = check(Flaw::WrongBody, Workload::Plaintext);
-    assert!(failed_checks(&f).iter().any(|m| m.starts_with("body:")), "{f:?}");
+    assert!(
+        failed_checks(&f).iter().any(|m| m.starts_with("body:")),
+        "{f:?}"
+    );
 }
 
 #[test]
 fn a_server_that_answers_every_path_fails() {
     let f = check(Flaw::AnswersEveryPath, Workload::Plaintext);
-    assert!(failed_checks(&f).iter().any(|m| m.starts_with("unknown-path:")), "{f:?}");
+    assert!(
+        failed_checks(&f)
+            .iter()
+            .any(|m| m.starts_with("unknown-path:")),
+        "{f:?}"
+    );
 }
 
 #[test]
 fn a_cached_echo_fails() {
     let f = check(Flaw::CachedEcho, Workload::Echo);
-    assert!(failed_checks(&f).iter().any(|m| m.starts_with("no-cache:")), "{f:?}");
+    assert!(
+        failed_checks(&f).iter().any(|m| m.starts_with("no-cache:")),
+        "{f:?}"
+    );
 }
 
 #[test]
 fn a_missing_content_type_fails() {
     let f = check(Flaw::NoContentType, Workload::Todo);
-    assert!(failed_checks(&f).iter().any(|m| m.starts_with("content-type:")), "{f:?}");
+    assert!(
+        failed_checks(&f)
+            .iter()
+            .any(|m| m.starts_with("content-type:")),
+        "{f:?}"
+    );
 }
 
 #[test]
 fn a_missing_body_limit_fails() {
     let f = check(Flaw::NoBodyLimit, Workload::Echo);
-    assert!(failed_checks(&f).iter().any(|m| m.starts_with("body-limit:")), "{f:?}");
+    assert!(
+        failed_checks(&f)
+            .iter()
+            .any(|m| m.starts_with("body-limit:")),
+        "{f:?}"
+    );
 }
 
 #[test]
 fn users_without_a_database_is_a_failure_with_the_reason() {
     let f = check(Flaw::None, Workload::Users);
-    assert!(failed_checks(&f).iter().any(|m| m.contains("needs a database")), "{f:?}");
+    assert!(
+        failed_checks(&f)
+            .iter()
+            .any(|m| m.contains("needs a database")),
+        "{f:?}"
+    );
 }

@@ -21,13 +21,17 @@ struct Conn {
 }
 
 fn main() -> io::Result<()> {
-    let port: u16 = std::env::args().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+    let port: u16 = std::env::args()
+        .nth(1)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
     let addr: SocketAddr = ([127, 0, 0, 1], port).into();
     let mut listener = TcpListener::bind(addr)?;
     println!("{}", listener.local_addr()?.port());
     io::stdout().flush()?;
     let mut poll = Poll::new()?;
-    poll.registry().register(&mut listener, LISTENER, Interest::READABLE)?;
+    poll.registry()
+        .register(&mut listener, LISTENER, Interest::READABLE)?;
     let mut events = Events::with_capacity(1024);
     let mut conns: HashMap<usize, Conn> = HashMap::new();
     let mut next = 0usize;
@@ -40,13 +44,22 @@ fn main() -> io::Result<()> {
                 while let Ok((mut stream, _)) = listener.accept() {
                     stream.set_nodelay(true)?;
                     next += 1;
-                    poll.registry().register(&mut stream, Token(next), Interest::READABLE)?;
-                    conns.insert(next, Conn { stream, pending: Vec::new() });
+                    poll.registry()
+                        .register(&mut stream, Token(next), Interest::READABLE)?;
+                    conns.insert(
+                        next,
+                        Conn {
+                            stream,
+                            pending: Vec::new(),
+                        },
+                    );
                 }
                 continue;
             }
             let id = ev.token().0;
-            let Some(conn) = conns.get_mut(&id) else { continue };
+            let Some(conn) = conns.get_mut(&id) else {
+                continue;
+            };
             let mut closed = false;
             loop {
                 match conn.stream.read(&mut buf) {
@@ -88,5 +101,7 @@ fn main() -> io::Result<()> {
 
 /// Bytes up to and including the blank line that ends a request head (bodies are not expected).
 fn find_head_end(data: &[u8]) -> Option<usize> {
-    data.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4)
+    data.windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map(|i| i + 4)
 }

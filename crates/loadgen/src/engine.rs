@@ -21,12 +21,20 @@ pub struct Progress {
 /// Fails before sending anything when the spec is invalid or the server cannot be reached; once
 /// running, every failure is counted in the outcome instead. `stop` ends the run early (Ctrl-C):
 /// what was measured so far is returned.
-pub fn run(spec: &LoadSpec, stop: &AtomicBool, progress: Arc<Progress>) -> Result<LoadOutcome, LoadError> {
+pub fn run(
+    spec: &LoadSpec,
+    stop: &AtomicBool,
+    progress: Arc<Progress>,
+) -> Result<LoadOutcome, LoadError> {
     spec.validate()?;
     let addr = spec.target.resolve()?;
     raise_open_file_limit(spec.connections);
-    let first = TcpStream::connect_timeout(&addr, spec.timeout)
-        .map_err(|source| LoadError::Unreachable { addr: addr.to_string(), source })?;
+    let first = TcpStream::connect_timeout(&addr, spec.timeout).map_err(|source| {
+        LoadError::Unreachable {
+            addr: addr.to_string(),
+            source,
+        }
+    })?;
 
     let one = request::encode(spec);
     let pipeline = spec.pipeline as usize;
@@ -48,7 +56,8 @@ pub fn run(spec: &LoadSpec, stop: &AtomicBool, progress: Arc<Progress>) -> Resul
     let mut first_connection = 0;
     for t in 0..threads {
         let share = connections / threads + usize::from(t < connections % threads);
-        let permits = total.map(|n| n / threads as u64 + u64::from((t as u64) < n % threads as u64));
+        let permits =
+            total.map(|n| n / threads as u64 + u64::from((t as u64) < n % threads as u64));
         configs.push(WorkerConfig {
             addr,
             requests: requests.clone(),
@@ -84,7 +93,10 @@ pub fn run(spec: &LoadSpec, stop: &AtomicBool, progress: Arc<Progress>) -> Resul
         handles
             .into_iter()
             .map(|h| match h {
-                Ok(h) => h.join().map_err(|_| LoadError::ThreadPanicked)?.map_err(LoadError::Io),
+                Ok(h) => h
+                    .join()
+                    .map_err(|_| LoadError::ThreadPanicked)?
+                    .map_err(LoadError::Io),
                 Err(e) => Err(LoadError::Io(e)),
             })
             .collect::<Result<Vec<_>, _>>()

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 use restbench_model::histogram::{self, new_latency_histogram};
 use restbench_model::{
-    ErrorCounts, LatencySummary, LoadResult, LoadSettings, LoadgenCpu, SCHEMA_VERSION, SecondSample,
-    ThreadRps,
+    ErrorCounts, LatencySummary, LoadResult, LoadSettings, LoadgenCpu, SCHEMA_VERSION,
+    SecondSample, ThreadRps,
 };
 
 use crate::worker::ThreadReport;
@@ -38,7 +38,10 @@ pub struct LoadOutcome {
 }
 
 impl LoadOutcome {
-    pub(crate) fn merge(reports: Vec<ThreadReport>, measure_from: Instant) -> Result<Self, LoadError> {
+    pub(crate) fn merge(
+        reports: Vec<ThreadReport>,
+        measure_from: Instant,
+    ) -> Result<Self, LoadError> {
         let mut out = Self {
             duration: Duration::ZERO,
             sent: 0,
@@ -76,7 +79,8 @@ impl LoadOutcome {
             }
             out.bytes += rec.bytes;
             out.connections_opened += rec.connections_opened;
-            histogram::merge(&mut out.latency, &rec.latency).map_err(|e| LoadError::Io(std::io::Error::other(e)))?;
+            histogram::merge(&mut out.latency, &rec.latency)
+                .map_err(|e| LoadError::Io(std::io::Error::other(e)))?;
             if let Some(u) = rec.uncorrected.as_ref() {
                 let into = out.uncorrected.get_or_insert_with(new_latency_histogram);
                 histogram::merge(into, u).map_err(|e| LoadError::Io(std::io::Error::other(e)))?;
@@ -146,16 +150,27 @@ impl LoadOutcome {
             bytes_per_s: per_second(self.bytes as f64, self.duration),
             connections_opened: self.connections_opened,
             latency_us: LatencySummary::from_histogram(&self.latency),
-            uncorrected_latency_us: self.uncorrected.as_ref().map(LatencySummary::from_histogram),
+            uncorrected_latency_us: self
+                .uncorrected
+                .as_ref()
+                .map(LatencySummary::from_histogram),
             errors: self.errors,
-            status_counts: self.status_counts.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+            status_counts: self
+                .status_counts
+                .iter()
+                .map(|(k, v)| (k.to_string(), *v))
+                .collect(),
             histogram: histogram::encode(&self.latency),
             uncorrected_histogram: self.uncorrected.as_ref().map(histogram::encode),
             timeseries: self
                 .series
                 .iter()
                 .enumerate()
-                .map(|(i, (r, e))| SecondSample { second: i as u32, requests: *r, errors: *e })
+                .map(|(i, (r, e))| SecondSample {
+                    second: i as u32,
+                    requests: *r,
+                    errors: *e,
+                })
                 .collect(),
             thread_rps: ThreadRps {
                 mean,
@@ -166,7 +181,11 @@ impl LoadOutcome {
                 user_s: self.cpu_user.as_secs_f64(),
                 system_s: self.cpu_system.as_secs_f64(),
                 cores: if secs > 0.0 { cpu / secs } else { 0.0 },
-                us_per_request: if self.answered > 0 { cpu * 1e6 / self.answered as f64 } else { 0.0 },
+                us_per_request: if self.answered > 0 {
+                    cpu * 1e6 / self.answered as f64
+                } else {
+                    0.0
+                },
             },
             max_schedule_lag_us: self.max_lag.map(|d| d.as_micros() as u64),
         }
@@ -174,11 +193,19 @@ impl LoadOutcome {
 }
 
 fn per_second(n: f64, d: Duration) -> f64 {
-    if d.is_zero() { 0.0 } else { n / d.as_secs_f64() }
+    if d.is_zero() {
+        0.0
+    } else {
+        n / d.as_secs_f64()
+    }
 }
 
 fn mean(v: &[u64]) -> f64 {
-    if v.is_empty() { 0.0 } else { v.iter().sum::<u64>() as f64 / v.len() as f64 }
+    if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<u64>() as f64 / v.len() as f64
+    }
 }
 
 fn stdev(v: &[u64], mean: f64) -> f64 {

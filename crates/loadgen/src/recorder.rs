@@ -3,8 +3,8 @@
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
-use restbench_model::histogram::{HIGHEST_US, new_latency_histogram};
 use restbench_model::ErrorCounts;
+use restbench_model::histogram::{HIGHEST_US, new_latency_histogram};
 
 /// A class of failure, for [`Recorder::error`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

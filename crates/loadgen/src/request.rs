@@ -9,8 +9,14 @@ pub fn encode(spec: &LoadSpec) -> Vec<u8> {
         HttpVersion::Http10 => "HTTP/1.0",
     };
     let mut out = Vec::with_capacity(256 + spec.body.len());
-    out.extend_from_slice(format!("{} {} {}\r\n", spec.method, spec.target.path, version).as_bytes());
-    let has = |name: &str| spec.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name));
+    out.extend_from_slice(
+        format!("{} {} {}\r\n", spec.method, spec.target.path, version).as_bytes(),
+    );
+    let has = |name: &str| {
+        spec.headers
+            .iter()
+            .any(|(n, _)| n.eq_ignore_ascii_case(name))
+    };
     if !has("host") {
         out.extend_from_slice(format!("Host: {}\r\n", spec.target.host_header).as_bytes());
     }
@@ -40,7 +46,8 @@ mod tests {
     fn encodes_post_with_body_and_headers() {
         let mut spec = LoadSpec::get(Target::parse("http://127.0.0.1:3000/echo").unwrap());
         spec.method = "POST".into();
-        spec.headers.push(("Content-Type".into(), "application/json".into()));
+        spec.headers
+            .push(("Content-Type".into(), "application/json".into()));
         spec.body = b"{}".to_vec();
         let text = String::from_utf8(encode(&spec)).unwrap();
         assert_eq!(
@@ -54,13 +61,20 @@ mod tests {
         let mut spec = LoadSpec::get(Target::parse("http://localhost:1/").unwrap());
         spec.http_version = HttpVersion::Http10;
         spec.keepalive = false;
-        assert_eq!(encode(&spec), b"GET / HTTP/1.0\r\nHost: localhost:1\r\n\r\n");
+        assert_eq!(
+            encode(&spec),
+            b"GET / HTTP/1.0\r\nHost: localhost:1\r\n\r\n"
+        );
     }
 
     #[test]
     fn no_keepalive_asks_to_close() {
         let mut spec = LoadSpec::get(Target::parse("http://h:2/p").unwrap());
         spec.keepalive = false;
-        assert!(String::from_utf8(encode(&spec)).unwrap().contains("Connection: close\r\n"));
+        assert!(
+            String::from_utf8(encode(&spec))
+                .unwrap()
+                .contains("Connection: close\r\n")
+        );
     }
 }

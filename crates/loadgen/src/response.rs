@@ -16,7 +16,11 @@ pub enum Step {
     /// This many bytes were consumed; the response is not complete. Zero means "need more bytes".
     Partial(usize),
     /// A response ended after `consumed` bytes.
-    Complete { consumed: usize, status: u16, close: bool },
+    Complete {
+        consumed: usize,
+        status: u16,
+        close: bool,
+    },
 }
 
 /// A malformed response; the connection cannot be trusted any more.
@@ -46,7 +50,12 @@ pub struct ResponseParser {
 impl ResponseParser {
     /// `no_body`: the requests are HEAD, so responses carry no body whatever their headers say.
     pub fn new(no_body: bool) -> Self {
-        Self { state: State::Head, status: 0, close: false, no_body }
+        Self {
+            state: State::Head,
+            status: 0,
+            close: false,
+            no_body,
+        }
     }
 
     /// The connection ended: a response delimited by the close is complete now.
@@ -125,7 +134,11 @@ impl ResponseParser {
                     };
                     let size = parse_hex(trim(digits)).ok_or(ParseError("invalid chunk size"))?;
                     at += eol + 2;
-                    self.state = if size == 0 { State::Trailer } else { State::ChunkData(size) };
+                    self.state = if size == 0 {
+                        State::Trailer
+                    } else {
+                        State::ChunkData(size)
+                    };
                 }
                 State::ChunkEnd => {
                     if rest.len() < 2 {
@@ -156,7 +169,11 @@ impl ResponseParser {
 
     fn complete(&mut self, consumed: usize) -> Step {
         self.state = State::Head;
-        Step::Complete { consumed, status: self.status, close: self.close }
+        Step::Complete {
+            consumed,
+            status: self.status,
+            close: self.close,
+        }
     }
 }
 
@@ -170,7 +187,9 @@ struct Framing {
 /// Reads the status line and the three headers that decide framing; `head` ends with CRLF.
 fn parse_head(head: &[u8]) -> Result<Framing, ParseError> {
     if head.len() < 12 || &head[..7] != b"HTTP/1." || head[8] != b' ' {
-        return Err(ParseError("response does not start with an HTTP/1.x status line"));
+        return Err(ParseError(
+            "response does not start with an HTTP/1.x status line",
+        ));
     }
     let http10 = match head[7] {
         b'0' => true,
@@ -182,7 +201,12 @@ fn parse_head(head: &[u8]) -> Result<Framing, ParseError> {
         return Err(ParseError("invalid status code"));
     }
     let status = code.iter().fold(0u16, |n, d| n * 10 + u16::from(d - b'0'));
-    let mut framing = Framing { status, content_length: None, chunked: false, close: http10 };
+    let mut framing = Framing {
+        status,
+        content_length: None,
+        chunked: false,
+        close: http10,
+    };
     let line_end = memmem::find(head, b"\r\n").ok_or(ParseError("status line without CRLF"))?;
     let mut rest = &head[line_end + 2..];
     while !rest.is_empty() {
@@ -201,7 +225,8 @@ fn parse_head(head: &[u8]) -> Result<Framing, ParseError> {
             }
             framing.content_length = Some(len);
         } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
-            framing.chunked = value.len() >= 7 && value[value.len() - 7..].eq_ignore_ascii_case(b"chunked");
+            framing.chunked =
+                value.len() >= 7 && value[value.len() - 7..].eq_ignore_ascii_case(b"chunked");
             if !framing.chunked {
                 framing.close = true; // an unknown coding ends with the connection
             }
@@ -243,7 +268,9 @@ fn parse_hex(s: &[u8]) -> Option<u64> {
     if s.is_empty() || s.len() > 15 {
         return None;
     }
-    s.iter().try_fold(0u64, |n, d| Some(n * 16 + u64::from((*d as char).to_digit(16)?)))
+    s.iter().try_fold(0u64, |n, d| {
+        Some(n * 16 + u64::from((*d as char).to_digit(16)?))
+    })
 }
 
 #[cfg(test)]
@@ -263,7 +290,9 @@ mod tests {
                 match parser.advance(&buf[start..])? {
                     Step::Partial(0) => break,
                     Step::Partial(n) => start += n,
-                    Step::Complete { consumed, status, .. } => {
+                    Step::Complete {
+                        consumed, status, ..
+                    } => {
                         start += consumed;
                         done.push(status);
                     }
@@ -282,13 +311,20 @@ mod tests {
     #[test]
     fn parses_pipelined_responses_at_any_split() {
         for step in 1..PIPELINED.len() {
-            assert_eq!(feed(PIPELINED, step).unwrap(), vec![200, 404, 500], "step {step}");
+            assert_eq!(
+                feed(PIPELINED, step).unwrap(),
+                vec![200, 404, 500],
+                "step {step}"
+            );
         }
     }
 
     #[test]
     fn body_until_close_completes_at_eof() {
-        assert_eq!(feed(b"HTTP/1.0 200 OK\r\n\r\nsome body", 4).unwrap(), vec![200]);
+        assert_eq!(
+            feed(b"HTTP/1.0 200 OK\r\n\r\nsome body", 4).unwrap(),
+            vec![200]
+        );
     }
 
     #[test]
@@ -300,9 +336,13 @@ mod tests {
     #[test]
     fn reports_connection_close() {
         let mut p = ResponseParser::new(false);
-        let step = p.advance(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n").unwrap();
+        let step = p
+            .advance(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+            .unwrap();
         assert!(matches!(step, Step::Complete { close: true, .. }));
-        let step = p.advance(b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n").unwrap();
+        let step = p
+            .advance(b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n")
+            .unwrap();
         assert!(matches!(step, Step::Complete { close: false, .. }));
     }
 
@@ -317,7 +357,11 @@ mod tests {
             b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
             b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nab\r\n",
         ] {
-            assert!(feed(bad, 1000).is_err(), "{:?}", String::from_utf8_lossy(bad));
+            assert!(
+                feed(bad, 1000).is_err(),
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
         }
     }
 
@@ -331,7 +375,16 @@ mod tests {
     #[test]
     fn head_requests_have_no_body() {
         let mut p = ResponseParser::new(true);
-        let step = p.advance(b"HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\n").unwrap();
-        assert!(matches!(step, Step::Complete { consumed: 39, status: 200, .. }));
+        let step = p
+            .advance(b"HTTP/1.1 200 OK\r\nContent-Length: 13\r\n\r\n")
+            .unwrap();
+        assert!(matches!(
+            step,
+            Step::Complete {
+                consumed: 39,
+                status: 200,
+                ..
+            }
+        ));
     }
 }

@@ -20,7 +20,10 @@ pub struct Target {
 impl Target {
     /// Parses `http://host[:port][/path][?query]`. HTTPS is not supported.
     pub fn parse(url: &str) -> Result<Self, LoadError> {
-        let invalid = |reason: &str| LoadError::InvalidUrl { url: url.to_string(), reason: reason.to_string() };
+        let invalid = |reason: &str| LoadError::InvalidUrl {
+            url: url.to_string(),
+            reason: reason.to_string(),
+        };
         let rest = if let Some(rest) = url.strip_prefix("http://") {
             rest
         } else if url.starts_with("https://") {
@@ -46,11 +49,15 @@ impl Target {
             return Err(invalid("user information in URLs is not supported"));
         }
         let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-            let end = v6.find(']').ok_or_else(|| invalid("unclosed '[' in IPv6 address"))?;
+            let end = v6
+                .find(']')
+                .ok_or_else(|| invalid("unclosed '[' in IPv6 address"))?;
             let host = &v6[..end];
             let after = &v6[end + 1..];
             let port = match after.strip_prefix(':') {
-                Some(p) => p.parse().map_err(|_| invalid("the port is not a number from 1 to 65535"))?,
+                Some(p) => p
+                    .parse()
+                    .map_err(|_| invalid("the port is not a number from 1 to 65535"))?,
                 None if after.is_empty() => 80,
                 None => return Err(invalid("unexpected text after the IPv6 address")),
             };
@@ -59,7 +66,8 @@ impl Target {
             match authority.rsplit_once(':') {
                 Some((h, p)) => (
                     h.to_string(),
-                    p.parse().map_err(|_| invalid("the port is not a number from 1 to 65535"))?,
+                    p.parse()
+                        .map_err(|_| invalid("the port is not a number from 1 to 65535"))?,
                 ),
                 None => (authority.to_string(), 80),
             }
@@ -70,14 +78,23 @@ impl Target {
         if host.is_empty() {
             return Err(invalid("no host"));
         }
-        Ok(Self { url: url.to_string(), host_header: authority.to_string(), host, port, path })
+        Ok(Self {
+            url: url.to_string(),
+            host_header: authority.to_string(),
+            host,
+            port,
+            path,
+        })
     }
 
     /// Resolves the host; the first address is used for every connection.
     pub fn resolve(&self) -> Result<SocketAddr, LoadError> {
         (self.host.as_str(), self.port)
             .to_socket_addrs()
-            .map_err(|source| LoadError::Resolve { host: self.host.clone(), source })?
+            .map_err(|source| LoadError::Resolve {
+                host: self.host.clone(),
+                source,
+            })?
             .next()
             .ok_or_else(|| LoadError::Resolve {
                 host: self.host.clone(),
@@ -93,7 +110,10 @@ mod tests {
     #[test]
     fn parses_host_port_path_and_query() {
         let t = Target::parse("http://127.0.0.1:8080/api/test?x=1").unwrap();
-        assert_eq!((t.host.as_str(), t.port, t.path.as_str()), ("127.0.0.1", 8080, "/api/test?x=1"));
+        assert_eq!(
+            (t.host.as_str(), t.port, t.path.as_str()),
+            ("127.0.0.1", 8080, "/api/test?x=1")
+        );
         assert_eq!(t.host_header, "127.0.0.1:8080");
     }
 
@@ -108,12 +128,22 @@ mod tests {
     #[test]
     fn parses_ipv6() {
         let t = Target::parse("http://[::1]:9000/x").unwrap();
-        assert_eq!((t.host.as_str(), t.port, t.path.as_str()), ("::1", 9000, "/x"));
+        assert_eq!(
+            (t.host.as_str(), t.port, t.path.as_str()),
+            ("::1", 9000, "/x")
+        );
     }
 
     #[test]
     fn rejects_bad_urls() {
-        for bad in ["https://a/", "ftp://a/", "http://:80/", "http://a:99999/", "http://a:x/", "http://[::1/"] {
+        for bad in [
+            "https://a/",
+            "ftp://a/",
+            "http://:80/",
+            "http://a:99999/",
+            "http://a:x/",
+            "http://[::1/",
+        ] {
             assert!(Target::parse(bad).is_err(), "{bad} should be rejected");
         }
     }

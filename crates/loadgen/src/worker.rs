@@ -160,10 +160,16 @@ impl Worker {
             });
         }
         let timer = if cfg.schedule.is_some() {
-            let fd = TimerFd::new(ClockId::CLOCK_MONOTONIC, TimerFlags::TFD_NONBLOCK | TimerFlags::TFD_CLOEXEC)
-                .map_err(io::Error::from)?;
-            poll.registry()
-                .register(&mut SourceFd(&fd.as_fd().as_raw_fd()), TIMER, Interest::READABLE)?;
+            let fd = TimerFd::new(
+                ClockId::CLOCK_MONOTONIC,
+                TimerFlags::TFD_NONBLOCK | TimerFlags::TFD_CLOEXEC,
+            )
+            .map_err(io::Error::from)?;
+            poll.registry().register(
+                &mut SourceFd(&fd.as_fd().as_raw_fd()),
+                TIMER,
+                Interest::READABLE,
+            )?;
             Some(fd)
         } else {
             None
@@ -201,7 +207,8 @@ impl Worker {
     pub fn run(mut self, stop: &std::sync::atomic::AtomicBool) -> io::Result<ThreadReport> {
         let mut events = Events::with_capacity(1024);
         let mut cpu_at_start = None;
-        let scan_every = (self.cfg.timeout / 4).clamp(Duration::from_millis(1), Duration::from_millis(20));
+        let scan_every =
+            (self.cfg.timeout / 4).clamp(Duration::from_millis(1), Duration::from_millis(20));
         let mut next_scan = Instant::now() + scan_every;
         let mut reported = 0u64;
         let mut gave_up = false;
@@ -220,7 +227,9 @@ impl Worker {
                 end = now;
                 break;
             }
-            if self.permits.is_some_and(|p| p > 0) && now.duration_since(self.last_progress) > self.cfg.stall_limit {
+            if self.permits.is_some_and(|p| p > 0)
+                && now.duration_since(self.last_progress) > self.cfg.stall_limit
+            {
                 gave_up = true;
                 end = now;
                 break;
@@ -273,7 +282,9 @@ impl Worker {
                     Phase::Down => {}
                     Phase::Connecting => self.finish_connect(idx),
                     Phase::Open => {
-                        if event.is_writable() && self.conns[idx].write_at < self.conns[idx].write_end {
+                        if event.is_writable()
+                            && self.conns[idx].write_at < self.conns[idx].write_end
+                        {
                             self.flush(idx);
                         }
                         if self.conns[idx].phase == Phase::Open
@@ -286,7 +297,10 @@ impl Worker {
             }
             let answered = self.rec.answered;
             if answered != reported {
-                self.cfg.progress.answered.fetch_add(answered - reported, Ordering::Relaxed);
+                self.cfg
+                    .progress
+                    .answered
+                    .fetch_add(answered - reported, Ordering::Relaxed);
                 reported = answered;
             }
         }
@@ -295,7 +309,14 @@ impl Worker {
             Some((u, s)) => (cpu_end.0.saturating_sub(u), cpu_end.1.saturating_sub(s)),
             None => (Duration::ZERO, Duration::ZERO),
         };
-        Ok(ThreadReport { in_flight: self.in_flight, end, cpu_user, cpu_system, gave_up, recorder: self.rec })
+        Ok(ThreadReport {
+            in_flight: self.in_flight,
+            end,
+            cpu_user,
+            cpu_system,
+            gave_up,
+            recorder: self.rec,
+        })
     }
 
     fn connect(&mut self, idx: usize, now: Instant) {
@@ -323,9 +344,11 @@ impl Worker {
     fn register(&mut self, idx: usize, mut stream: TcpStream) -> io::Result<()> {
         let c = &mut self.conns[idx];
         c.generation = (c.generation + 1) & 0xffff_ffff;
-        self.poll
-            .registry()
-            .register(&mut stream, token(idx, c.generation), Interest::READABLE | Interest::WRITABLE)?;
+        self.poll.registry().register(
+            &mut stream,
+            token(idx, c.generation),
+            Interest::READABLE | Interest::WRITABLE,
+        )?;
         c.stream = Some(stream);
         c.parser = ResponseParser::new(self.cfg.head_requests);
         c.start = 0;
@@ -354,7 +377,9 @@ impl Worker {
 
     fn finish_connect(&mut self, idx: usize) {
         let now = Instant::now();
-        let Some(stream) = self.conns[idx].stream.as_ref() else { return };
+        let Some(stream) = self.conns[idx].stream.as_ref() else {
+            return;
+        };
         match stream.take_error() {
             Ok(None) => {}
             _ => return self.connect_failed(idx, now),
@@ -468,7 +493,10 @@ impl Worker {
             self.reserved -= 1;
         }
         for _ in 0..k {
-            c.in_flight.push_back(Flight { intended, sent: now });
+            c.in_flight.push_back(Flight {
+                intended,
+                sent: now,
+            });
         }
         c.write_at = 0;
         c.write_end = k * self.cfg.request_len;
@@ -488,7 +516,9 @@ impl Worker {
 
     fn flush(&mut self, idx: usize) {
         let c = &mut self.conns[idx];
-        let Some(stream) = c.stream.as_mut() else { return };
+        let Some(stream) = c.stream.as_mut() else {
+            return;
+        };
         while c.write_at < c.write_end {
             match stream.write(&self.cfg.requests[c.write_at..c.write_end]) {
                 Ok(0) => return self.fail(idx, ErrorClass::Write, Instant::now()),
@@ -520,7 +550,9 @@ impl Worker {
                     return self.fail(idx, ErrorClass::Parse, now);
                 }
             }
-            let Some(stream) = c.stream.as_mut() else { return };
+            let Some(stream) = c.stream.as_mut() else {
+                return;
+            };
             let space = c.buf.len() - c.end;
             match stream.read(&mut c.buf[c.end..]) {
                 Ok(0) => return self.eof(idx, Instant::now()),
@@ -563,7 +595,11 @@ impl Worker {
                 }
                 Ok(Step::Partial(0)) => return true,
                 Ok(Step::Partial(n)) => c.start += n,
-                Ok(Step::Complete { consumed, status, close }) => {
+                Ok(Step::Complete {
+                    consumed,
+                    status,
+                    close,
+                }) => {
                     c.start += consumed;
                     let Some(flight) = c.in_flight.pop_front() else {
                         self.fail(idx, ErrorClass::Parse, now);
@@ -616,7 +652,10 @@ impl Worker {
             let c = &self.conns[idx];
             match c.phase {
                 Phase::Open => {
-                    if c.in_flight.front().is_some_and(|f| now.duration_since(f.sent) >= timeout) {
+                    if c.in_flight
+                        .front()
+                        .is_some_and(|f| now.duration_since(f.sent) >= timeout)
+                    {
                         self.fail(idx, ErrorClass::Timeout, now);
                     }
                 }
@@ -645,14 +684,23 @@ impl Worker {
     /// Arms the timer for the next scheduled request with microsecond precision (epoll's own
     /// timeout has only milliseconds).
     fn arm_timer(&mut self, now: Instant) -> io::Result<()> {
-        let Some(timer) = &self.timer else { return Ok(()) };
-        let Some(&Reverse((at, _))) = self.due.peek() else { return Ok(()) };
+        let Some(timer) = &self.timer else {
+            return Ok(());
+        };
+        let Some(&Reverse((at, _))) = self.due.peek() else {
+            return Ok(());
+        };
         if self.timer_armed_for == Some(at) {
             return Ok(());
         }
-        let wait = at.saturating_duration_since(now).max(Duration::from_micros(1));
+        let wait = at
+            .saturating_duration_since(now)
+            .max(Duration::from_micros(1));
         timer
-            .set(Expiration::OneShot(TimeSpec::from_duration(wait)), TimerSetTimeFlags::empty())
+            .set(
+                Expiration::OneShot(TimeSpec::from_duration(wait)),
+                TimerSetTimeFlags::empty(),
+            )
             .map_err(io::Error::from)?;
         self.timer_armed_for = Some(at);
         Ok(())

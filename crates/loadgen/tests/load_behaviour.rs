@@ -24,7 +24,8 @@ fn spec(url: &str) -> LoadSpec {
 
 fn run(spec: &LoadSpec) -> LoadResult {
     let stop = AtomicBool::new(false);
-    let outcome = restbench_loadgen::run(spec, &stop, Arc::new(Progress::default())).expect("load run");
+    let outcome =
+        restbench_loadgen::run(spec, &stop, Arc::new(Progress::default())).expect("load run");
     let result = outcome.to_result(spec);
     assert!(
         result.totals_add_up(),
@@ -50,7 +51,14 @@ fn request_count_is_exact_over_all_connections() {
     assert_eq!(r.errors.total(), 0);
     assert_eq!(server.requests.load(Ordering::SeqCst), 1001);
     assert_eq!(r.status_counts.get("200"), Some(&1001));
-    assert!(server.seen.lock().unwrap().iter().all(|s| s.head.starts_with("GET /count HTTP/1.1\r\n")));
+    assert!(
+        server
+            .seen
+            .lock()
+            .unwrap()
+            .iter()
+            .all(|s| s.head.starts_with("GET /count HTTP/1.1\r\n"))
+    );
 }
 
 #[test]
@@ -76,14 +84,23 @@ fn keepalive_reuses_connections_and_no_keepalive_opens_one_per_request() {
     assert_eq!(r.errors.total(), 0);
     settle();
     assert_eq!(server.connections.load(Ordering::SeqCst), 200);
-    assert!(server.seen.lock().unwrap().iter().all(|s| s.head.contains("Connection: close")));
+    assert!(
+        server
+            .seen
+            .lock()
+            .unwrap()
+            .iter()
+            .all(|s| s.head.contains("Connection: close"))
+    );
 }
 
 #[test]
 fn http10_requests_as_ab_sends_them() {
     // The server closes after each answer, as an HTTP/1.0 server does.
     let server = TestServer::start(|_, _| {
-        Action::SendAndClose(b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nHello, World!".to_vec())
+        Action::SendAndClose(
+            b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nHello, World!".to_vec(),
+        )
     });
     let mut s = spec(&server.url("/users"));
     s.connections = 8;
@@ -95,7 +112,14 @@ fn http10_requests_as_ab_sends_them() {
     assert_eq!(r.errors.total(), 0);
     settle();
     assert_eq!(server.connections.load(Ordering::SeqCst), 100);
-    assert!(server.seen.lock().unwrap().iter().all(|s| s.head.starts_with("GET /users HTTP/1.0\r\n")));
+    assert!(
+        server
+            .seen
+            .lock()
+            .unwrap()
+            .iter()
+            .all(|s| s.head.starts_with("GET /users HTTP/1.0\r\n"))
+    );
 }
 
 #[test]
@@ -104,7 +128,10 @@ fn pipelined_answers_are_matched_in_order() {
     // client without two in flight would stall into timeouts). Each request after the first is
     // sent 60 ms before its answer whether it is first or second of its pair, so in-order
     // matching sees ~60 ms everywhere; matching the newest request instead would see 0 and 120 ms.
-    let server = TestServer::start(|_, _| Action::Batch { n: 2, last_delay: Duration::from_millis(60) });
+    let server = TestServer::start(|_, _| Action::Batch {
+        n: 2,
+        last_delay: Duration::from_millis(60),
+    });
     let mut s = spec(&server.url("/"));
     s.connections = 1;
     s.threads = 1;
@@ -113,18 +140,30 @@ fn pipelined_answers_are_matched_in_order() {
     let r = run(&s);
     assert_eq!(r.requests, 24);
     assert_eq!(r.errors.total(), 0);
-    let p25 = restbench_model::histogram::decode(&r.histogram).unwrap().value_at_quantile(0.25);
-    assert!(p25 >= 55_000, "p25 {p25}us: an answer was matched to a later request");
-    assert!(r.latency_us.p90 < 100_000, "p90 {}us: an answer was matched to an earlier request", r.latency_us.p90);
+    let p25 = restbench_model::histogram::decode(&r.histogram)
+        .unwrap()
+        .value_at_quantile(0.25);
+    assert!(
+        p25 >= 55_000,
+        "p25 {p25}us: an answer was matched to a later request"
+    );
+    assert!(
+        r.latency_us.p90 < 100_000,
+        "p90 {}us: an answer was matched to an earlier request",
+        r.latency_us.p90
+    );
 }
 
 #[test]
 fn post_body_arrives_byte_for_byte() {
-    let body: Vec<u8> = (0..4266u32).map(|i| b"{\"colors\": [\n]}"[i as usize % 15]).collect();
+    let body: Vec<u8> = (0..4266u32)
+        .map(|i| b"{\"colors\": [\n]}"[i as usize % 15])
+        .collect();
     let server = TestServer::start(|_, _| Action::Send(ok("{}")));
     let mut s = spec(&server.url("/echo"));
     s.method = "POST".into();
-    s.headers.push(("Content-Type".into(), "application/json".into()));
+    s.headers
+        .push(("Content-Type".into(), "application/json".into()));
     s.body = body.clone();
     s.connections = 3;
     s.stop = StopAt::Requests(30);
@@ -142,15 +181,23 @@ fn post_body_arrives_byte_for_byte() {
 
 #[test]
 fn latency_of_a_10ms_server_is_about_10ms() {
-    let server = TestServer::start(|_, _| Action::DelayThenSend(Duration::from_millis(10), ok("slow")));
+    let server =
+        TestServer::start(|_, _| Action::DelayThenSend(Duration::from_millis(10), ok("slow")));
     let mut s = spec(&server.url("/"));
     s.connections = 4;
     s.stop = StopAt::Duration(Duration::from_millis(1500));
     let r = run(&s);
     assert!(r.requests > 50, "only {} answers", r.requests);
     let p50 = r.latency_us.p50;
-    assert!((9_500..25_000).contains(&p50), "p50 {p50}us is not near 10 ms");
-    assert!(r.latency_us.min >= 9_500, "min {}us is below the server's delay", r.latency_us.min);
+    assert!(
+        (9_500..25_000).contains(&p50),
+        "p50 {p50}us is not near 10 ms"
+    );
+    assert!(
+        r.latency_us.min >= 9_500,
+        "min {}us is below the server's delay",
+        r.latency_us.min
+    );
 }
 
 #[test]
@@ -172,10 +219,24 @@ fn stalls_show_in_corrected_percentiles_but_not_in_uncorrected_ones() {
     s.stop = StopAt::Duration(Duration::from_secs(3));
     let r = run(&s);
     let corrected = r.latency_us;
-    let uncorrected = r.uncorrected_latency_us.expect("a rate keeps the uncorrected distribution");
-    assert!(r.requests > 400, "only {} answers at 200/s for 3 s", r.requests);
-    assert!(corrected.p90 >= 40_000, "corrected p90 {}us hides the stalls", corrected.p90);
-    assert!(uncorrected.p90 < 20_000, "uncorrected p90 {}us should be fast", uncorrected.p90);
+    let uncorrected = r
+        .uncorrected_latency_us
+        .expect("a rate keeps the uncorrected distribution");
+    assert!(
+        r.requests > 400,
+        "only {} answers at 200/s for 3 s",
+        r.requests
+    );
+    assert!(
+        corrected.p90 >= 40_000,
+        "corrected p90 {}us hides the stalls",
+        corrected.p90
+    );
+    assert!(
+        uncorrected.p90 < 20_000,
+        "uncorrected p90 {}us should be fast",
+        uncorrected.p90
+    );
     assert!(
         corrected.mean > 3.0 * uncorrected.mean,
         "corrected mean {}us vs uncorrected {}us",
@@ -192,12 +253,22 @@ fn rate_is_kept_when_the_server_is_fast() {
     s.rate = Some(300.0);
     s.stop = StopAt::Duration(Duration::from_secs(2));
     let r = run(&s);
-    assert!((500..=640).contains(&r.requests), "{} answers at 300/s for 2 s", r.requests);
+    assert!(
+        (500..=640).contains(&r.requests),
+        "{} answers at 300/s for 2 s",
+        r.requests
+    );
 }
 
 #[test]
 fn status_errors_are_counted_by_code() {
-    let server = TestServer::start(|n, _| if n % 3 == 0 { Action::Send(status(500)) } else { Action::Send(ok("hi")) });
+    let server = TestServer::start(|n, _| {
+        if n % 3 == 0 {
+            Action::Send(status(500))
+        } else {
+            Action::Send(ok("hi"))
+        }
+    });
     let mut s = spec(&server.url("/"));
     s.connections = 1;
     s.stop = StopAt::Requests(300);
@@ -221,12 +292,16 @@ fn silent_server_gives_timeouts_and_fresh_connections() {
     assert!(started.elapsed() < Duration::from_secs(3));
     assert_eq!(r.requests, 0);
     assert!(r.errors.timeout >= 6, "{} timeouts", r.errors.timeout);
-    assert!(server.connections.load(Ordering::SeqCst) >= 6, "timed-out connections must be replaced");
+    assert!(
+        server.connections.load(Ordering::SeqCst) >= 6,
+        "timed-out connections must be replaced"
+    );
 }
 
 #[test]
 fn killed_server_ends_on_time_with_counted_errors_and_no_busy_loop() {
-    let mut server = TestServer::start(|_, _| Action::DelayThenSend(Duration::from_millis(1), ok("hi")));
+    let mut server =
+        TestServer::start(|_, _| Action::DelayThenSend(Duration::from_millis(1), ok("hi")));
     let mut s = spec(&server.url("/"));
     s.connections = 10;
     s.threads = 2;
@@ -240,14 +315,24 @@ fn killed_server_ends_on_time_with_counted_errors_and_no_busy_loop() {
     let took = started.elapsed();
     assert!(took < Duration::from_millis(2800), "run took {took:?}");
     assert!(r.requests > 0);
-    assert!(r.errors.connect + r.errors.read + r.errors.write > 0, "errors: {:?}", r.errors);
+    assert!(
+        r.errors.connect + r.errors.read + r.errors.write > 0,
+        "errors: {:?}",
+        r.errors
+    );
     // 10 connections backing off from 10 ms to 1 s over ~1.4 s: a few dozen attempts, not thousands.
-    assert!(r.errors.connect < 200, "{} connect attempts: reconnects must back off", r.errors.connect);
+    assert!(
+        r.errors.connect < 200,
+        "{} connect attempts: reconnects must back off",
+        r.errors.connect
+    );
 }
 
 #[test]
 fn idle_connections_closed_by_the_server_are_replaced_without_errors() {
-    let server = TestServer::start_with(Some(Duration::from_millis(50)), |_, _| Action::Send(ok("hi")));
+    let server = TestServer::start_with(Some(Duration::from_millis(50)), |_, _| {
+        Action::Send(ok("hi"))
+    });
     let mut s = spec(&server.url("/"));
     s.connections = 2;
     s.threads = 1;
@@ -262,7 +347,9 @@ fn idle_connections_closed_by_the_server_are_replaced_without_errors() {
 #[test]
 fn connection_close_answers_are_followed_by_a_new_connection() {
     let server = TestServer::start(|_, _| {
-        Action::SendAndClose(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok".to_vec())
+        Action::SendAndClose(
+            b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok".to_vec(),
+        )
     });
     let mut s = spec(&server.url("/"));
     s.connections = 2;
@@ -277,7 +364,11 @@ fn connection_close_answers_are_followed_by_a_new_connection() {
 #[test]
 fn malformed_responses_are_parse_errors() {
     let server = TestServer::start(|n, _| {
-        if n % 2 == 0 { Action::Send(b"HTTP/1.1 200 OK\r\nContent-Length: zz\r\n\r\n".to_vec()) } else { Action::Send(ok("fine")) }
+        if n % 2 == 0 {
+            Action::Send(b"HTTP/1.1 200 OK\r\nContent-Length: zz\r\n\r\n".to_vec())
+        } else {
+            Action::Send(ok("fine"))
+        }
     });
     let mut s = spec(&server.url("/"));
     s.connections = 1;
@@ -307,7 +398,8 @@ fn chunked_and_close_delimited_bodies_are_read_to_their_end() {
 
 #[test]
 fn warmup_is_left_out_of_the_figures() {
-    let server = TestServer::start(|_, _| Action::DelayThenSend(Duration::from_millis(5), ok("hi")));
+    let server =
+        TestServer::start(|_, _| Action::DelayThenSend(Duration::from_millis(5), ok("hi")));
     let mut s = spec(&server.url("/"));
     s.connections = 1;
     s.warmup = Duration::from_millis(500);
@@ -315,8 +407,17 @@ fn warmup_is_left_out_of_the_figures() {
     let r = run(&s);
     let total = server.requests.load(Ordering::SeqCst);
     assert!(r.requests > 0);
-    assert!(r.requests < total * 3 / 4, "{} measured of {} served: warm-up was counted", r.requests, total);
-    assert!((0.45..0.7).contains(&r.duration_s), "measured {}s", r.duration_s);
+    assert!(
+        r.requests < total * 3 / 4,
+        "{} measured of {} served: warm-up was counted",
+        r.requests,
+        total
+    );
+    assert!(
+        (0.45..0.7).contains(&r.duration_s),
+        "measured {}s",
+        r.duration_s
+    );
 }
 
 #[test]
@@ -326,7 +427,8 @@ fn unreachable_server_is_an_error_before_any_load() {
         l.local_addr().unwrap().port()
     };
     let s = spec(&format!("http://127.0.0.1:{port}/"));
-    let err = restbench_loadgen::run(&s, &AtomicBool::new(false), Arc::new(Progress::default())).unwrap_err();
+    let err = restbench_loadgen::run(&s, &AtomicBool::new(false), Arc::new(Progress::default()))
+        .unwrap_err();
     assert!(matches!(err, LoadError::Unreachable { .. }), "{err}");
     assert!(err.to_string().contains(&port.to_string()));
 }

@@ -109,15 +109,25 @@ mod tests {
         let mut b = new_latency_histogram();
         for v in 1..5_000u64 {
             whole.record(v * 7).unwrap();
-            if v % 2 == 0 { a.record(v * 7).unwrap() } else { b.record(v * 7).unwrap() }
+            if v % 2 == 0 {
+                a.record(v * 7).unwrap()
+            } else {
+                b.record(v * 7).unwrap()
+            }
         }
         merge(&mut a, &b).unwrap();
-        assert_eq!(LatencySummary::from_histogram(&a), LatencySummary::from_histogram(&whole));
+        assert_eq!(
+            LatencySummary::from_histogram(&a),
+            LatencySummary::from_histogram(&whole)
+        );
     }
 
     #[test]
     fn empty_histogram_summarises_to_zero() {
-        assert_eq!(LatencySummary::from_histogram(&new_latency_histogram()).p99, 0);
+        assert_eq!(
+            LatencySummary::from_histogram(&new_latency_histogram()).p99,
+            0
+        );
     }
 
     #[test]

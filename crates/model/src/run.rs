@@ -166,12 +166,24 @@ pub struct Finding {
 
 impl Finding {
     pub fn pass(check: &str, message: impl Into<String>) -> Self {
-        Self { level: FindingLevel::Pass, check: check.into(), message: message.into() }
+        Self {
+            level: FindingLevel::Pass,
+            check: check.into(),
+            message: message.into(),
+        }
     }
     pub fn warn(check: &str, message: impl Into<String>) -> Self {
-        Self { level: FindingLevel::Warn, check: check.into(), message: message.into() }
+        Self {
+            level: FindingLevel::Warn,
+            check: check.into(),
+            message: message.into(),
+        }
     }
     pub fn fail(check: &str, message: impl Into<String>) -> Self {
-        Self { level: FindingLevel::Fail, check: check.into(), message: message.into() }
+        Self {
+            level: FindingLevel::Fail,
+            check: check.into(),
+            message: message.into(),
+        }
     }
 }

@@ -30,7 +30,11 @@ pub fn cell_table(cells: &[&Cell]) -> String {
                 c.flags.join(", ")
             );
         } else {
-            let status = if c.status == CellStatus::Failed { "failed" } else { "skipped" };
+            let status = if c.status == CellStatus::Failed {
+                "failed"
+            } else {
+                "skipped"
+            };
             let _ = writeln!(
                 o,
                 "| {} | {} | {} | {status} | – | – | – | – | – | – | – | – | {} |",
@@ -53,7 +57,11 @@ pub fn report(r: &RunResults) -> String {
         o,
         "Started {}{}. {} ({} cores), Linux {}, restbench {}. {}.\n",
         r.started_at,
-        if r.interrupted { " — **interrupted**: only finished cells are shown" } else { "" },
+        if r.interrupted {
+            " — **interrupted**: only finished cells are shown"
+        } else {
+            ""
+        },
         e.cpu_model,
         e.cores,
         e.kernel,
@@ -74,7 +82,11 @@ pub fn report(r: &RunResults) -> String {
         p.repeats,
         p.warmup_s,
         p.http_version,
-        if p.keepalive { " keep-alive" } else { ", a new connection per request" },
+        if p.keepalive {
+            " keep-alive"
+        } else {
+            ", a new connection per request"
+        },
         p.timeout_s,
         p.db_pool_total
     );
@@ -87,7 +99,11 @@ pub fn report(r: &RunResults) -> String {
     workloads.dedup();
     for w in workloads {
         let mut cells: Vec<&Cell> = r.cells.iter().filter(|c| c.workload == w).collect();
-        cells.sort_by(|a, b| a.scenario.cmp(&b.scenario).then(b.rps.median.total_cmp(&a.rps.median)));
+        cells.sort_by(|a, b| {
+            a.scenario
+                .cmp(&b.scenario)
+                .then(b.rps.median.total_cmp(&a.rps.median))
+        });
         let _ = writeln!(o, "## {w}\n");
         o.push_str(&cell_table(&cells));
         o.push('\n');
@@ -99,12 +115,33 @@ pub fn report(r: &RunResults) -> String {
         }
         o.push('\n');
     }
-    let warnings: Vec<&Cell> = r.cells.iter().filter(|c| c.findings.iter().any(|f| f.level != restbench_model::FindingLevel::Pass)).collect();
+    let warnings: Vec<&Cell> = r
+        .cells
+        .iter()
+        .filter(|c| {
+            c.findings
+                .iter()
+                .any(|f| f.level != restbench_model::FindingLevel::Pass)
+        })
+        .collect();
     if !warnings.is_empty() {
         o.push_str("## Verification findings\n\n");
         for c in warnings {
-            for f in c.findings.iter().filter(|f| f.level != restbench_model::FindingLevel::Pass) {
-                let _ = writeln!(o, "- {} / {} / {}: {:?} {}: {}", c.subject, c.workload, c.scenario, f.level, f.check, escape(&f.message));
+            for f in c
+                .findings
+                .iter()
+                .filter(|f| f.level != restbench_model::FindingLevel::Pass)
+            {
+                let _ = writeln!(
+                    o,
+                    "- {} / {} / {}: {:?} {}: {}",
+                    c.subject,
+                    c.workload,
+                    c.scenario,
+                    f.level,
+                    f.check,
+                    escape(&f.message)
+                );
             }
         }
         o.push('\n');
@@ -115,7 +152,11 @@ pub fn report(r: &RunResults) -> String {
 
 fn first_line(s: &str) -> String {
     let line = s.lines().next().unwrap_or("");
-    if line.chars().count() > 160 { format!("{}…", line.chars().take(160).collect::<String>()) } else { line.to_string() }
+    if line.chars().count() > 160 {
+        format!("{}…", line.chars().take(160).collect::<String>())
+    } else {
+        line.to_string()
+    }
 }
 
 fn escape(s: &str) -> String {

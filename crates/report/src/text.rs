@@ -51,7 +51,13 @@ pub fn load_report(r: &LoadResult, distribution: bool) -> String {
         within
     );
     let t = &r.thread_rps;
-    let _ = writeln!(o, "    Req/Sec {:>9} {:>9} {:>9}", count(t.mean), count(t.stdev), count(t.max));
+    let _ = writeln!(
+        o,
+        "    Req/Sec {:>9} {:>9} {:>9}",
+        count(t.mean),
+        count(t.stdev),
+        count(t.max)
+    );
     if distribution {
         let title = if r.uncorrected_latency_us.is_some() {
             "  Latency Distribution (from intended send times, corrected for coordinated omission)"
@@ -61,7 +67,10 @@ pub fn load_report(r: &LoadResult, distribution: bool) -> String {
         let _ = writeln!(o, "{title}");
         percentiles(&mut o, l);
         if let Some(u) = &r.uncorrected_latency_us {
-            let _ = writeln!(o, "  Uncorrected Latency Distribution (from actual send times)");
+            let _ = writeln!(
+                o,
+                "  Uncorrected Latency Distribution (from actual send times)"
+            );
             percentiles(&mut o, u);
         }
     }
@@ -99,7 +108,11 @@ pub fn load_report(r: &LoadResult, distribution: bool) -> String {
     if let Some(lag) = r.max_schedule_lag_us
         && lag > 1_000
     {
-        let _ = writeln!(o, "  Fell behind schedule by up to {} (raise -c to keep the rate)", micros(lag as f64));
+        let _ = writeln!(
+            o,
+            "  Fell behind schedule by up to {} (raise -c to keep the rate)",
+            micros(lag as f64)
+        );
     }
     let _ = writeln!(o, "Requests/sec: {:>10.2}", r.rps);
     let _ = writeln!(o, "Transfer/sec: {:>10}", bytes(r.bytes_per_s));
@@ -107,11 +120,21 @@ pub fn load_report(r: &LoadResult, distribution: bool) -> String {
 }
 
 fn percentiles(o: &mut String, l: &restbench_model::LatencySummary) {
-    for (label, v) in [("50%", l.p50), ("75%", l.p75), ("90%", l.p90), ("99%", l.p99), ("99.9%", l.p999)] {
+    for (label, v) in [
+        ("50%", l.p50),
+        ("75%", l.p75),
+        ("90%", l.p90),
+        ("99%", l.p99),
+        ("99.9%", l.p999),
+    ] {
         let _ = writeln!(o, "  {label:>7} {:>9}", micros(v as f64));
     }
 }
 
 fn trim_float(v: f64) -> String {
-    if v.fract() == 0.0 { format!("{v:.0}") } else { format!("{v}") }
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v}")
+    }
 }

@@ -62,7 +62,12 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub workloads: Vec<String>,
     /// Scenarios, comma-separated: single-thread, one-cpu, all-cores.
-    #[arg(long, value_delimiter = ',', value_name = "NAMES", default_value = "single-thread,all-cores")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "NAMES",
+        default_value = "single-thread,all-cores"
+    )]
     pub scenarios: Vec<String>,
     /// Measuring time per repeat.
     #[arg(long, value_parser = parse_duration)]
@@ -242,7 +247,8 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
             Err(format!("{text:?} is not a duration"))
         };
     }
-    humantime::parse_duration(t).map_err(|e| format!("{text:?} is not a duration such as 10s, 1m or 250ms ({e})"))
+    humantime::parse_duration(t)
+        .map_err(|e| format!("{text:?} is not a duration such as 10s, 1m or 250ms ({e})"))
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ fn main() -> ExitCode {
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|e| {
-        e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }

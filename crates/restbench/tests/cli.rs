@@ -12,7 +12,10 @@ fn restbench() -> Command {
 }
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 fn slow_tests() -> bool {
@@ -20,26 +23,42 @@ fn slow_tests() -> bool {
 }
 
 fn text(o: &Output) -> (String, String) {
-    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
 }
 
 fn closed_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 #[test]
 fn load_reports_an_unreachable_url_in_one_line() {
     let port = closed_port();
-    let o = restbench().args(["load", "-d", "1s", &format!("http://127.0.0.1:{port}/")]).output().unwrap();
+    let o = restbench()
+        .args(["load", "-d", "1s", &format!("http://127.0.0.1:{port}/")])
+        .output()
+        .unwrap();
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.contains("cannot connect") && err.contains(&port.to_string()), "{err}");
+    assert!(
+        err.contains("cannot connect") && err.contains(&port.to_string()),
+        "{err}"
+    );
 }
 
 #[test]
 fn load_reports_an_unreadable_body_file_in_one_line() {
-    let o = restbench().args(["load", "-b", "@/no/such/file.json", "http://127.0.0.1:1/"]).output().unwrap();
+    let o = restbench()
+        .args(["load", "-b", "@/no/such/file.json", "http://127.0.0.1:1/"])
+        .output()
+        .unwrap();
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(err.trim().lines().count(), 1, "{err}");
@@ -48,15 +67,24 @@ fn load_reports_an_unreadable_body_file_in_one_line() {
 
 #[test]
 fn load_rejects_bad_flags() {
-    for args in [vec!["load", "-c", "zero", "http://127.0.0.1:1/"], vec!["load", "-d", "soon", "http://127.0.0.1:1/"]] {
+    for args in [
+        vec!["load", "-c", "zero", "http://127.0.0.1:1/"],
+        vec!["load", "-d", "soon", "http://127.0.0.1:1/"],
+    ] {
         let o = restbench().args(&args).output().unwrap();
         assert_eq!(o.status.code(), Some(2), "{args:?}");
     }
-    let o = restbench().args(["load", "-c", "0", "http://127.0.0.1:1/"]).output().unwrap();
+    let o = restbench()
+        .args(["load", "-c", "0", "http://127.0.0.1:1/"])
+        .output()
+        .unwrap();
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(1));
     assert!(err.contains("--connections"), "{err}");
-    let o = restbench().args(["load", "https://127.0.0.1/"]).output().unwrap();
+    let o = restbench()
+        .args(["load", "https://127.0.0.1/"])
+        .output()
+        .unwrap();
     assert!(text(&o).1.contains("https is not supported"));
 }
 
@@ -66,11 +94,27 @@ fn subjects_json_lists_every_subject_with_its_facts() {
     assert!(o.status.success(), "{}", text(&o).1);
     let list: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
     let ids: Vec<&str> = list.iter().filter_map(|s| s["id"].as_str()).collect();
-    for id in ["rust-hyper", "rust-axum", "rust-actix", "rust-reference", "go-nethttp", "node-http", "python-flask", "java-spring-boot"] {
+    for id in [
+        "rust-hyper",
+        "rust-axum",
+        "rust-actix",
+        "rust-reference",
+        "go-nethttp",
+        "node-http",
+        "python-flask",
+        "java-spring-boot",
+    ] {
         assert!(ids.contains(&id), "{id} missing from {ids:?}");
     }
     for s in &list {
-        for key in ["id", "language", "framework", "seeds", "workloads", "available"] {
+        for key in [
+            "id",
+            "language",
+            "framework",
+            "seeds",
+            "workloads",
+            "available",
+        ] {
             assert!(s.get(key).is_some(), "{key} missing in {s}");
         }
         if s["available"] == false {
@@ -84,11 +128,22 @@ fn a_broken_manifest_is_one_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let sub = dir.path().join("demo-broken");
     std::fs::create_dir(&sub).unwrap();
-    std::fs::write(sub.join("subject.toml"), "id = \"demo-broken\"\nlanguage = \"rust\"\nframework = 3\n").unwrap();
-    let o = restbench().args(["subjects", "--subjects-dir"]).arg(dir.path()).output().unwrap();
+    std::fs::write(
+        sub.join("subject.toml"),
+        "id = \"demo-broken\"\nlanguage = \"rust\"\nframework = 3\n",
+    )
+    .unwrap();
+    let o = restbench()
+        .args(["subjects", "--subjects-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(1));
-    assert!(err.contains("subject.toml") && err.contains("framework"), "{err}");
+    assert!(
+        err.contains("subject.toml") && err.contains("framework"),
+        "{err}"
+    );
 }
 
 /// Processes whose command line mentions `needle` (other than this test).
@@ -128,29 +183,60 @@ fn run_quick_measures_the_rust_subjects_and_leaves_nothing_behind() {
     }
     let out = tempfile::tempdir().unwrap();
     let o = restbench()
-        .args(["run", "--quick", "--duration", "1s", "--warmup", "0.5s", "--scenarios", "single-thread"])
-        .args(["--subjects", "rust-hyper,rust-axum,rust-actix,rust-reference", "--workloads", "plaintext,todo,echo"])
+        .args([
+            "run",
+            "--quick",
+            "--duration",
+            "1s",
+            "--warmup",
+            "0.5s",
+            "--scenarios",
+            "single-thread",
+        ])
+        .args([
+            "--subjects",
+            "rust-hyper,rust-axum,rust-actix,rust-reference",
+            "--workloads",
+            "plaintext,todo,echo",
+        ])
         .arg("--out")
         .arg(out.path())
         .output()
         .unwrap();
     let (stdout, err) = text(&o);
     assert!(o.status.success(), "{stdout}\n{err}");
-    let results: serde_json::Value = serde_json::from_slice(&std::fs::read(out.path().join("results.json")).unwrap()).unwrap();
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("results.json")).unwrap()).unwrap();
     assert_eq!(results["schema_version"], 1);
     let cells = results["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 12, "{stdout}");
     for c in cells {
         assert_eq!(c["status"], "ok", "{c}");
         assert!(c["rps"]["median"].as_f64().unwrap() > 100.0, "{c}");
-        assert!(c["server"]["cpu_cores"].as_f64().unwrap() > 0.05, "server CPU not measured: {c}");
-        assert!(c["server"]["rss_peak_bytes"].as_u64().unwrap() > 100_000, "{c}");
+        assert!(
+            c["server"]["cpu_cores"].as_f64().unwrap() > 0.05,
+            "server CPU not measured: {c}"
+        );
+        assert!(
+            c["server"]["rss_peak_bytes"].as_u64().unwrap() > 100_000,
+            "{c}"
+        );
         assert!(c["loadgen"]["cpu_cores"].as_f64().unwrap() > 0.05, "{c}");
         assert_eq!(c["errors"]["status"], 0);
     }
-    assert!(std::fs::read_to_string(out.path().join("report.md")).unwrap().contains("rust-reference"));
-    assert!(stdout.contains("| rust-axum | echo | single-thread | ok |"), "{stdout}");
-    assert_eq!(wait_until_gone("cargo-target/release/rust-"), Vec::<String>::new());
+    assert!(
+        std::fs::read_to_string(out.path().join("report.md"))
+            .unwrap()
+            .contains("rust-reference")
+    );
+    assert!(
+        stdout.contains("| rust-axum | echo | single-thread | ok |"),
+        "{stdout}"
+    );
+    assert_eq!(
+        wait_until_gone("cargo-target/release/rust-"),
+        Vec::<String>::new()
+    );
 }
 
 #[test]
@@ -162,8 +248,23 @@ fn ctrl_c_keeps_finished_cells_and_kill_leaves_no_subject_behind() {
     let out = tempfile::tempdir().unwrap();
     let spawn = |out: &Path| {
         restbench()
-            .args(["run", "--duration", "1s", "--warmup", "0s", "--repeats", "1", "--scenarios", "single-thread"])
-            .args(["--subjects", "rust-hyper", "--workloads", "plaintext,todo,echo"])
+            .args([
+                "run",
+                "--duration",
+                "1s",
+                "--warmup",
+                "0s",
+                "--repeats",
+                "1",
+                "--scenarios",
+                "single-thread",
+            ])
+            .args([
+                "--subjects",
+                "rust-hyper",
+                "--workloads",
+                "plaintext,todo,echo",
+            ])
             .arg("--out")
             .arg(out)
             .stdout(Stdio::null())
@@ -176,31 +277,49 @@ fn ctrl_c_keeps_finished_cells_and_kill_leaves_no_subject_behind() {
     let results = out.path().join("results.json");
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(300) {
-        let cells = std::fs::read(&results).ok().and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok()).map_or(0, |v| v["cells"].as_array().map_or(0, Vec::len));
+        let cells = std::fs::read(&results)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .map_or(0, |v| v["cells"].as_array().map_or(0, Vec::len));
         if cells >= 1 {
             break;
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&results).unwrap()).unwrap();
     assert_eq!(doc["interrupted"], true);
     assert!(!doc["cells"].as_array().unwrap().is_empty());
-    assert_eq!(wait_until_gone("cargo-target/release/rust-hyper"), Vec::<String>::new());
+    assert_eq!(
+        wait_until_gone("cargo-target/release/rust-hyper"),
+        Vec::<String>::new()
+    );
 
     // SIGKILL while a subject serves: the subject dies with restbench.
     let out2 = tempfile::tempdir().unwrap();
     let mut child = spawn(out2.path());
     let started = Instant::now();
-    while processes_mentioning("cargo-target/release/rust-hyper").is_empty() && started.elapsed() < Duration::from_secs(120) {
+    while processes_mentioning("cargo-target/release/rust-hyper").is_empty()
+        && started.elapsed() < Duration::from_secs(120)
+    {
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(!processes_mentioning("cargo-target/release/rust-hyper").is_empty(), "the subject never started");
+    assert!(
+        !processes_mentioning("cargo-target/release/rust-hyper").is_empty(),
+        "the subject never started"
+    );
     child.kill().unwrap();
     let _ = child.wait();
-    assert_eq!(wait_until_gone("cargo-target/release/rust-hyper"), Vec::<String>::new());
+    assert_eq!(
+        wait_until_gone("cargo-target/release/rust-hyper"),
+        Vec::<String>::new()
+    );
 }
 
 #[test]

@@ -47,7 +47,11 @@ pub struct TestServer {
 }
 
 pub fn ok(body: &str) -> Vec<u8> {
-    format!("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+    format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
 }
 
 pub fn status(code: u16) -> Vec<u8> {
@@ -59,7 +63,10 @@ impl TestServer {
         Self::start_with(None, handler)
     }
 
-    pub fn start_with(idle_close: Option<Duration>, handler: impl Fn(u64, &Seen) -> Action + Send + Sync + 'static) -> Self {
+    pub fn start_with(
+        idle_close: Option<Duration>,
+        handler: impl Fn(u64, &Seen) -> Action + Send + Sync + 'static,
+    ) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         listener.set_nonblocking(true).unwrap();
         let addr = listener.local_addr().unwrap();
@@ -70,8 +77,13 @@ impl TestServer {
         let stop = Arc::new(AtomicBool::new(false));
         let streams = Arc::new(Mutex::new(Vec::new()));
         let acceptor = {
-            let (connections, requests, seen, stop, streams) =
-                (connections.clone(), requests.clone(), seen.clone(), stop.clone(), streams.clone());
+            let (connections, requests, seen, stop, streams) = (
+                connections.clone(),
+                requests.clone(),
+                seen.clone(),
+                stop.clone(),
+                streams.clone(),
+            );
             thread::spawn(move || {
                 while !stop.load(Ordering::SeqCst) {
                     match listener.accept() {
@@ -80,9 +92,15 @@ impl TestServer {
                             stream.set_nodelay(true).unwrap();
                             connections.fetch_add(1, Ordering::SeqCst);
                             streams.lock().unwrap().push(stream.try_clone().unwrap());
-                            let (handler, requests, seen, stop) =
-                                (handler.clone(), requests.clone(), seen.clone(), stop.clone());
-                            thread::spawn(move || serve(stream, handler, requests, seen, stop, idle_close));
+                            let (handler, requests, seen, stop) = (
+                                handler.clone(),
+                                requests.clone(),
+                                seen.clone(),
+                                stop.clone(),
+                            );
+                            thread::spawn(move || {
+                                serve(stream, handler, requests, seen, stop, idle_close)
+                            });
                         }
                         Err(_) => thread::sleep(Duration::from_millis(1)),
                     }
@@ -90,7 +108,16 @@ impl TestServer {
                 drop(listener);
             })
         };
-        Self { addr, connections, requests, seen, stop, streams, acceptor: Some(acceptor), idle_close }
+        Self {
+            addr,
+            connections,
+            requests,
+            seen,
+            stop,
+            streams,
+            acceptor: Some(acceptor),
+            idle_close,
+        }
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -123,7 +150,9 @@ fn serve(
     stop: Arc<AtomicBool>,
     idle_close: Option<Duration>,
 ) {
-    stream.set_read_timeout(Some(idle_close.unwrap_or(Duration::from_millis(100)))).unwrap();
+    stream
+        .set_read_timeout(Some(idle_close.unwrap_or(Duration::from_millis(100))))
+        .unwrap();
     let mut buf = Vec::new();
     let mut chunk = [0u8; 16384];
     let mut batch: Vec<(Vec<u8>, Duration)> = Vec::new();
@@ -133,7 +162,11 @@ fn serve(
             let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
             let len = head
                 .lines()
-                .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap()))
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().parse::<usize>().unwrap())
+                })
                 .unwrap_or(0);
             if buf.len() < head_end + 4 + len {
                 break;
@@ -179,7 +212,12 @@ fn serve(
         match stream.read(&mut chunk) {
             Ok(0) => return,
             Ok(n) => buf.extend_from_slice(&chunk[..n]),
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
                 if idle_close.is_some() && buf.is_empty() {
                     let _ = stream.shutdown(Shutdown::Both);
                     return;

@@ -18,7 +18,11 @@ pub fn start(args: DbStartArgs) -> anyhow::Result<ExitCode> {
         "PostgreSQL on 127.0.0.1:{} ({}); Ctrl-C stops it{}",
         cluster.port,
         cluster.data_dir.display(),
-        if args.keep.is_some() { " and keeps the folder" } else { " and removes it" }
+        if args.keep.is_some() {
+            " and keeps the folder"
+        } else {
+            " and removes it"
+        }
     );
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(100));

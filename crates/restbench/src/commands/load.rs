@@ -39,7 +39,11 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
         eprintln!("error: stopped early: nothing succeeded for a long time (did the server die?)");
     }
     let clean = result.errors.total() == 0 && !outcome.gave_up;
-    Ok(if clean { ExitCode::SUCCESS } else { ExitCode::from(EXIT_WITH_ERRORS) })
+    Ok(if clean {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_WITH_ERRORS)
+    })
 }
 
 /// Turns the flags into a spec, reading the body file; every problem is one line naming it.
@@ -51,11 +55,14 @@ pub fn spec_from_args(args: &LoadArgs) -> anyhow::Result<LoadSpec> {
         let Some((name, value)) = h.split_once(':') else {
             bail!("invalid header {h:?}: expected 'Name: value'");
         };
-        spec.headers.push((name.trim().to_string(), value.trim().to_string()));
+        spec.headers
+            .push((name.trim().to_string(), value.trim().to_string()));
     }
     if let Some(body) = &args.body {
         spec.body = match body.strip_prefix('@') {
-            Some(path) => std::fs::read(path).with_context(|| format!("cannot read the body file {path}"))?,
+            Some(path) => {
+                std::fs::read(path).with_context(|| format!("cannot read the body file {path}"))?
+            }
             None => body.as_bytes().to_vec(),
         };
     }
@@ -69,7 +76,11 @@ pub fn spec_from_args(args: &LoadArgs) -> anyhow::Result<LoadSpec> {
     spec.rate = args.rate;
     spec.pipeline = args.pipeline;
     spec.keepalive = !args.no_keepalive && !args.http10;
-    spec.http_version = if args.http10 { HttpVersion::Http10 } else { HttpVersion::Http11 };
+    spec.http_version = if args.http10 {
+        HttpVersion::Http10
+    } else {
+        HttpVersion::Http11
+    };
     spec.timeout = args.timeout;
     spec.warmup = args.warmup.unwrap_or_default();
     spec.validate()?;

@@ -20,13 +20,18 @@ impl TerminalProgress {
         let bar = std::io::stderr().is_terminal().then(|| {
             let bar = ProgressBar::new(total as u64);
             bar.set_style(
-                ProgressStyle::with_template("{spinner:.cyan} [{pos}/{len} cells] {elapsed_precise} {wide_msg}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                ProgressStyle::with_template(
+                    "{spinner:.cyan} [{pos}/{len} cells] {elapsed_precise} {wide_msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
             bar.enable_steady_tick(Duration::from_millis(120));
             bar
         });
-        Self { bar, current: Mutex::new(String::new()) }
+        Self {
+            bar,
+            current: Mutex::new(String::new()),
+        }
     }
 
     pub fn finish(&self) {
@@ -73,17 +78,34 @@ impl Observer for TerminalProgress {
         if let Some(bar) = &self.bar {
             bar.set_position(done as u64);
         }
-        let what = format!("[{done}/{total}] {} · {} · {}", cell.subject, cell.workload, cell.scenario);
+        let what = format!(
+            "[{done}/{total}] {} · {} · {}",
+            cell.subject, cell.workload, cell.scenario
+        );
         let line = match cell.status {
             CellStatus::Ok => format!(
                 "{what}: {:.0} req/s, p99 {} µs, server {:.2} cores{}",
                 cell.rps.median,
                 cell.latency_us.p99,
                 cell.server.cpu_cores,
-                if cell.flags.is_empty() { String::new() } else { format!(" [{}]", cell.flags.join(", ")) }
+                if cell.flags.is_empty() {
+                    String::new()
+                } else {
+                    format!(" [{}]", cell.flags.join(", "))
+                }
             ),
-            CellStatus::Failed => format!("{what}: FAILED: {}", cell.reason.as_deref().unwrap_or("").lines().next().unwrap_or("")),
-            CellStatus::Skipped => format!("{what}: skipped: {}", cell.reason.as_deref().unwrap_or("")),
+            CellStatus::Failed => format!(
+                "{what}: FAILED: {}",
+                cell.reason
+                    .as_deref()
+                    .unwrap_or("")
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+            ),
+            CellStatus::Skipped => {
+                format!("{what}: skipped: {}", cell.reason.as_deref().unwrap_or(""))
+            }
         };
         self.say(&line);
     }

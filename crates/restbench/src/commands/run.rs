@@ -28,7 +28,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let available = available_cpus();
     let placement = match &args.loadgen_cpus {
-        Some(list) => Placement::with_loadgen(&available, list).map_err(|e| anyhow::anyhow!("--loadgen-cpus: {e}"))?,
+        Some(list) => Placement::with_loadgen(&available, list)
+            .map_err(|e| anyhow::anyhow!("--loadgen-cpus: {e}"))?,
         None => Placement::split(&available),
     };
     let (duration, repeats, warmup) = if args.quick {
@@ -38,16 +39,30 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let shape = LoadShape {
         connections: args.connections,
-        threads: args.threads.unwrap_or(placement.loadgen.len() as u32).max(1),
+        threads: args
+            .threads
+            .unwrap_or(placement.loadgen.len() as u32)
+            .max(1),
         stop: StopAt::Duration(args.duration.unwrap_or(duration)),
         warmup: args.warmup.unwrap_or(warmup),
         ..LoadShape::default()
     };
-    let out_dir = args.out.clone().unwrap_or_else(|| root.parent().unwrap_or(&root).join("results").join(runner::utc_stamp()));
+    let out_dir = args.out.clone().unwrap_or_else(|| {
+        root.parent()
+            .unwrap_or(&root)
+            .join("results")
+            .join(runner::utc_stamp())
+    });
     let cache = restbench_harness::prepare::cache_dir(&root);
     let needs_db = workloads.iter().any(|w| w.needs_database())
-        && subjects.iter().any(|s| s.unavailable_reason().is_none() && s.supports(restbench_harness::workload::Workload::Users));
-    let total: usize = subjects.iter().map(|s| workloads.iter().filter(|w| s.supports(**w)).count() * args.scenarios.len()).sum();
+        && subjects.iter().any(|s| {
+            s.unavailable_reason().is_none()
+                && s.supports(restbench_harness::workload::Workload::Users)
+        });
+    let total: usize = subjects
+        .iter()
+        .map(|s| workloads.iter().filter(|w| s.supports(**w)).count() * args.scenarios.len())
+        .sum();
     if total == 0 {
         bail!("nothing to run: no selected subject serves the selected workloads");
     }
@@ -64,7 +79,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             Err(e) => progress.note(&format!("users cells will fail: {e}")),
         }
     }
-    progress.note(&format!("results: {}  ({})", out_dir.display(), placement.describe()));
+    progress.note(&format!(
+        "results: {}  ({})",
+        out_dir.display(),
+        placement.describe()
+    ));
     let plan = RunPlan {
         kind: "run".into(),
         subjects,
@@ -77,7 +96,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         placement,
         database_url,
         db_pool_total: args.db_pool,
-        note: args.quick.then(|| "A --quick pass: one short repeat per cell, for a first look only.".to_string()),
+        note: args.quick.then(|| {
+            "A --quick pass: one short repeat per cell, for a first look only.".to_string()
+        }),
     };
     let result = runner::run(&plan, &stop, &progress);
     progress.finish();
@@ -85,14 +106,27 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let results = result?;
     let md = restbench_report::markdown::report(&results);
     let report_path = out_dir.join("report.md");
-    std::fs::write(&report_path, &md).with_context(|| format!("cannot write {}", report_path.display()))?;
+    std::fs::write(&report_path, &md)
+        .with_context(|| format!("cannot write {}", report_path.display()))?;
     let cells: Vec<_> = results.cells.iter().collect();
     print!("{}", restbench_report::markdown::cell_table(&cells));
-    eprintln!("\nwrote {} and {}", out_dir.join("results.json").display(), report_path.display());
+    eprintln!(
+        "\nwrote {} and {}",
+        out_dir.join("results.json").display(),
+        report_path.display()
+    );
     if results.interrupted {
         eprintln!("interrupted: the finished cells are kept");
         return Ok(ExitCode::from(130));
     }
-    let failed = results.cells.iter().filter(|c| c.status == CellStatus::Failed).count();
-    Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    let failed = results
+        .cells
+        .iter()
+        .filter(|c| c.status == CellStatus::Failed)
+        .count();
+    Ok(if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -23,7 +23,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         bail!("{} is not available here: {reason}", s.id);
     }
     if !s.scenarios.contains_key(&args.scenario) {
-        bail!("{} declares no {} scenario (it has: {})", s.id, args.scenario, s.scenarios.keys().cloned().collect::<Vec<_>>().join(", "));
+        bail!(
+            "{} declares no {} scenario (it has: {})",
+            s.id,
+            args.scenario,
+            s.scenarios.keys().cloned().collect::<Vec<_>>().join(", ")
+        );
     }
     let cache = prepare::cache_dir(&root);
     eprintln!("preparing {} …", s.id);
@@ -41,8 +46,23 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     }
     let placement = Placement::split(&available_cpus());
     let running = match args.port {
-        Some(port) => start_subject_on(s, &args.scenario, &placement, &cache, url.as_deref(), args.db_pool, port)?,
-        None => start_subject(s, &args.scenario, &placement, &cache, url.as_deref(), args.db_pool)?,
+        Some(port) => start_subject_on(
+            s,
+            &args.scenario,
+            &placement,
+            &cache,
+            url.as_deref(),
+            args.db_pool,
+            port,
+        )?,
+        None => start_subject(
+            s,
+            &args.scenario,
+            &placement,
+            &cache,
+            url.as_deref(),
+            args.db_pool,
+        )?,
     };
     let mut running = running;
     println!("http://{}", running.addr);
@@ -53,7 +73,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         running.ready_after.as_secs_f64(),
         running.addr,
         placement.describe(),
-        s.workloads.iter().map(|w| format!("{} {}", w.method(), w.path())).collect::<Vec<_>>().join(", "),
+        s.workloads
+            .iter()
+            .map(|w| format!("{} {}", w.method(), w.path()))
+            .collect::<Vec<_>>()
+            .join(", "),
         running.child.log_path().display()
     );
     if let Some(c) = &cluster {

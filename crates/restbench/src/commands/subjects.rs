@@ -57,7 +57,11 @@ pub fn run(args: SubjectsArgs) -> anyhow::Result<ExitCode> {
                 e.id.to_string(),
                 e.language.to_string(),
                 format!("{} {}", e.framework, e.framework_version),
-                if e.seeds.is_empty() { "-".into() } else { e.seeds.join(",") },
+                if e.seeds.is_empty() {
+                    "-".into()
+                } else {
+                    e.seeds.join(",")
+                },
                 e.workloads.join(","),
                 match &e.reason {
                     None => "yes".into(),
@@ -66,7 +70,14 @@ pub fn run(args: SubjectsArgs) -> anyhow::Result<ExitCode> {
             ]
         })
         .collect();
-    let header = ["ID", "LANGUAGE", "FRAMEWORK", "SEEDS", "WORKLOADS", "AVAILABLE"];
+    let header = [
+        "ID",
+        "LANGUAGE",
+        "FRAMEWORK",
+        "SEEDS",
+        "WORKLOADS",
+        "AVAILABLE",
+    ];
     let mut widths = header.map(str::len);
     for r in &rows {
         for (i, c) in r.iter().enumerate().take(5) {
@@ -89,6 +100,10 @@ pub fn run(args: SubjectsArgs) -> anyhow::Result<ExitCode> {
         writeln!(out, "{}", line([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5]]))?;
     }
     let available = entries.iter().filter(|e| e.available).count();
-    writeln!(out, "\n{} subjects, {available} available here", entries.len())?;
+    writeln!(
+        out,
+        "\n{} subjects, {available} available here",
+        entries.len()
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -28,7 +28,12 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let workloads = parse_workloads(&args.workloads)?;
     let cache = prepare::cache_dir(&root);
     let placement = Placement::split(&available_cpus());
-    let needs_db = subjects.iter().any(|s| s.unavailable_reason().is_none() && workloads.iter().any(|w| w.needs_database() && s.supports(*w)));
+    let needs_db = subjects.iter().any(|s| {
+        s.unavailable_reason().is_none()
+            && workloads
+                .iter()
+                .any(|w| w.needs_database() && s.supports(*w))
+    });
     let mut _cluster = None;
     let mut db_error = None;
     let mut url = args.database_url.clone();
@@ -56,7 +61,11 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     let human = !args.json;
     for s in &subjects {
-        let mine: Vec<Workload> = workloads.iter().copied().filter(|w| s.supports(*w)).collect();
+        let mine: Vec<Workload> = workloads
+            .iter()
+            .copied()
+            .filter(|w| s.supports(*w))
+            .collect();
         if mine.is_empty() {
             continue;
         }
@@ -66,12 +75,20 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
             }
             continue;
         }
-        let fail_all = |reason: String, reports: &mut Vec<Report>, out: &mut std::io::StdoutLock| -> std::io::Result<()> {
+        let fail_all = |reason: String,
+                        reports: &mut Vec<Report>,
+                        out: &mut std::io::StdoutLock|
+         -> std::io::Result<()> {
             if human {
                 writeln!(out, "{}: FAIL {}", s.id, reason)?;
             }
             for w in &mine {
-                reports.push(Report { subject: s.id.clone(), workload: w.name().into(), passed: false, findings: vec![Finding::fail("start", reason.clone())] });
+                reports.push(Report {
+                    subject: s.id.clone(),
+                    workload: w.name().into(),
+                    passed: false,
+                    findings: vec![Finding::fail("start", reason.clone())],
+                });
             }
             Ok(())
         };
@@ -80,29 +97,45 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
             fail_all(e.to_string(), &mut reports, &mut out)?;
             continue;
         }
-        let mut running = match start_subject(s, &args.scenario, &placement, &cache, url.as_deref(), 100) {
-            Ok(r) => r,
-            Err(e) => {
-                failed = true;
-                fail_all(e.to_string(), &mut reports, &mut out)?;
-                continue;
-            }
-        };
+        let mut running =
+            match start_subject(s, &args.scenario, &placement, &cache, url.as_deref(), 100) {
+                Ok(r) => r,
+                Err(e) => {
+                    failed = true;
+                    fail_all(e.to_string(), &mut reports, &mut out)?;
+                    continue;
+                }
+            };
         let common = verify::common(running.addr);
         for w in mine {
             let mut findings = common.clone();
             if w.needs_database() && db.is_none() {
-                findings.push(Finding::fail("database", db_error.clone().unwrap_or_else(|| "no database".into())));
+                findings.push(Finding::fail(
+                    "database",
+                    db_error.clone().unwrap_or_else(|| "no database".into()),
+                ));
             } else {
                 findings.extend(verify::workload(running.addr, w, db.as_ref()));
             }
             let passed = verify::passed(&findings);
             failed |= !passed;
             if human {
-                let warns = findings.iter().filter(|f| f.level == FindingLevel::Warn).count();
-                let verdict = if !passed { "FAIL" } else if warns > 0 { "pass with warnings" } else { "pass" };
+                let warns = findings
+                    .iter()
+                    .filter(|f| f.level == FindingLevel::Warn)
+                    .count();
+                let verdict = if !passed {
+                    "FAIL"
+                } else if warns > 0 {
+                    "pass with warnings"
+                } else {
+                    "pass"
+                };
                 writeln!(out, "{} {}: {verdict}", s.id, w)?;
-                for f in findings.iter().filter(|f| args.verbose || f.level != FindingLevel::Pass) {
+                for f in findings
+                    .iter()
+                    .filter(|f| args.verbose || f.level != FindingLevel::Pass)
+                {
                     let tag = match f.level {
                         FindingLevel::Pass => "ok  ",
                         FindingLevel::Warn => "warn",
@@ -111,7 +144,12 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
                     writeln!(out, "    {tag} {}: {}", f.check, f.message)?;
                 }
             }
-            reports.push(Report { subject: s.id.clone(), workload: w.name().into(), passed, findings });
+            reports.push(Report {
+                subject: s.id.clone(),
+                workload: w.name().into(),
+                passed,
+                findings,
+            });
         }
         running.child.stop(std::time::Duration::from_secs(5));
     }
@@ -120,9 +158,18 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         writeln!(out)?;
     } else {
         let bad = reports.iter().filter(|r| !r.passed).count();
-        writeln!(out, "\n{} subject-workloads verified: {} passed, {bad} failed", reports.len(), reports.len() - bad)?;
+        writeln!(
+            out,
+            "\n{} subject-workloads verified: {} passed, {bad} failed",
+            reports.len(),
+            reports.len() - bad
+        )?;
     }
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// Workload names from the command line (all when empty).
@@ -134,7 +181,10 @@ pub fn parse_workloads(names: &[String]) -> anyhow::Result<Vec<Workload>> {
         .iter()
         .map(|n| match Workload::parse(n) {
             Some(w) => Ok(w),
-            None => bail!("unknown workload {n:?} (known: {})", Workload::names().join(", ")),
+            None => bail!(
+                "unknown workload {n:?} (known: {})",
+                Workload::names().join(", ")
+            ),
         })
         .collect()
 }
