@@ -16,7 +16,13 @@ pub const TODO_TITLES: [&str; 8] = [
 pub const HELLO: &str = "Hello, World!";
 
 /// One entry of `colors.json`: name, category, type (white has none), rgba, hex.
-type Color = (&'static str, &'static str, Option<&'static str>, [u8; 4], &'static str);
+type Color = (
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+    [u8; 4],
+    &'static str,
+);
 
 /// The six colours of `colors.json`.
 const COLORS: [Color; 6] = [

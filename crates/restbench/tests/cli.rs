@@ -18,8 +18,17 @@ fn repo() -> PathBuf {
         .unwrap()
 }
 
-fn slow_tests() -> bool {
-    std::env::var("RESTBENCH_SLOW_TESTS").is_ok_and(|v| v == "1")
+/// The slow tests start real subjects and look for leftover processes by name, so they take
+/// turns: a subject of one test must not look like a leftover of another.
+static SLOW: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn slow_tests() -> Option<std::sync::MutexGuard<'static, ()>> {
+    if std::env::var("RESTBENCH_SLOW_TESTS").is_ok_and(|v| v == "1") {
+        Some(SLOW.lock().unwrap_or_else(|p| p.into_inner()))
+    } else {
+        eprintln!("skipped: set RESTBENCH_SLOW_TESTS=1");
+        None
+    }
 }
 
 fn text(o: &Output) -> (String, String) {
@@ -177,10 +186,7 @@ fn wait_until_gone(needle: &str) -> Vec<String> {
 
 #[test]
 fn run_quick_measures_the_rust_subjects_and_leaves_nothing_behind() {
-    if !slow_tests() {
-        eprintln!("skipped: set RESTBENCH_SLOW_TESTS=1");
-        return;
-    }
+    let Some(_turn) = slow_tests() else { return };
     let out = tempfile::tempdir().unwrap();
     let o = restbench()
         .args([
@@ -241,10 +247,7 @@ fn run_quick_measures_the_rust_subjects_and_leaves_nothing_behind() {
 
 #[test]
 fn ctrl_c_keeps_finished_cells_and_kill_leaves_no_subject_behind() {
-    if !slow_tests() {
-        eprintln!("skipped: set RESTBENCH_SLOW_TESTS=1");
-        return;
-    }
+    let Some(_turn) = slow_tests() else { return };
     let out = tempfile::tempdir().unwrap();
     let spawn = |out: &Path| {
         restbench()
@@ -324,10 +327,7 @@ fn ctrl_c_keeps_finished_cells_and_kill_leaves_no_subject_behind() {
 
 #[test]
 fn verify_passes_for_every_available_subject() {
-    if !slow_tests() {
-        eprintln!("skipped: set RESTBENCH_SLOW_TESTS=1");
-        return;
-    }
+    let Some(_turn) = slow_tests() else { return };
     let o = restbench().args(["verify"]).output().unwrap();
     let (stdout, err) = text(&o);
     assert!(o.status.success(), "{stdout}\n{err}");
