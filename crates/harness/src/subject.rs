@@ -150,18 +150,16 @@ impl Subject {
         let text = std::fs::read_to_string(&file)
             .map_err(|e| err("(file)", format!("cannot read: {e}")))?;
         let raw: RawManifest = toml::from_str(&text).map_err(|e| {
+            // The key on the line where the error is (the span may point at the value).
             let field = e
                 .span()
-                .and_then(|span| text.get(span))
-                .map(|s| {
-                    s.split('=')
-                        .next()
-                        .unwrap_or(s)
-                        .trim()
-                        .trim_matches('"')
-                        .to_string()
+                .and_then(|span| {
+                    let start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+                    let line = text[start..].lines().next()?;
+                    let key = line.split('=').next()?.trim().trim_matches(['"', '[', ']']);
+                    Some(key.to_string())
                 })
-                .filter(|s| !s.is_empty() && s.len() < 60 && !s.contains('\n'))
+                .filter(|s| !s.is_empty() && s.len() < 60)
                 .unwrap_or_else(|| "(document)".to_string());
             let line = e.span().map(|s| text[..s.start].lines().count().max(1));
             let reason = e.message().trim().to_string();
