@@ -380,11 +380,6 @@ impl Cluster {
         }
     }
 
-    /// Stops the server process only, keeping the data (for fault tests).
-    pub fn pause(&mut self) -> Option<ManagedChild> {
-        self.server.take()
-    }
-
     pub fn root(&self) -> &Path {
         &self.root
     }

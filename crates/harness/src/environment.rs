@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use restbench_model::Environment;
 
-use crate::placement::{Placement, format_cpu_list};
+use crate::placement::Placement;
 
 /// Reads CPU model, cores, kernel, host and memory.
 pub fn describe(placement: &Placement) -> Environment {
@@ -79,9 +79,4 @@ pub fn command_version(cwd: &std::path::Path, command: &str) -> String {
         Ok(out) => format!("unknown ({} exited {})", command, out.status),
         Err(e) => format!("unknown ({e})"),
     }
-}
-
-/// `0-3` style text of the CPUs a placement gives the server.
-pub fn server_cpus_text(p: &Placement) -> String {
-    format_cpu_list(&p.server)
 }

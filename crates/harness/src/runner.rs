@@ -70,7 +70,7 @@ pub struct RunPlan {
     pub placement: Placement,
     pub database_url: Option<String>,
     pub db_pool_total: u32,
-    /// Extra environment per (subject, scenario), e.g. GOMAXPROCS variants of a study.
+    /// A sentence for the report about how this run differs from the defaults.
     pub note: Option<String>,
 }
 
@@ -207,7 +207,7 @@ pub fn run(
             if stop.load(Ordering::Relaxed) {
                 break 'subjects;
             }
-            let Some(settings) = subject.scenarios.get(scenario) else {
+            if !subject.scenarios.contains_key(scenario) {
                 fail_all(
                     &mut results,
                     CellStatus::Skipped,
@@ -236,7 +236,6 @@ pub fn run(
                     continue;
                 }
             };
-            let _ = settings;
             observer.step(&subject.id, scenario, None, "verifying");
             let common = verify::common(server.addr);
             for w in &workloads {
