@@ -4,10 +4,11 @@ use std::collections::BTreeMap;
 
 use restbench_model::Environment;
 
+use crate::cgroup::Backend;
 use crate::placement::Placement;
 
 /// Reads CPU model, cores, kernel, host and memory.
-pub fn describe(placement: &Placement) -> Environment {
+pub fn describe(placement: &Placement, backend: &Backend) -> Environment {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let cpu_model = cpuinfo
         .lines()
@@ -43,11 +44,8 @@ pub fn describe(placement: &Placement) -> Environment {
         kernel,
         hostname,
         memory_bytes,
-        backend: "affinity-only".into(),
-        backend_reason: format!(
-            "processes pinned with sched_setaffinity; {}",
-            placement.describe()
-        ),
+        backend: backend.kind.name().into(),
+        backend_reason: format!("{}; {}", backend.reason, placement.describe()),
         loadgen_cpus: placement.loadgen.iter().map(|&c| c as u32).collect(),
         server_cpus: placement.server.iter().map(|&c| c as u32).collect(),
         toolchains: BTreeMap::new(),
@@ -69,14 +67,50 @@ pub fn command_version(cwd: &std::path::Path, command: &str) -> String {
             } else {
                 out.stdout
             };
-            String::from_utf8_lossy(&text)
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .to_string()
+            strip_ansi(
+                String::from_utf8_lossy(&text)
+                    .lines()
+                    .next()
+                    .unwrap_or_default(),
+            )
+            .trim()
+            .to_string()
         }
         Ok(out) => format!("unknown ({} exited {})", command, out.status),
         Err(e) => format!("unknown ({e})"),
+    }
+}
+
+/// Removes terminal colour sequences (`ESC [ … letter`), which some tools print even into pipes.
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            if chars.next() == Some('[') {
+                for d in chars.by_ref() {
+                    if d.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_sequences_are_removed() {
+        assert_eq!(
+            strip_ansi("\u{1b}[1mApache Maven 3.8.7\u{1b}[m"),
+            "Apache Maven 3.8.7"
+        );
+        assert_eq!(strip_ansi("go version go1.26"), "go version go1.26");
     }
 }

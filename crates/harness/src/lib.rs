@@ -12,6 +12,8 @@
 //!
 //! The harness never does hot-path HTTP: load goes through `restbench_loadgen::run`.
 
+pub mod calibrate;
+pub mod cgroup;
 pub mod db;
 pub mod environment;
 pub mod error;

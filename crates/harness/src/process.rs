@@ -37,6 +37,9 @@ pub struct SpawnSpec {
     pub log: PathBuf,
     /// A folder the guard removes if restbench dies before cleaning up.
     pub remove_on_death: Option<PathBuf>,
+    /// Cgroup folders the child joins before exec (one per v1 hierarchy); the guard empties and
+    /// removes them if restbench dies.
+    pub cgroup_dirs: Vec<PathBuf>,
 }
 
 /// A running child and its process group.
@@ -71,10 +74,16 @@ impl ManagedChild {
             .process_group(0);
         let cpus = spec.cpus.clone();
         let user = spec.user;
-        install_pre_exec(&mut cmd, cpus, user);
+        let cgroup_procs = spec
+            .cgroup_dirs
+            .iter()
+            .map(|d| std::ffi::CString::new(d.join("cgroup.procs").as_os_str().as_encoded_bytes()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| spawn_err(std::io::Error::other(e)))?;
+        install_pre_exec(&mut cmd, cpus, user, cgroup_procs);
         let child = cmd.spawn().map_err(spawn_err)?;
         let pgid = Pid::from_raw(child.id() as i32);
-        let guard = spawn_guard(pgid, spec.remove_on_death.as_deref()).ok();
+        let guard = spawn_guard(pgid, spec.remove_on_death.as_deref(), &spec.cgroup_dirs).ok();
         Ok(Self {
             name: spec.name.clone(),
             child,
@@ -159,7 +168,12 @@ pub fn group_alive(pgid: Pid) -> bool {
     unsafe_code,
     reason = "pre_exec runs between fork and exec to set the death signal, affinity and user"
 )]
-fn install_pre_exec(cmd: &mut Command, cpus: Option<Vec<usize>>, user: Option<(u32, u32)>) {
+fn install_pre_exec(
+    cmd: &mut Command,
+    cpus: Option<Vec<usize>>,
+    user: Option<(u32, u32)>,
+    cgroup_procs: Vec<std::ffi::CString>,
+) {
     let parent = std::process::id() as libc::pid_t;
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     if let Some(cpus) = &cpus {
@@ -168,10 +182,24 @@ fn install_pre_exec(cmd: &mut Command, cpus: Option<Vec<usize>>, user: Option<(u
         }
     }
     let pin = cpus.is_some();
-    // SAFETY: only async-signal-safe calls (prctl, getppid, sched_setaffinity, setgroups,
-    // setgid, setuid) on values prepared before the fork.
+    // SAFETY: only async-signal-safe calls (open, write, close, prctl, getppid,
+    // sched_setaffinity, setgroups, setgid, setuid) on values prepared before the fork.
     unsafe {
         cmd.pre_exec(move || {
+            // Join the cgroups first: "0" names the writing process, and a cpuset must admit us
+            // before the affinity below is narrowed to its CPUs.
+            for procs in &cgroup_procs {
+                let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                if fd < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                let written = libc::write(fd, b"0".as_ptr().cast(), 1);
+                let error = std::io::Error::last_os_error();
+                libc::close(fd);
+                if written != 1 {
+                    return Err(error);
+                }
+            }
             if pin && libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0
             {
                 return Err(std::io::Error::last_os_error());
@@ -197,14 +225,27 @@ fn install_pre_exec(cmd: &mut Command, cpus: Option<Vec<usize>>, user: Option<(u
     }
 }
 
-/// A shell that waits for its stdin to close, then kills the group and removes `dir`.
-fn spawn_guard(pgid: Pid, dir: Option<&Path>) -> std::io::Result<(Child, ChildStdin)> {
+/// A shell that waits for its stdin to close, then kills the group, empties and removes the
+/// cgroups, and removes `dir`.
+fn spawn_guard(
+    pgid: Pid,
+    dir: Option<&Path>,
+    cgroups: &[PathBuf],
+) -> std::io::Result<(Child, ChildStdin)> {
+    let quote = |p: &Path| format!("'{}'", p.display().to_string().replace('\'', "'\\''"));
     let mut script = format!("read _ignored; kill -KILL -{} 2>/dev/null", pgid.as_raw());
-    if let Some(dir) = dir {
+    for cg in cgroups {
+        // Processes that left the group are still in the cgroup; rmdir succeeds once it is empty.
         script.push_str(&format!(
-            "; sleep 0.2; rm -rf -- '{}'",
-            dir.display().to_string().replace('\'', "'\\''")
+            "; for _try in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do \
+             kill -KILL $(cat {procs} 2>/dev/null) 2>/dev/null; \
+             rmdir {cg} 2>/dev/null && break; [ -d {cg} ] || break; sleep 0.1; done",
+            procs = quote(&cg.join("cgroup.procs")),
+            cg = quote(cg),
         ));
+    }
+    if let Some(dir) = dir {
+        script.push_str(&format!("; sleep 0.2; rm -rf -- {}", quote(dir)));
     }
     let mut child = Command::new("/bin/sh")
         .arg("-c")

@@ -12,15 +12,16 @@ use std::time::{Duration, Instant};
 use restbench_loadgen::{HttpVersion, LoadOutcome, LoadSpec, Progress, StopAt, Target};
 use restbench_model::histogram::{self, new_latency_histogram};
 use restbench_model::{
-    Cell, CellStatus, ErrorCounts, Finding, LatencySummary, LoadgenUsage, RepeatResult, RpsStats,
-    RunProtocol, RunResults, SCHEMA_VERSION, ServerUsage,
+    Cell, CellPlacement, CellStatus, ErrorCounts, Finding, LatencySummary, LoadgenUsage,
+    RepeatResult, RpsStats, RunProtocol, RunResults, SCHEMA_VERSION, ServerUsage, UsageSource,
 };
 
+use crate::cgroup::{Backend, ServerCgroup};
 use crate::db::Database;
 use crate::placement::{Placement, pin_current_thread};
 use crate::prepare::{self, Prepared};
 use crate::process::{self, ManagedChild, SpawnSpec};
-use crate::sample::{MemorySampler, group_usage};
+use crate::sample::{MemorySampler, MemoryStats, group_usage};
 use crate::subject::{Placeholders, Subject};
 use crate::workload::Workload;
 use crate::{HarnessError, environment, stats, verify};
@@ -68,6 +69,10 @@ pub struct RunPlan {
     pub out_dir: PathBuf,
     pub cache: PathBuf,
     pub placement: Placement,
+    /// How scenarios are enforced and servers accounted.
+    pub backend: Backend,
+    /// The generator's ceiling (req/s against a trivial server on the server CPUs), if calibrated.
+    pub loadgen_ceiling_rps: Option<f64>,
     pub database_url: Option<String>,
     pub db_pool_total: u32,
     /// A sentence for the report about how this run differs from the defaults.
@@ -94,7 +99,8 @@ pub fn run(
         path: plan.out_dir.clone(),
         source,
     })?;
-    let mut env = environment::describe(&plan.placement);
+    let mut env = environment::describe(&plan.placement, &plan.backend);
+    env.loadgen_ceiling_rps = plan.loadgen_ceiling_rps;
     for s in &plan.subjects {
         if s.unavailable_reason().is_none() {
             for (name, cmd) in &s.versions {
@@ -141,6 +147,7 @@ pub fn run(
             note: plan.note.clone(),
         },
         cells: Vec::new(),
+        study: None,
     };
     let total: usize = plan
         .subjects
@@ -217,14 +224,16 @@ pub fn run(
                 continue;
             };
             observer.step(&subject.id, scenario, None, "starting");
-            let mut server = match start_subject(
-                subject,
-                scenario,
-                &plan.placement,
-                &plan.cache,
-                plan.database_url.as_deref(),
-                plan.db_pool_total,
-            ) {
+            let options = StartOptions {
+                placement: &plan.placement,
+                backend: &plan.backend,
+                cache: &plan.cache,
+                database_url: plan.database_url.as_deref(),
+                db_pool_total: plan.db_pool_total,
+            };
+            let started = process::free_port()
+                .and_then(|port| start_subject_with(subject, scenario, &options, port));
+            let mut server = match started {
                 Ok(s) => s,
                 Err(e) => {
                     fail_all(
@@ -260,7 +269,13 @@ pub fn run(
                 } else {
                     cell.findings = findings;
                     match measure(plan, &mut server, *w, subject, scenario, stop, observer) {
-                        Ok(Some(m)) => fill_cell(&mut cell, m, &plan.placement),
+                        Ok(Some(m)) => fill_cell(
+                            &mut cell,
+                            m,
+                            &plan.placement,
+                            &server.limit,
+                            plan.loadgen_ceiling_rps,
+                        ),
                         Ok(None) => break 'subjects, // interrupted: the cell in flight is dropped
                         Err(e) => {
                             cell.status = CellStatus::Failed;
@@ -283,13 +298,26 @@ pub fn run(
 
 /// A started subject.
 pub struct RunningSubject {
+    /// Declared before `cgroup`: the processes stop before their cgroup is removed.
     pub child: ManagedChild,
+    pub cgroup: Option<ServerCgroup>,
     pub addr: SocketAddr,
     pub settings: BTreeMap<String, String>,
     pub ready_after: Duration,
+    pub limit: CellPlacement,
 }
 
-/// Starts a subject for one scenario and waits until it answers.
+/// Where and under which limits subjects start.
+pub struct StartOptions<'a> {
+    pub placement: &'a Placement,
+    pub backend: &'a Backend,
+    pub cache: &'a Path,
+    pub database_url: Option<&'a str>,
+    pub db_pool_total: u32,
+}
+
+/// Starts a subject for one scenario, pinned to the server CPUs without a cgroup, and waits
+/// until it answers (`serve`, `verify`).
 pub fn start_subject(
     subject: &Subject,
     scenario: &str,
@@ -321,6 +349,73 @@ pub fn start_subject_on(
     db_pool_total: u32,
     port: u16,
 ) -> Result<RunningSubject, HarnessError> {
+    let backend = Backend::affinity_only("not requested");
+    let options = StartOptions {
+        placement,
+        backend: &backend,
+        cache,
+        database_url,
+        db_pool_total,
+    };
+    start_subject_with(subject, scenario, &options, port)
+}
+
+/// How a scenario limits the server with a given backend (DESIGN.md §5).
+pub fn scenario_limit(scenario: &str, placement: &Placement, backend: &Backend) -> CellPlacement {
+    let server = &placement.server;
+    let cpus = |c: &[usize]| c.iter().map(|&c| c as u32).collect::<Vec<u32>>();
+    let on = crate::placement::format_cpu_list(server);
+    let mut limit = CellPlacement {
+        backend: backend.kind.name().into(),
+        loadgen_cpus: cpus(&placement.loadgen),
+        server_cpus: cpus(server),
+        cpu_quota_cores: None,
+        allowed_cores: server.len().max(1) as f64,
+        enforcement: String::new(),
+    };
+    match scenario {
+        "single-thread" => {
+            limit.allowed_cores = 1.0;
+            limit.enforcement =
+                format!("runtime told to use one thread or process; server CPUs {on}");
+        }
+        "one-cpu" if backend.enforces_quota() => {
+            limit.allowed_cores = 1.0;
+            limit.cpu_quota_cores = Some(1.0);
+            limit.enforcement = format!(
+                "runtime defaults; CFS quota of 1 CPU ({}) over server CPUs {on}",
+                backend.kind.name()
+            );
+        }
+        "one-cpu" => {
+            limit.allowed_cores = 1.0;
+            limit.server_cpus = cpus(&server[..1.min(server.len())]);
+            limit.enforcement = format!(
+                "runtime defaults; pinned to CPU {} (no cgroup quota here: {})",
+                server.first().copied().unwrap_or(0),
+                backend.reason
+            );
+        }
+        _ => {
+            limit.enforcement = format!("one worker per server CPU ({on})");
+        }
+    }
+    if placement.shared {
+        limit
+            .enforcement
+            .push_str("; generator and server share the CPU");
+    }
+    limit
+}
+
+/// Starts a subject for one scenario in its own cgroup (when the backend has cgroups) and waits
+/// until it answers.
+pub fn start_subject_with(
+    subject: &Subject,
+    scenario: &str,
+    options: &StartOptions,
+    port: u16,
+) -> Result<RunningSubject, HarnessError> {
     process::ensure_port_free(port)?;
     let settings = subject
         .scenarios
@@ -329,11 +424,13 @@ pub fn start_subject_on(
             subject: subject.id.clone(),
             reason: format!("it declares no {scenario} scenario"),
         })?;
+    let limit = scenario_limit(scenario, options.placement, options.backend);
+    let server_cpus: Vec<usize> = limit.server_cpus.iter().map(|&c| c as usize).collect();
     let p = Placeholders {
         port,
-        cores: placement.server.len(),
+        cores: server_cpus.len(),
         machine_cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
-        cache: cache.to_path_buf(),
+        cache: options.cache.to_path_buf(),
         dir: subject.dir.clone(),
     };
     let processes: u32 = p.apply(&settings.processes).parse().unwrap_or(1).max(1);
@@ -345,23 +442,30 @@ pub fn start_subject_on(
     env.insert("PORT".into(), port.to_string());
     env.insert("HOST".into(), "127.0.0.1".into());
     env.insert("RESTBENCH_SCENARIO".into(), scenario.into());
-    let pool = (db_pool_total / processes).max(1);
+    let pool = (options.db_pool_total / processes).max(1);
     env.insert("DB_POOL_SIZE".into(), pool.to_string());
     shown.insert("DB_POOL_SIZE".into(), pool.to_string());
-    if let Some(url) = database_url {
+    if let Some(url) = options.database_url {
         env.insert("DATABASE_URL".into(), url.into());
     }
+    let cgroup = options.backend.create(
+        &format!("{}-{scenario}", subject.id),
+        &server_cpus,
+        limit.cpu_quota_cores,
+    )?;
     let spec = SpawnSpec {
         name: subject.id.clone(),
         shell_command: p.apply(&subject.start_command),
         cwd: subject.dir.clone(),
         env,
-        cpus: Some(placement.server.clone()),
+        cpus: Some(server_cpus.clone()),
         user: None,
-        log: cache
+        log: options
+            .cache
             .join("logs")
             .join(format!("{}-{scenario}.log", subject.id)),
         remove_on_death: None,
+        cgroup_dirs: cgroup.as_ref().map_or_else(Vec::new, |c| c.dirs().to_vec()),
     };
     let mut child = ManagedChild::spawn(&spec)?;
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
@@ -375,9 +479,11 @@ pub fn start_subject_on(
     match process::wait_ready(&mut child, addr, probe, subject.ready_timeout) {
         Ok(ready_after) => Ok(RunningSubject {
             child,
+            cgroup,
             addr,
             settings: shown,
             ready_after,
+            limit,
         }),
         Err(exit) => Err(HarnessError::NotReady {
             subject: subject.id.clone(),
@@ -397,9 +503,12 @@ pub struct Measurement {
 /// Server usage during one repeat.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ServerSample {
+    /// From the cgroup when the server has one, else from /proc.
     pub cpu: Duration,
-    pub rss_peak: u64,
-    pub rss_mean: u64,
+    pub cpu_source: UsageSource,
+    /// From /proc, the cross-check.
+    pub proc_cpu: Duration,
+    pub memory: MemoryStats,
 }
 
 fn measure(
@@ -458,20 +567,27 @@ fn measure(
             &format!("measuring {}/{}", i + 1, plan.repeats),
         );
         let pgid = server.child.pgid();
-        let before = group_usage(pgid);
-        let sampler = MemorySampler::start(pgid);
+        let cgroup_cpu = || server.cgroup.as_ref().and_then(|c| c.cpu_usage());
+        let before = (group_usage(pgid).cpu, cgroup_cpu());
+        let sampler = MemorySampler::start(pgid, server.cgroup.as_ref().and_then(|c| c.memory()));
         let outcome = run_load(&spec, &plan.placement, stop, observer)?;
-        let after = group_usage(pgid);
-        let (rss_peak, rss_mean) = sampler.finish();
+        let after = (group_usage(pgid).cpu, cgroup_cpu());
+        let memory = sampler.finish();
         if stop.load(Ordering::Relaxed) {
             return Ok(None);
         }
+        let proc_cpu = after.0.saturating_sub(before.0);
+        let (cpu, cpu_source) = match (before.1, after.1) {
+            (Some(b), Some(a)) => (a.saturating_sub(b), UsageSource::Cgroup),
+            _ => (proc_cpu, UsageSource::Proc),
+        };
         repeats.push((
             outcome,
             ServerSample {
-                cpu: after.cpu.saturating_sub(before.cpu),
-                rss_peak,
-                rss_mean,
+                cpu,
+                cpu_source,
+                proc_cpu,
+                memory,
             },
         ));
     }
@@ -516,7 +632,13 @@ fn run_load(
     })
 }
 
-fn fill_cell(cell: &mut Cell, m: Measurement, placement: &Placement) {
+fn fill_cell(
+    cell: &mut Cell,
+    m: Measurement,
+    placement: &Placement,
+    limit: &CellPlacement,
+    loadgen_ceiling_rps: Option<f64>,
+) {
     let mut merged = new_latency_histogram();
     let mut errors = ErrorCounts::default();
     let mut rps = Vec::new();
@@ -524,6 +646,8 @@ fn fill_cell(cell: &mut Cell, m: Measurement, placement: &Placement) {
     let mut bytes_per_s = Vec::new();
     let (mut server_cpu, mut server_time, mut loadgen_cpu) = (0.0, 0.0, 0.0);
     let (mut rss_peak, mut rss_means) = (0u64, Vec::new());
+    let (mut proc_cpu, mut cpu_source) = (0.0, UsageSource::Cgroup);
+    let (mut cg_peak, mut cg_means) = (None::<u64>, Vec::new());
     for (outcome, sample) in &m.repeats {
         let _ = histogram::merge(&mut merged, &outcome.latency);
         let e = outcome.errors;
@@ -538,10 +662,20 @@ fn fill_cell(cell: &mut Cell, m: Measurement, placement: &Placement) {
         bytes_per_s.push(outcome.bytes as f64 / outcome.duration.as_secs_f64().max(1e-9));
         let secs = outcome.duration.as_secs_f64().max(1e-9);
         server_cpu += sample.cpu.as_secs_f64();
+        proc_cpu += sample.proc_cpu.as_secs_f64();
+        if sample.cpu_source == UsageSource::Proc {
+            cpu_source = UsageSource::Proc;
+        }
         server_time += secs;
         loadgen_cpu += (outcome.cpu_user + outcome.cpu_system).as_secs_f64();
-        rss_peak = rss_peak.max(sample.rss_peak);
-        rss_means.push(sample.rss_mean as f64);
+        rss_peak = rss_peak.max(sample.memory.rss_peak);
+        rss_means.push(sample.memory.rss_mean as f64);
+        if let Some(p) = sample.memory.cgroup_peak {
+            cg_peak = Some(cg_peak.unwrap_or(0).max(p));
+        }
+        if let Some(m) = sample.memory.cgroup_mean {
+            cg_means.push(m as f64);
+        }
         cell.repeats.push(RepeatResult {
             rps: outcome.rps(),
             requests: outcome.answered,
@@ -576,11 +710,20 @@ fn fill_cell(cell: &mut Cell, m: Measurement, placement: &Placement) {
         cpu_us_per_req: per_req(server_cpu),
         rss_peak_bytes: rss_peak,
         rss_mean_bytes: stats::mean(&rss_means) as u64,
-        cpu_limit_cores: None,
+        cpu_limit_cores: limit.cpu_quota_cores,
+        cpu_source,
+        proc_cpu_cores: Some(proc_cpu / server_time.max(1e-9)),
+        cgroup_memory_peak_bytes: cg_peak,
+        cgroup_memory_mean_bytes: (!cg_means.is_empty()).then(|| stats::mean(&cg_means) as u64),
     };
+    cell.placement = limit.clone();
     let loadgen_cores = loadgen_cpu / server_time.max(1e-9);
-    // The generator saturated its CPUs: the figure is the generator's, not the server's.
-    let client_bound = !placement.shared && loadgen_cores >= 0.85 * placement.loadgen.len() as f64;
+    let client_bound = is_client_bound(
+        cell.rps.median,
+        loadgen_cores,
+        placement,
+        loadgen_ceiling_rps,
+    );
     cell.loadgen = LoadgenUsage {
         cpu_cores: loadgen_cores,
         cpu_us_per_req: per_req(loadgen_cpu),
@@ -592,6 +735,9 @@ fn fill_cell(cell: &mut Cell, m: Measurement, placement: &Placement) {
     if cell.rps.cv > 0.10 {
         cell.flags.push("noisy".into());
     }
+    if !limit_held(cell.server.cpu_cores, limit.allowed_cores) {
+        cell.flags.push("limit_not_held".into());
+    }
     if errors.total() > 0 {
         cell.flags.push("errors".into());
     }
@@ -602,6 +748,25 @@ fn fill_cell(cell: &mut Cell, m: Measurement, placement: &Placement) {
     {
         cell.flags.push("verification_warnings".into());
     }
+}
+
+/// The generator, not the server, set the rate: it saturated its CPUs, or the rate came within
+/// 10 % of the generator's calibrated ceiling.
+pub fn is_client_bound(
+    rps: f64,
+    loadgen_cores: f64,
+    placement: &Placement,
+    ceiling_rps: Option<f64>,
+) -> bool {
+    let saturated = !placement.shared && loadgen_cores >= 0.85 * placement.loadgen.len() as f64;
+    let near_ceiling = ceiling_rps.is_some_and(|c| c > 0.0 && rps >= 0.9 * c);
+    saturated || near_ceiling
+}
+
+/// The server stayed within what its scenario allows (5 % and 0.05 cores of slack for
+/// accounting granularity).
+pub fn limit_held(cpu_cores: f64, allowed_cores: f64) -> bool {
+    cpu_cores <= allowed_cores * 1.05 + 0.05
 }
 
 fn empty_cell(
@@ -632,6 +797,7 @@ fn empty_cell(
         settings: BTreeMap::new(),
         repeats: Vec::new(),
         histogram: None,
+        placement: Default::default(),
     }
 }
 
@@ -673,4 +839,58 @@ pub fn utc_now() -> String {
 /// `20261129T190124Z`, for folder names.
 pub fn utc_stamp() -> String {
     utc_now().replace(['-', ':'], "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn two_cpus() -> Placement {
+        Placement::split(&[0, 1])
+    }
+
+    #[test]
+    fn client_bound_by_saturation_or_by_the_ceiling() {
+        let p = two_cpus();
+        assert!(
+            is_client_bound(1000.0, 0.95, &p, None),
+            "saturated generator"
+        );
+        assert!(!is_client_bound(1000.0, 0.5, &p, None));
+        assert!(
+            is_client_bound(95_000.0, 0.5, &p, Some(100_000.0)),
+            "near ceiling"
+        );
+        assert!(!is_client_bound(50_000.0, 0.5, &p, Some(100_000.0)));
+        // Sharing one CPU, saturation says nothing about who limited whom.
+        let shared = Placement::split(&[0]);
+        assert!(!is_client_bound(1000.0, 1.0, &shared, None));
+    }
+
+    #[test]
+    fn limits_held_with_accounting_slack() {
+        assert!(limit_held(1.0, 1.0));
+        assert!(limit_held(1.09, 1.0));
+        assert!(!limit_held(1.3, 1.0));
+        assert!(limit_held(3.9, 4.0));
+        assert!(!limit_held(4.5, 4.0));
+    }
+
+    #[test]
+    fn scenarios_limit_the_server_as_designed() {
+        let p = Placement::split(&(0..16).collect::<Vec<_>>());
+        let affinity = Backend::affinity_only("test");
+        let single = scenario_limit("single-thread", &p, &affinity);
+        assert_eq!(single.allowed_cores, 1.0);
+        assert_eq!(single.server_cpus.len(), 12);
+        let all = scenario_limit("all-cores", &p, &affinity);
+        assert_eq!(all.allowed_cores, 12.0);
+        assert_eq!(all.cpu_quota_cores, None);
+        // Without a quota, one-cpu pins to one CPU.
+        let one = scenario_limit("one-cpu", &p, &affinity);
+        assert_eq!(one.server_cpus, vec![4]);
+        assert_eq!(one.allowed_cores, 1.0);
+        assert!(one.enforcement.contains("pinned"), "{}", one.enforcement);
+        assert_eq!(one.loadgen_cpus, vec![0, 1, 2, 3]);
+    }
 }

@@ -8,6 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use crate::cgroup::CgroupMemory;
+
 /// A reading of the group: CPU time so far and resident memory now.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct GroupUsage {
@@ -67,26 +69,47 @@ fn page_size() -> u64 {
         .map_or(4096, |v| v as u64)
 }
 
-/// Samples RSS every 100 ms until stopped; reports peak and mean.
+/// Peak and mean memory over a sampled window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MemoryStats {
+    pub rss_peak: u64,
+    pub rss_mean: u64,
+    /// From the server's cgroup, when it has one with memory accounting.
+    pub cgroup_peak: Option<u64>,
+    pub cgroup_mean: Option<u64>,
+}
+
+/// Samples RSS (and the cgroup's memory) every 100 ms until stopped; reports peak and mean.
 pub struct MemorySampler {
     stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<(u64, u64)>>,
+    handle: Option<JoinHandle<MemoryStats>>,
 }
 
 impl MemorySampler {
-    pub fn start(pgid: i32) -> Self {
+    pub fn start(pgid: i32, cgroup: Option<CgroupMemory>) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let handle = std::thread::spawn(move || {
             let (mut peak, mut sum, mut n) = (0u64, 0u64, 0u64);
+            let (mut cg_peak, mut cg_sum, mut cg_n) = (0u64, 0u64, 0u64);
             while !flag.load(Ordering::Relaxed) {
                 let rss = group_usage(pgid).rss_bytes;
                 peak = peak.max(rss);
                 sum += rss;
                 n += 1;
+                if let Some(m) = cgroup.as_ref().and_then(|c| c.current()) {
+                    cg_peak = cg_peak.max(m);
+                    cg_sum += m;
+                    cg_n += 1;
+                }
                 std::thread::sleep(Duration::from_millis(100));
             }
-            (peak, sum.checked_div(n).unwrap_or(0))
+            MemoryStats {
+                rss_peak: peak,
+                rss_mean: sum.checked_div(n).unwrap_or(0),
+                cgroup_peak: (cg_n > 0).then_some(cg_peak),
+                cgroup_mean: cg_sum.checked_div(cg_n),
+            }
         });
         Self {
             stop,
@@ -94,13 +117,13 @@ impl MemorySampler {
         }
     }
 
-    /// Stops sampling: (peak, mean) bytes.
-    pub fn finish(mut self) -> (u64, u64) {
+    /// Stops sampling.
+    pub fn finish(mut self) -> MemoryStats {
         self.stop.store(true, Ordering::Relaxed);
         self.handle
             .take()
             .and_then(|h| h.join().ok())
-            .unwrap_or((0, 0))
+            .unwrap_or_default()
     }
 }
 

@@ -20,6 +20,8 @@ mod spec;
 mod target;
 mod worker;
 
+pub mod trivial_server;
+
 pub use engine::{Progress, run};
 pub use error::LoadError;
 pub use outcome::LoadOutcome;

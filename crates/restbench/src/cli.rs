@@ -35,6 +35,18 @@ pub enum Command {
     Db(DbCommand),
     /// Render report.md again from a run's results.json.
     Report(ReportArgs),
+    /// What this machine can run and enforce: cores, cgroup backend, toolchains, PostgreSQL.
+    Doctor(DoctorArgs),
+}
+
+/// `restbench doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// A JSON document instead of lines.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub dir: SubjectsDir,
 }
 
 /// Options shared by commands that start subjects.
@@ -96,6 +108,13 @@ pub struct RunArgs {
     /// CPUs for the load generator (such as 0 or 0-1); the server gets the others.
     #[arg(long, value_name = "CPUS")]
     pub loadgen_cpus: Option<String>,
+    /// Enforce and account with CPU affinity only, even where cgroups are usable.
+    #[arg(long)]
+    pub no_cgroups: bool,
+    /// Skip measuring the generator's ceiling at the start (client_bound then relies on the
+    /// generator's CPU alone).
+    #[arg(long)]
+    pub no_calibrate: bool,
     #[command(flatten)]
     pub dir: SubjectsDir,
 }

@@ -173,6 +173,52 @@ fn processes_mentioning(needle: &str) -> Vec<String> {
     found
 }
 
+/// Cgroup folders made for the servers of the restbench process `pid`, in any hierarchy.
+fn cgroups_of(pid: u32) -> Vec<PathBuf> {
+    fn walk(dir: &Path, prefix: &str, depth: u32, found: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            if !path.is_dir() || path.is_symlink() {
+                continue;
+            }
+            if e.file_name().to_string_lossy().starts_with(prefix) {
+                found.push(path);
+            } else if depth > 0 {
+                walk(&path, prefix, depth - 1, found);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(
+        Path::new("/sys/fs/cgroup"),
+        &format!("restbench-{pid}-"),
+        4,
+        &mut found,
+    );
+    found
+}
+
+fn wait_until_no_cgroups(pid: u32) -> Vec<PathBuf> {
+    let started = Instant::now();
+    loop {
+        let left = cgroups_of(pid);
+        if left.is_empty() || started.elapsed() > Duration::from_secs(5) {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The backend `restbench doctor` finds here.
+fn backend() -> String {
+    let o = restbench().args(["doctor", "--json"]).output().unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    doc["backend"].as_str().unwrap().to_string()
+}
+
 fn wait_until_gone(needle: &str) -> Vec<String> {
     let started = Instant::now();
     loop {
@@ -214,9 +260,26 @@ fn run_quick_measures_the_rust_subjects_and_leaves_nothing_behind() {
     let results: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.path().join("results.json")).unwrap()).unwrap();
     assert_eq!(results["schema_version"], 1);
+    let backend = backend();
+    assert_eq!(results["environment"]["backend"], backend.as_str());
+    assert!(
+        results["environment"]["loadgen_ceiling_rps"]
+            .as_f64()
+            .unwrap()
+            > 1000.0
+    );
     let cells = results["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 12, "{stdout}");
     for c in cells {
+        assert_eq!(c["placement"]["backend"], backend.as_str(), "{c}");
+        assert_eq!(c["placement"]["allowed_cores"], 1.0, "{c}");
+        assert!(!c["placement"]["server_cpus"].as_array().unwrap().is_empty());
+        let source = if backend == "affinity-only" {
+            "proc"
+        } else {
+            "cgroup"
+        };
+        assert_eq!(c["server"]["cpu_source"], source, "{c}");
         assert_eq!(c["status"], "ok", "{c}");
         assert!(c["rps"]["median"].as_f64().unwrap() > 100.0, "{c}");
         assert!(
@@ -303,6 +366,7 @@ fn ctrl_c_keeps_finished_cells_and_kill_leaves_no_subject_behind() {
         wait_until_gone("cargo-target/release/rust-hyper"),
         Vec::<String>::new()
     );
+    assert_eq!(wait_until_no_cgroups(child.id()), Vec::<PathBuf>::new());
 
     // SIGKILL while a subject serves: the subject dies with restbench.
     let out2 = tempfile::tempdir().unwrap();
@@ -317,12 +381,19 @@ fn ctrl_c_keeps_finished_cells_and_kill_leaves_no_subject_behind() {
         !processes_mentioning("cargo-target/release/rust-hyper").is_empty(),
         "the subject never started"
     );
+    if backend() != "affinity-only" {
+        assert!(
+            !cgroups_of(child.id()).is_empty(),
+            "the subject has no cgroup"
+        );
+    }
     child.kill().unwrap();
     let _ = child.wait();
     assert_eq!(
         wait_until_gone("cargo-target/release/rust-hyper"),
         Vec::<String>::new()
     );
+    assert_eq!(wait_until_no_cgroups(child.id()), Vec::<PathBuf>::new());
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 mod db;
+mod doctor;
 mod load;
 mod progress;
 mod report;
@@ -26,6 +27,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => serve::run(args),
         Command::Db(DbCommand::Start(args)) => db::start(args),
         Command::Report(args) => report::run(args),
+        Command::Doctor(args) => doctor::run(args),
     }
 }
 

