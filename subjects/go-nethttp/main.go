@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -207,7 +208,8 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	log.Printf("go-nethttp listening on %s", srv.Addr)
+	// GOMAXPROCS as the runtime chose it: seed 000's one-cpu dispute turned on this number.
+	log.Printf("go-nethttp listening on %s (GOMAXPROCS=%d, NumCPU=%d)", srv.Addr, runtime.GOMAXPROCS(0), runtime.NumCPU())
 	go func() {
 		if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
 			log.Fatal(err)
