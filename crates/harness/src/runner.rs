@@ -60,9 +60,9 @@ impl Default for LoadShape {
 /// Everything a run needs, resolved.
 pub struct RunPlan {
     pub kind: String,
-    pub subjects: Vec<Subject>,
+    /// Subjects in order, each with its scenarios.
+    pub entries: Vec<RunEntry>,
     pub workloads: Vec<Workload>,
-    pub scenarios: Vec<String>,
     /// Load shape per workload (a study may differ from the default).
     pub shape: LoadShape,
     pub repeats: u32,
@@ -77,6 +77,44 @@ pub struct RunPlan {
     pub db_pool_total: u32,
     /// A sentence for the report about how this run differs from the defaults.
     pub note: Option<String>,
+    /// Set when the run is a seed study.
+    pub study: Option<restbench_model::StudyInfo>,
+}
+
+/// A subject and the scenarios to run it in; a study may list one subject twice with different
+/// settings (seed 000's GOMAXPROCS unset and =1).
+#[derive(Debug, Clone)]
+pub struct RunEntry {
+    pub subject: Subject,
+    pub scenarios: Vec<String>,
+}
+
+impl RunEntry {
+    /// Every subject in every scenario, the plain `restbench run`.
+    pub fn all(subjects: Vec<Subject>, scenarios: &[String]) -> Vec<Self> {
+        subjects
+            .into_iter()
+            .map(|subject| Self {
+                subject,
+                scenarios: scenarios.to_vec(),
+            })
+            .collect()
+    }
+
+    /// The subject with `env` added to one scenario's environment.
+    pub fn with_settings(
+        mut subject: Subject,
+        scenario: &str,
+        env: &BTreeMap<String, String>,
+    ) -> Self {
+        if let Some(s) = subject.scenarios.get_mut(scenario) {
+            s.env.extend(env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        Self {
+            subject,
+            scenarios: vec![scenario.to_string()],
+        }
+    }
 }
 
 /// What a run reports while it goes.
@@ -101,7 +139,7 @@ pub fn run(
     })?;
     let mut env = environment::describe(&plan.placement, &plan.backend);
     env.loadgen_ceiling_rps = plan.loadgen_ceiling_rps;
-    for s in &plan.subjects {
+    for s in plan.entries.iter().map(|e| &e.subject) {
         if s.unavailable_reason().is_none() {
             for (name, cmd) in &s.versions {
                 let key = if name == "toolchain" {
@@ -147,13 +185,9 @@ pub fn run(
             note: plan.note.clone(),
         },
         cells: Vec::new(),
-        study: None,
+        study: plan.study.clone(),
     };
-    let total: usize = plan
-        .subjects
-        .iter()
-        .map(|s| plan.workloads.iter().filter(|w| s.supports(**w)).count() * plan.scenarios.len())
-        .sum();
+    let total = plan_cells(plan);
     let db = match &plan.database_url {
         Some(url) => match Database::connect(url).and_then(|db| db.seed().map(|_| db)) {
             Ok(db) => Some(db),
@@ -166,7 +200,8 @@ pub fn run(
     };
     write_results(&plan.out_dir, &results)?;
 
-    'subjects: for subject in &plan.subjects {
+    'subjects: for entry in &plan.entries {
+        let subject = &entry.subject;
         let workloads: Vec<Workload> = plan
             .workloads
             .iter()
@@ -191,7 +226,7 @@ pub fn run(
             write_results(&plan.out_dir, results)
         };
         if let Some(reason) = subject.unavailable_reason() {
-            fail_all(&mut results, CellStatus::Skipped, &reason, &plan.scenarios)?;
+            fail_all(&mut results, CellStatus::Skipped, &reason, &entry.scenarios)?;
             continue;
         }
         observer.step(&subject.id, "", None, "building");
@@ -205,12 +240,12 @@ pub fn run(
                     &mut results,
                     CellStatus::Failed,
                     &e.to_string(),
-                    &plan.scenarios,
+                    &entry.scenarios,
                 )?;
                 continue;
             }
         }
-        for scenario in &plan.scenarios {
+        for scenario in &entry.scenarios {
             if stop.load(Ordering::Relaxed) {
                 break 'subjects;
             }
@@ -294,6 +329,20 @@ pub fn run(
     results.finished_at = Some(utc_now());
     write_results(&plan.out_dir, &results)?;
     Ok(results)
+}
+
+/// How many cells a plan has.
+pub fn plan_cells(plan: &RunPlan) -> usize {
+    plan.entries
+        .iter()
+        .map(|e| {
+            plan.workloads
+                .iter()
+                .filter(|w| e.subject.supports(**w))
+                .count()
+                * e.scenarios.len()
+        })
+        .sum()
 }
 
 /// A started subject.

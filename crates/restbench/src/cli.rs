@@ -33,10 +33,80 @@ pub enum Command {
     /// A throwaway PostgreSQL server for the users workload.
     #[command(subcommand)]
     Db(DbCommand),
-    /// Render report.md again from a run's results.json.
+    /// Render report.md and report.html again from a run's results.json.
     Report(ReportArgs),
     /// What this machine can run and enforce: cores, cgroup backend, toolchains, PostgreSQL.
     Doctor(DoctorArgs),
+    /// Re-run a seed study (a: JSON echo, b: todo list, c: users from PostgreSQL, d: plaintext)
+    /// and report it against the published figures.
+    Study(StudyArgs),
+    /// Set two runs side by side as ratios and name what got faster or slower beyond the noise.
+    Compare(CompareArgs),
+}
+
+/// `restbench study`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Studies:
+  a  seed 000: ~4 KB JSON echo; wrk -t2 -c10 -d20s; single-thread, one-cpu (Go with GOMAXPROCS
+     unset and =1), all-cores; Node, Go, Spring Boot
+  b  seed 002: static todo list; 100,000 warm-up requests on 1 connection, then 100,000 on 32
+     connections with 4 threads; Jersey/Grizzly, Go, Node and Express in cluster mode
+  c  seed 003: 100 users from PostgreSQL with a Caesar cipher; 10,000 requests at concurrency 128,
+     a new connection per request as ab; all cores; a pool of 100; Go, Node, Python stacks
+  d  seed 004: plaintext hello; wrk -t8 -c512 --timeout 1m; eleven stacks
+Every study adds rust-hyper, rust-axum, rust-actix and rust-reference. By default durations are
+shortened so that `study all` finishes in reasonable time (the report says how); --faithful keeps
+the seeds' own (study d then takes 10 minutes per cell). Ratios against each study's first system
+are set beside the published ones, with every reversal of order marked.")]
+pub struct StudyArgs {
+    /// a, b, c, d or all.
+    pub study: String,
+    /// A first look: much shorter loads, one repeat.
+    #[arg(long, conflicts_with = "faithful")]
+    pub quick: bool,
+    /// The seeds' full durations and request counts.
+    #[arg(long)]
+    pub faithful: bool,
+    /// Only these subjects of the study, comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "IDS")]
+    pub subjects: Vec<String>,
+    /// Repeats per cell (default 3, 1 with --quick).
+    #[arg(long)]
+    pub repeats: Option<u32>,
+    /// Measuring time per repeat for the timed studies (a, d).
+    #[arg(long, value_parser = parse_duration)]
+    pub duration: Option<Duration>,
+    /// Where to write (default: results/study-<id>-<UTC stamp>; `all` writes one folder per study
+    /// and an index report).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// An existing PostgreSQL server for study c (default: a throwaway one).
+    #[arg(long, value_name = "URL")]
+    pub database_url: Option<String>,
+    /// CPUs for the load generator; the server gets the others.
+    #[arg(long, value_name = "CPUS")]
+    pub loadgen_cpus: Option<String>,
+    /// Enforce and account with CPU affinity only.
+    #[arg(long)]
+    pub no_cgroups: bool,
+    #[command(flatten)]
+    pub dir: SubjectsDir,
+}
+
+/// `restbench compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The baseline: a run's folder or its results.json.
+    pub a: PathBuf,
+    /// The run compared with it.
+    pub b: PathBuf,
+    /// Markdown instead of aligned text.
+    #[arg(long, conflicts_with = "json")]
+    pub markdown: bool,
+    /// The comparison as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `restbench doctor`.
@@ -189,7 +259,7 @@ pub struct DbStartArgs {
 /// `restbench report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A run's folder (holding results.json).
+    /// A run's folder (holding results.json); report.md and report.html are written beside it.
     pub dir: PathBuf,
 }
 

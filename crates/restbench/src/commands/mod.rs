@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+mod compare;
 mod db;
 mod doctor;
 mod load;
@@ -7,6 +8,7 @@ mod progress;
 mod report;
 mod run;
 mod serve;
+mod study;
 mod subjects;
 mod verify;
 
@@ -28,6 +30,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Db(DbCommand::Start(args)) => db::start(args),
         Command::Report(args) => report::run(args),
         Command::Doctor(args) => doctor::run(args),
+        Command::Study(args) => study::run(args),
+        Command::Compare(args) => compare::run(args),
     }
 }
 

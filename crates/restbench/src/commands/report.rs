@@ -25,7 +25,7 @@ pub fn write_reports(results: &RunResults, dir: &Path) -> anyhow::Result<Vec<Pat
     std::fs::write(&md, restbench_report::markdown::report(results))
         .with_context(|| format!("cannot write {}", md.display()))?;
     let html = dir.join("report.html");
-    std::fs::write(&html, restbench_report::markdown::report(results)) // HTML-PENDING
+    std::fs::write(&html, restbench_report::html::render(results))
         .with_context(|| format!("cannot write {}", html.display()))?;
     Ok(vec![md, html])
 }

@@ -9,7 +9,7 @@ use anyhow::{Context, bail};
 use restbench_harness::cgroup::Backend;
 use restbench_harness::db::{Cluster, Database};
 use restbench_harness::placement::{Placement, available_cpus};
-use restbench_harness::runner::{self, LoadShape, Observer, RunPlan};
+use restbench_harness::runner::{self, LoadShape, Observer, RunEntry, RunPlan};
 use restbench_harness::subject::{self, SCENARIOS};
 use restbench_loadgen::StopAt;
 use restbench_model::{CellStatus, RunResults};
@@ -82,9 +82,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let plan = RunPlan {
         kind: "run".into(),
-        subjects,
+        entries: RunEntry::all(subjects, &args.scenarios),
         workloads,
-        scenarios: args.scenarios.clone(),
         shape,
         repeats: args.repeats.unwrap_or(repeats).max(1),
         out_dir: out_dir.clone(),
@@ -97,6 +96,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         note: args.quick.then(|| {
             "A --quick pass: one short repeat per cell, for a first look only.".to_string()
         }),
+        study: None,
     };
     let result = runner::run(&plan, &stop, &progress);
     progress.finish();

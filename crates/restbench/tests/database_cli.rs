@@ -1,0 +1,341 @@
+//! `restbench db start` and `--database-url` as users meet them: Ctrl-C stops the server and
+//! removes its folder, a killed restbench leaves no PostgreSQL process and no folder behind, and
+//! a wrong password is reported at once in one line.
+//!
+//! These tests start real PostgreSQL servers, so they run only with RESTBENCH_SLOW_TESTS=1 (as
+//! CI sets it). They find their processes by pid and their folders by path, never by name, so
+//! they run in parallel with each other and with the other tests.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+
+fn restbench() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_restbench"));
+    c.current_dir(repo());
+    c
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn slow_tests() -> bool {
+    if std::env::var("RESTBENCH_SLOW_TESTS").is_ok_and(|v| v == "1") {
+        true
+    } else {
+        eprintln!("skipped: set RESTBENCH_SLOW_TESTS=1 (starts PostgreSQL)");
+        false
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+/// `(parent pid, start time, state)` of a process, from /proc/PID/stat.
+fn stat(pid: u32) -> Option<(u32, u64, char)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let fields: Vec<&str> = text[text.rfind(')')? + 2..].split_whitespace().collect();
+    let state = fields.first()?.chars().next()?;
+    Some((
+        fields.get(1)?.parse().ok()?,
+        fields.get(19)?.parse().ok()?,
+        state,
+    ))
+}
+
+fn pids() -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_string_lossy().parse().ok())
+        .collect()
+}
+
+/// `(pid, start time)` of the postmaster and of every process it started.
+fn postgres_processes(postmaster: u32) -> Vec<(u32, u64)> {
+    pids()
+        .into_iter()
+        .filter_map(|pid| {
+            let (ppid, start, _) = stat(pid)?;
+            (pid == postmaster || ppid == postmaster).then_some((pid, start))
+        })
+        .collect()
+}
+
+/// Those of `procs` still running (a zombie has ended; a reused pid is another process).
+fn still_running(procs: &[(u32, u64)]) -> Vec<u32> {
+    procs
+        .iter()
+        .filter(|(pid, start)| {
+            stat(*pid).is_some_and(|(_, s, state)| s == *start && state != 'Z' && state != 'X')
+        })
+        .map(|(pid, _)| *pid)
+        .collect()
+}
+
+/// Running processes whose command line mentions `needle` (the cluster's folder: the
+/// postmaster's `-D` and the guards' `rm -rf`).
+fn processes_mentioning(needle: &str) -> Vec<String> {
+    pids()
+        .into_iter()
+        .filter(|pid| stat(*pid).is_some_and(|(_, _, state)| state != 'Z'))
+        .filter_map(|pid| {
+            let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            cmd.contains(needle).then(|| format!("{pid}: {cmd}"))
+        })
+        .collect()
+}
+
+/// Polls (10 s at most) until `done` holds; returns how long it took, or `None`.
+fn within_10s(mut done: impl FnMut() -> bool) -> Option<Duration> {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(10) {
+        if done() {
+            return Some(started.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    done().then(|| started.elapsed())
+}
+
+fn accepts(port: u16) -> bool {
+    std::net::TcpStream::connect_timeout(
+        &std::net::SocketAddr::from(([127, 0, 0, 1], port)),
+        Duration::from_secs(1),
+    )
+    .is_ok()
+}
+
+// ---------------------------------------------------------------------------------------------
+// restbench db start
+
+/// A running `restbench db start`.
+struct DbStart {
+    child: Child,
+    url: String,
+    port: u16,
+    root: PathBuf,
+    postgres: Vec<(u32, u64)>,
+    stderr: Receiver<String>,
+}
+
+impl Drop for DbStart {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn lines(reader: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(reader).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+fn db_start() -> DbStart {
+    let mut child = restbench()
+        .args(["db", "start"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = lines(child.stdout.take().unwrap());
+    let stderr = lines(child.stderr.take().unwrap());
+    let url = stdout
+        .recv_timeout(Duration::from_secs(60))
+        .unwrap_or_else(|_| panic!("no URL on stdout within 60 s"));
+    // "PostgreSQL on 127.0.0.1:PORT (DATA_DIR); Ctrl-C stops it and removes it"
+    let about = stderr.recv_timeout(Duration::from_secs(10)).unwrap();
+    let data_dir = about
+        .split_once(" (")
+        .and_then(|(_, rest)| rest.split_once("); "))
+        .map(|(dir, _)| PathBuf::from(dir))
+        .unwrap_or_else(|| panic!("no data folder in {about:?}"));
+    assert!(about.contains("removes it"), "{about}");
+    let port: u16 = url
+        .rsplit_once(':')
+        .and_then(|(_, rest)| rest.split('/').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {url:?}"));
+    assert!(about.contains(&format!("127.0.0.1:{port}")), "{about}");
+    let pid_file = std::fs::read_to_string(data_dir.join("postmaster.pid")).unwrap();
+    let postmaster: u32 = pid_file.lines().next().unwrap().trim().parse().unwrap();
+    let postgres = postgres_processes(postmaster);
+    assert!(postgres.len() >= 3, "postmaster and helpers: {postgres:?}");
+    let root = data_dir.parent().unwrap().to_path_buf();
+    DbStart {
+        child,
+        url,
+        port,
+        root,
+        postgres,
+        stderr,
+    }
+}
+
+/// The server answers with the seed data.
+fn check_seeded(url: &str) {
+    let db = restbench_harness::db::Database::connect(url).unwrap();
+    assert_eq!(db.users().unwrap(), restbench_harness::db::seed_rows());
+}
+
+/// Nothing of the cluster is left: no process, no folder, no listener.
+fn assert_cleaned_up(db: &DbStart, how: &str) -> Duration {
+    let root = db.root.display().to_string();
+    let took = within_10s(|| {
+        still_running(&db.postgres).is_empty()
+            && !db.root.exists()
+            && processes_mentioning(&root).is_empty()
+    });
+    assert_eq!(
+        still_running(&db.postgres),
+        Vec::<u32>::new(),
+        "{how}: PostgreSQL processes left running"
+    );
+    assert!(!db.root.exists(), "{how}: {root} left behind");
+    assert_eq!(
+        processes_mentioning(&root),
+        Vec::<String>::new(),
+        "{how}: processes left behind"
+    );
+    assert!(!accepts(db.port), "{how}: port {} still accepts", db.port);
+    took.unwrap_or_default()
+}
+
+#[test]
+fn db_start_stops_postgres_and_removes_its_folder_on_ctrl_c() {
+    if !slow_tests() {
+        return;
+    }
+    let mut db = db_start();
+    check_seeded(&db.url);
+    kill(Pid::from_raw(db.child.id() as i32), Signal::SIGINT).unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = db.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "db start did not exit within 20 s of Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let exited_after = started.elapsed();
+    assert!(status.success(), "{status}");
+    let said: Vec<String> = db.stderr.try_iter().collect();
+    assert!(said.iter().any(|l| l == "stopped"), "{said:?}");
+    // Cleaned up before it exited: nothing to wait for.
+    assert!(!db.root.exists(), "{} left behind", db.root.display());
+    let cleaned = assert_cleaned_up(&db, "Ctrl-C");
+    eprintln!("Ctrl-C: exited after {exited_after:.2?}, cleaned up {cleaned:.2?} later");
+}
+
+#[test]
+fn a_killed_db_start_leaves_no_postgres_and_no_folder() {
+    if !slow_tests() {
+        return;
+    }
+    let mut db = db_start();
+    check_seeded(&db.url);
+    // A client connection: its backend must go too.
+    let _client = restbench_harness::db::Database::connect(&db.url).unwrap();
+    let mut postgres = db.postgres.clone();
+    postgres.extend(
+        postgres_processes(db.postgres[0].0)
+            .into_iter()
+            .filter(|p| !postgres.contains(p)),
+    );
+    db.postgres = postgres;
+    db.child.kill().unwrap(); // SIGKILL: no handler runs
+    let _ = db.child.wait();
+    let cleaned = assert_cleaned_up(&db, "SIGKILL");
+    eprintln!("SIGKILL: cleaned up {cleaned:.2?} after restbench died");
+}
+
+// ---------------------------------------------------------------------------------------------
+// A wrong password
+
+#[test]
+fn run_with_a_wrong_password_fails_at_once_in_one_line() {
+    if !slow_tests() {
+        return;
+    }
+    let logs = tempfile::tempdir().unwrap();
+    let cluster = restbench_harness::db::Cluster::start(None, logs.path()).unwrap();
+    let url = format!(
+        "postgres://restbench:wrong-secret-zz9@127.0.0.1:{}/restbench",
+        cluster.port
+    );
+    let out = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let o = restbench()
+        .args([
+            "run",
+            "--quick",
+            "--subjects",
+            "rust-hyper",
+            "--workloads",
+            "users",
+        ])
+        .args(["--scenarios", "single-thread", "--database-url", &url])
+        .arg("--out")
+        .arg(out.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    eprintln!(
+        "--- exit {:?} after {took:.1?}\n--- stdout\n{stdout}--- stderr\n{stderr}",
+        o.status
+    );
+    assert_eq!(o.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        !stderr.contains("wrong-secret-zz9"),
+        "the password leaks: {stderr}"
+    );
+    assert!(
+        !stdout.contains("wrong-secret-zz9"),
+        "the password leaks: {stdout}"
+    );
+    let reason: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("password authentication failed"))
+        .collect();
+    assert!(
+        !reason.is_empty(),
+        "the server's reason is missing: {stderr}"
+    );
+    assert!(
+        stderr.lines().filter(|l| !l.trim().is_empty()).count() == 1,
+        "expected one line on stderr: {stderr}"
+    );
+    assert!(
+        reason[0].contains(&cluster.port.to_string()),
+        "{}",
+        reason[0]
+    );
+    assert!(took < Duration::from_secs(5), "took {took:?}");
+    assert!(
+        !out.path().join("results.json").exists(),
+        "a run without a usable database was started anyway"
+    );
+}
