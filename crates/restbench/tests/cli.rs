@@ -404,3 +404,61 @@ fn verify_passes_for_every_available_subject() {
     assert!(o.status.success(), "{stdout}\n{err}");
     assert!(stdout.contains("0 failed"), "{stdout}");
 }
+
+#[test]
+fn study_b_reports_against_the_published_figures_and_compares() {
+    let Some(_turn) = slow_tests() else { return };
+    let out = tempfile::tempdir().unwrap();
+    let run = |dir: &Path| {
+        restbench()
+            .args(["study", "b", "--quick", "--subjects", "go-nethttp,rust-hyper"])
+            .arg("--out")
+            .arg(dir)
+            .output()
+            .unwrap()
+    };
+    let first = out.path().join("first");
+    let o = run(&first);
+    let (stdout, err) = text(&o);
+    assert!(o.status.success(), "{stdout}\n{err}");
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(first.join("results.json")).unwrap()).unwrap();
+    assert_eq!(doc["kind"], "study b");
+    assert_eq!(doc["study"]["id"], "b");
+    assert_eq!(doc["study"]["shortened"], true);
+    assert_eq!(doc["protocol"]["connections"], 32);
+    assert_eq!(doc["protocol"]["threads"], 4);
+    assert_eq!(doc["protocol"]["requests"], 20_000);
+    let cells = doc["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2, "{doc}");
+    for c in cells {
+        assert_eq!(c["status"], "ok", "{c}");
+        assert_eq!(c["workload"], "todo");
+        assert_eq!(c["scenario"], "all-cores");
+        assert_eq!(c["requests"], 20_000, "exactly -n requests: {c}");
+    }
+    let md = std::fs::read_to_string(first.join("report.md")).unwrap();
+    // The published Go figure beside the measured one, and the systems not run kept with a reason.
+    assert!(md.contains("33,114"), "{md}");
+    assert!(md.contains("java-jersey-grizzly"), "{md}");
+    let html = std::fs::read_to_string(first.join("report.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("class=\"ratios\""));
+
+    // `report` renders the same folder again; `compare` sets two runs side by side.
+    std::fs::remove_file(first.join("report.html")).unwrap();
+    let o = restbench().arg("report").arg(&first).output().unwrap();
+    assert!(o.status.success(), "{:?}", text(&o));
+    assert!(first.join("report.html").is_file());
+    let second = out.path().join("second");
+    assert!(run(&second).status.success());
+    let o = restbench()
+        .args(["compare", "--json"])
+        .arg(&first)
+        .arg(second.join("results.json"))
+        .output()
+        .unwrap();
+    let (stdout, err) = text(&o);
+    assert!(o.status.success(), "{err}");
+    let cmp: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert!(stdout.contains("go-nethttp") && stdout.contains("rust-hyper"), "{cmp}");
+}
