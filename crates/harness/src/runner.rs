@@ -108,7 +108,8 @@ impl RunEntry {
         env: &BTreeMap<String, String>,
     ) -> Self {
         if let Some(s) = subject.scenarios.get_mut(scenario) {
-            s.env.extend(env.iter().map(|(k, v)| (k.clone(), v.clone())));
+            s.env
+                .extend(env.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
         Self {
             subject,

@@ -6,13 +6,18 @@
 
 pub mod histogram;
 pub mod load;
+pub mod published;
 pub mod run;
 
 pub use histogram::{HistogramError, LatencySummary};
 pub use load::{ErrorCounts, LoadResult, LoadSettings, LoadgenCpu, SecondSample, ThreadRps};
+pub use published::{
+    PlannedCell, PublishedFigure, PublishedLatency, PublishedStudy, StudyInfo, UnavailableSystem,
+    published_studies, published_study,
+};
 pub use run::{
-    Cell, CellStatus, Environment, Finding, FindingLevel, LoadgenUsage, RepeatResult, RpsStats,
-    RunProtocol, RunResults, ServerUsage,
+    Cell, CellPlacement, CellStatus, Environment, Finding, FindingLevel, LoadgenUsage,
+    RepeatResult, RpsStats, RunProtocol, RunResults, ServerUsage, UsageSource,
 };
 
 /// Version of every document in this crate; bumped on any incompatible change.

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ErrorCounts, LatencySummary};
+use crate::{ErrorCounts, LatencySummary, StudyInfo};
 
 /// A whole run: the machine it ran on and one entry per cell (subject × workload × scenario).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -20,6 +20,10 @@ pub struct RunResults {
     /// The load shape and protocol used for every cell.
     pub protocol: RunProtocol,
     pub cells: Vec<Cell>,
+    /// Set when the run reproduces a seed study (`restbench study …`); the published figures are
+    /// looked up by its id in [`crate::published`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub study: Option<StudyInfo>,
 }
 
 /// Facts about the machine and restbench, for reading figures later.
@@ -99,6 +103,24 @@ pub struct Cell {
     pub repeats: Vec<RepeatResult>,
     /// Base64 V2+DEFLATE HdrHistogram of all repeats merged.
     pub histogram: Option<String>,
+    /// Where the server and generator ran, and what limited the server.
+    #[serde(default)]
+    pub placement: CellPlacement,
+}
+
+/// The CPUs and limits of one cell, stated beside its figures.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CellPlacement {
+    /// `cgroup-v2`, `cgroup-v1` or `affinity-only`.
+    pub backend: String,
+    pub loadgen_cpus: Vec<u32>,
+    pub server_cpus: Vec<u32>,
+    /// The CPU quota enforced on the server (cores), if any.
+    pub cpu_quota_cores: Option<f64>,
+    /// The CPU the scenario allows the server (cores); more is flagged `limit_not_held`.
+    pub allowed_cores: f64,
+    /// How the scenario was enforced, in a sentence.
+    pub enforcement: String,
 }
 
 /// Requests per second over the repeats.
@@ -136,6 +158,27 @@ pub struct ServerUsage {
     pub rss_mean_bytes: u64,
     /// The CPU cap the scenario enforced (cores), if any.
     pub cpu_limit_cores: Option<f64>,
+    /// Where `cpu_cores` came from: `cgroup` (the whole tree, cluster workers included) or `proc`
+    /// (the process group, from /proc).
+    #[serde(default)]
+    pub cpu_source: UsageSource,
+    /// CPU of the process group from /proc, as a cross-check of the cgroup's figure.
+    #[serde(default)]
+    pub proc_cpu_cores: Option<f64>,
+    /// Memory charged to the server's cgroup, without inactive file cache (as `docker stats`).
+    #[serde(default)]
+    pub cgroup_memory_peak_bytes: Option<u64>,
+    #[serde(default)]
+    pub cgroup_memory_mean_bytes: Option<u64>,
+}
+
+/// Which accounting a usage figure came from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UsageSource {
+    Cgroup,
+    #[default]
+    Proc,
 }
 
 /// What the load generator used, and whether it was the limit.

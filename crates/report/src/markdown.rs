@@ -5,18 +5,21 @@ use std::fmt::Write;
 use restbench_model::{Cell, CellStatus, RunResults};
 
 use crate::units::{bytes, micros, thousands};
+use crate::{cell_labels, per_cpu_second, per_mb};
 
 /// The summary table, one row per cell.
 pub fn cell_table(cells: &[&Cell]) -> String {
     let mut o = String::new();
-    o.push_str("| subject | workload | scenario | status | req/s (median) | cv | p50 | p99 | errors | server CPU | server µs/req | RSS peak | flags |\n");
-    o.push_str("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
-    for c in cells {
+    o.push_str("| subject | workload | scenario | status | req/s (median) | cv | p50 | p99 | errors | server CPU | server µs/req | RSS peak | req per CPU-s | req/s per MB | flags |\n");
+    o.push_str("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    let labels = cell_labels(cells);
+    for (c, l) in cells.iter().zip(&labels) {
+        let subject = escape(&l.label);
         if c.status == CellStatus::Ok {
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | ok | {} | {:.1}% | {} | {} | {} | {:.2} cores | {:.1} | {} | {} |",
-                c.subject,
+                "| {} | {} | {} | ok | {} | {:.1}% | {} | {} | {} | {:.2} cores | {:.1} | {} | {} | {} | {} |",
+                subject,
                 c.workload,
                 c.scenario,
                 thousands(c.rps.median),
@@ -27,6 +30,8 @@ pub fn cell_table(cells: &[&Cell]) -> String {
                 c.server.cpu_cores,
                 c.server.cpu_us_per_req,
                 bytes(c.server.rss_peak_bytes as f64),
+                per_cpu_second(c).map_or("–".into(), thousands),
+                per_mb(c).map_or("–".into(), thousands),
                 c.flags.join(", ")
             );
         } else {
@@ -37,11 +42,11 @@ pub fn cell_table(cells: &[&Cell]) -> String {
             };
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | {status} | – | – | – | – | – | – | – | – | {} |",
-                c.subject,
+                "| {} | {} | {} | {status} | – | – | – | – | – | – | – | – | – | – | {} |",
+                subject,
                 c.workload,
                 c.scenario,
-                escape(&first_line(c.reason.as_deref().unwrap_or("")))
+                escape(&crate::first_line(c.reason.as_deref().unwrap_or("")))
             );
         }
     }
@@ -92,6 +97,9 @@ pub fn report(r: &RunResults) -> String {
     );
     if let Some(note) = &p.note {
         let _ = writeln!(o, "{note}\n");
+    }
+    if let Some(info) = &r.study {
+        o.push_str(&crate::ratios::markdown(info, r));
     }
     let mut workloads: Vec<&str> = r.cells.iter().map(|c| c.workload.as_str()).collect();
     workloads.dedup();
@@ -146,19 +154,26 @@ pub fn report(r: &RunResults) -> String {
         }
         o.push('\n');
     }
-    o.push_str("Flags: `client_bound` the load generator saturated its CPUs, so the figure is a floor for the server; `noisy` the repeats vary by more than 10 %; `errors` some requests failed; `verification_warnings` see the findings.\n");
+    o.push_str("Flags: `client_bound` the load generator saturated its CPUs, so the figure is a floor for the server; `noisy` the repeats vary by more than 10 %; `limit_not_held` the scenario's CPU limit was not held; `errors` some requests failed; `verification_warnings` see the findings. Efficiency: requests per second of server CPU time, and req/s per MB of peak RSS.\n");
     o
 }
 
-fn first_line(s: &str) -> String {
-    let line = s.lines().next().unwrap_or("");
-    if line.chars().count() > 160 {
-        format!("{}…", line.chars().take(160).collect::<String>())
-    } else {
-        line.to_string()
-    }
+/// Escapes text for a Markdown table cell.
+/// Escapes text for one line of Markdown (a table cell, a list item): pipes, newlines, and the
+/// angle brackets a renderer would take for HTML.
+pub fn escape(s: &str) -> String {
+    s.replace('|', "\\|")
+        .replace('\n', " ")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
-fn escape(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_escapes_pipes_newlines_and_tags() {
+        assert_eq!(escape("a|b\n<script>"), "a\\|b &lt;script&gt;");
+    }
 }

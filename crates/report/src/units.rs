@@ -49,6 +49,59 @@ pub fn thousands(n: f64) -> String {
     if n < 0.0 { format!("-{out}") } else { out }
 }
 
+/// A ratio: `1.76×`, `12.4×`, `0.05×`.
+pub fn ratio(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}×")
+    } else if x >= 10.0 {
+        format!("{x:.1}×")
+    } else {
+        format!("{x:.2}×")
+    }
+}
+
+/// A latency for reading, with three significant digits: `793 µs`, `1.40 ms`, `12.3 ms`, `1.05 s`.
+pub fn micros_short(us: f64) -> String {
+    fn three(v: f64, unit: &str) -> String {
+        if v >= 100.0 {
+            format!("{v:.0} {unit}")
+        } else if v >= 10.0 {
+            format!("{v:.1} {unit}")
+        } else {
+            format!("{v:.2} {unit}")
+        }
+    }
+    if us < 1_000.0 {
+        if us < 10.0 {
+            format!("{us:.1} µs")
+        } else {
+            format!("{us:.0} µs")
+        }
+    } else if us < 1_000_000.0 {
+        three(us / 1_000.0, "ms")
+    } else {
+        three(us / 1_000_000.0, "s")
+    }
+}
+
+/// A compact count for chart axes: `0`, `500`, `1.5k`, `20k`, `1.2M`.
+pub fn si(n: f64) -> String {
+    fn trim(v: f64) -> String {
+        let s = format!("{v:.1}");
+        s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+    }
+    let a = n.abs();
+    if a >= 1_000_000_000.0 {
+        format!("{}G", trim(n / 1_000_000_000.0))
+    } else if a >= 1_000_000.0 {
+        format!("{}M", trim(n / 1_000_000.0))
+    } else if a >= 1_000.0 {
+        format!("{}k", trim(n / 1_000.0))
+    } else {
+        trim(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,5 +114,19 @@ mod tests {
         assert_eq!(count(6_360.0), "6.36k");
         assert_eq!(thousands(1_234_567.0), "1,234,567");
         assert_eq!(thousands(12.0), "12");
+    }
+
+    #[test]
+    fn formats_for_reading() {
+        assert_eq!(ratio(1.7612), "1.76×");
+        assert_eq!(ratio(25.94), "25.9×");
+        assert_eq!(micros_short(793.29), "793 µs");
+        assert_eq!(micros_short(1_400.0), "1.40 ms");
+        assert_eq!(micros_short(12_340.0), "12.3 ms");
+        assert_eq!(micros_short(1_050_000.0), "1.05 s");
+        assert_eq!(si(0.0), "0");
+        assert_eq!(si(1_500.0), "1.5k");
+        assert_eq!(si(20_000.0), "20k");
+        assert_eq!(si(1_200_000.0), "1.2M");
     }
 }

@@ -411,7 +411,13 @@ fn study_b_reports_against_the_published_figures_and_compares() {
     let out = tempfile::tempdir().unwrap();
     let run = |dir: &Path| {
         restbench()
-            .args(["study", "b", "--quick", "--subjects", "go-nethttp,rust-hyper"])
+            .args([
+                "study",
+                "b",
+                "--quick",
+                "--subjects",
+                "go-nethttp,rust-hyper",
+            ])
             .arg("--out")
             .arg(dir)
             .output()
@@ -460,5 +466,8 @@ fn study_b_reports_against_the_published_figures_and_compares() {
     let (stdout, err) = text(&o);
     assert!(o.status.success(), "{err}");
     let cmp: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    assert!(stdout.contains("go-nethttp") && stdout.contains("rust-hyper"), "{cmp}");
+    assert!(
+        stdout.contains("go-nethttp") && stdout.contains("rust-hyper"),
+        "{cmp}"
+    );
 }

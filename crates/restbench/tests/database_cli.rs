@@ -256,13 +256,9 @@ fn a_killed_db_start_leaves_no_postgres_and_no_folder() {
     check_seeded(&db.url);
     // A client connection: its backend must go too.
     let _client = restbench_harness::db::Database::connect(&db.url).unwrap();
-    let mut postgres = db.postgres.clone();
-    postgres.extend(
-        postgres_processes(db.postgres[0].0)
-            .into_iter()
-            .filter(|p| !postgres.contains(p)),
-    );
-    db.postgres = postgres;
+    let postmaster = db.postgres.iter().map(|p| p.0).min().unwrap();
+    db.postgres = postgres_processes(postmaster);
+    assert!(db.postgres.iter().any(|p| p.0 == postmaster));
     db.child.kill().unwrap(); // SIGKILL: no handler runs
     let _ = db.child.wait();
     let cleaned = assert_cleaned_up(&db, "SIGKILL");

@@ -325,7 +325,7 @@ fn write_index(dir: &Path, studies: &[(String, PathBuf, RunResults)]) -> anyhow:
     }
     std::fs::write(&md, text).with_context(|| format!("cannot write {}", md.display()))?;
     let html = dir.join("report.html");
-    std::fs::write(&html, restbench_report::markdown::report(results[0])) // RENDER-MANY-PENDING
+    std::fs::write(&html, restbench_report::html::render_many(&results))
         .with_context(|| format!("cannot write {}", html.display()))?;
     eprintln!("wrote {}", html.display());
     Ok(())

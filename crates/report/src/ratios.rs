@@ -1,0 +1,610 @@
+//! A study's published figures beside ours, as ratios to the study's baseline system (absolute
+//! req/s differ per machine; the order and the ratios are what a reproduction can check).
+
+use std::fmt::Write;
+
+use restbench_model::published::SCENARIO_ORDER;
+use restbench_model::{
+    Cell, CellStatus, PublishedLatency, PublishedStudy, RpsStats, RunResults, StudyInfo,
+    published_study,
+};
+
+use crate::compare::beyond_noise;
+use crate::markdown::escape;
+use crate::units::{ratio, thousands};
+
+/// One row: a published system, or a subject measured here that the seed did not have.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatioRow {
+    /// The system as published, or the subject's framework for rows the seed did not have.
+    pub system: String,
+    pub subject: Option<String>,
+    pub variant: Option<String>,
+    pub published_rps: Option<f64>,
+    pub published_ratio: Option<f64>,
+    /// Latency as published, when it was.
+    pub published_latency: Option<PublishedLatency>,
+    /// CPU and memory as published.
+    pub published_resources: Option<String>,
+    pub measured: Option<RpsStats>,
+    pub measured_ratio: Option<f64>,
+    /// Why there is no measured figure (unavailable here, failed, skipped, not run).
+    pub not_measured: Option<String>,
+    /// The measured cell's flags (`client_bound`, `noisy` …).
+    pub flags: Vec<String>,
+    /// True when this row takes part in at least one reversal.
+    pub reversed: bool,
+    /// True for the row the ratios are taken against.
+    pub baseline: bool,
+    /// A note on the published figure.
+    pub note: Option<String>,
+}
+
+impl RatioRow {
+    pub fn measured_rps(&self) -> Option<f64> {
+        self.measured.map(|m| m.median)
+    }
+}
+
+/// Two systems whose order differs between the published and the measured figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reversal {
+    /// Row indices: `first` was ahead in the published figures, `second` is ahead here.
+    pub first: usize,
+    pub second: usize,
+    pub published: [f64; 2],
+    pub measured: [f64; 2],
+    /// True when the measured difference is within the noise of the two cells.
+    pub within_noise: bool,
+}
+
+/// The ratio table of one scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatioTable {
+    pub scenario: String,
+    pub rows: Vec<RatioRow>,
+    /// Index of the baseline row for the published ratios, and for the measured ones (the same
+    /// row unless no row has both figures).
+    pub published_baseline: Option<usize>,
+    pub measured_baseline: Option<usize>,
+    /// Said when the baseline is not the study's own.
+    pub baseline_note: Option<String>,
+    pub reversals: Vec<Reversal>,
+}
+
+/// A study's tables for a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StudyTables {
+    pub study: PublishedStudy,
+    pub tables: Vec<RatioTable>,
+}
+
+/// The study tables of a run that is a study with a known id.
+pub fn for_run(r: &RunResults) -> Option<StudyTables> {
+    let info = r.study.as_ref()?;
+    let study = published_study(&info.id)?;
+    let tables = tables(&study, &r.cells);
+    Some(StudyTables { study, tables })
+}
+
+/// One table per scenario the study's figures use.
+pub fn tables(study: &PublishedStudy, cells: &[Cell]) -> Vec<RatioTable> {
+    study
+        .scenarios()
+        .iter()
+        .map(|s| table(study, s, cells))
+        .collect()
+}
+
+fn table(study: &PublishedStudy, scenario: &str, all_cells: &[Cell]) -> RatioTable {
+    let cells: Vec<&Cell> = all_cells
+        .iter()
+        .filter(|c| c.workload == study.workload && c.scenario == scenario)
+        .collect();
+    let figures: Vec<_> = study
+        .figures
+        .iter()
+        .filter(|f| f.scenario == scenario)
+        .collect();
+    // Figures claim cells, the most specific settings first, ok cells before failed ones.
+    let mut order: Vec<usize> = (0..figures.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(figures[i].specificity()));
+    let mut claimed = vec![false; cells.len()];
+    let mut matched: Vec<Option<usize>> = vec![None; figures.len()];
+    for &i in &order {
+        let f = figures[i];
+        let Some(subject) = &f.subject else { continue };
+        let candidate = |want_ok: bool| {
+            (0..cells.len()).find(|&j| {
+                !claimed[j]
+                    && &cells[j].subject == subject
+                    && f.settings_match(&cells[j].settings)
+                    && (cells[j].status == CellStatus::Ok) == want_ok
+            })
+        };
+        if let Some(j) = candidate(true).or_else(|| candidate(false)) {
+            claimed[j] = true;
+            matched[i] = Some(j);
+        }
+    }
+    let labels = crate::cell_labels(&cells);
+    let mut rows: Vec<RatioRow> = figures
+        .iter()
+        .zip(&matched)
+        .map(|(f, m)| {
+            let cell = m.map(|j| cells[j]);
+            let ok = cell.filter(|c| c.status == CellStatus::Ok);
+            let not_measured = match (&f.subject, cell) {
+                (None, _) => Some(format!(
+                    "not run here: {}",
+                    study
+                        .unavailable_reason(&f.system)
+                        .unwrap_or("no subject stands for it")
+                )),
+                (Some(_), Some(c)) if c.status != CellStatus::Ok => Some(format!(
+                    "{}: {}",
+                    if c.status == CellStatus::Failed {
+                        "failed"
+                    } else {
+                        "skipped"
+                    },
+                    crate::first_line(c.reason.as_deref().unwrap_or("no reason recorded"))
+                )),
+                (Some(_), None) => Some("not run in this study".to_string()),
+                _ => None,
+            };
+            RatioRow {
+                system: f.system.clone(),
+                subject: f.subject.clone(),
+                variant: f.variant.clone(),
+                published_rps: Some(f.rps),
+                published_ratio: None,
+                published_latency: f.latency,
+                published_resources: f.resources.clone(),
+                measured: ok.map(|c| c.rps),
+                measured_ratio: None,
+                not_measured,
+                flags: ok.map(|c| c.flags.clone()).unwrap_or_default(),
+                reversed: false,
+                baseline: false,
+                note: f.note.clone(),
+            }
+        })
+        .collect();
+    // Subjects measured here that the seed did not have, fastest first.
+    let mut extras: Vec<RatioRow> = (0..cells.len())
+        .filter(|&j| !claimed[j])
+        .map(|j| {
+            let c = cells[j];
+            let ok = c.status == CellStatus::Ok;
+            RatioRow {
+                system: format!("{} {}", c.framework, c.framework_version)
+                    .trim()
+                    .to_string(),
+                subject: Some(c.subject.clone()),
+                variant: labels[j].variant.clone(),
+                published_rps: None,
+                published_ratio: None,
+                published_latency: None,
+                published_resources: None,
+                measured: ok.then_some(c.rps),
+                measured_ratio: None,
+                not_measured: (!ok)
+                    .then(|| crate::first_line(c.reason.as_deref().unwrap_or("not measured"))),
+                flags: c.flags.clone(),
+                reversed: false,
+                baseline: false,
+                note: Some("not in the seed".into()),
+            }
+        })
+        .collect();
+    extras.sort_by(|a, b| {
+        b.measured_rps()
+            .unwrap_or(-1.0)
+            .total_cmp(&a.measured_rps().unwrap_or(-1.0))
+    });
+    rows.extend(extras);
+
+    // The baseline: the study's own when it has both figures, else the first row that has both.
+    let both = |r: &RatioRow| r.published_rps.is_some() && r.measured.is_some();
+    let is_study_baseline = |r: &RatioRow| {
+        r.subject.as_deref() == Some(study.baseline.as_str()) && r.published_rps.is_some()
+    };
+    let own = rows.iter().position(|r| is_study_baseline(r) && both(r));
+    let mut baseline_note = None;
+    let (pb, mb) = match own.or_else(|| rows.iter().position(both)) {
+        Some(k) => {
+            if own.is_none() {
+                let why = if rows.iter().any(is_study_baseline) {
+                    format!("{} was not measured here", study.baseline)
+                } else {
+                    format!("{} has no figure in this scenario", study.baseline)
+                };
+                baseline_note = Some(format!(
+                    "Ratios are against {} because {why}.",
+                    rows[k].subject.as_deref().unwrap_or(&rows[k].system)
+                ));
+            }
+            (Some(k), Some(k))
+        }
+        None => {
+            let pb = rows
+                .iter()
+                .position(is_study_baseline)
+                .or_else(|| rows.iter().position(|r| r.published_rps.is_some()));
+            let mb = rows.iter().position(|r| r.measured.is_some());
+            if mb.is_some() {
+                baseline_note = Some(
+                    "No system has both a published and a measured figure here, so the published and the measured ratios are against different systems.".into(),
+                );
+            }
+            (pb, mb)
+        }
+    };
+    if let Some(p) = pb {
+        let base = rows[p].published_rps.unwrap_or(0.0);
+        for r in &mut rows {
+            r.published_ratio = r.published_rps.filter(|_| base > 0.0).map(|v| v / base);
+        }
+    }
+    if let Some(m) = mb {
+        let base = rows[m].measured_rps().unwrap_or(0.0);
+        for r in &mut rows {
+            r.measured_ratio = r.measured_rps().filter(|_| base > 0.0).map(|v| v / base);
+        }
+    }
+    if let Some(k) = pb.filter(|p| Some(*p) == mb) {
+        rows[k].baseline = true;
+    }
+    let reversals = reversals(&rows);
+    for r in &reversals {
+        rows[r.first].reversed = true;
+        rows[r.second].reversed = true;
+    }
+    RatioTable {
+        scenario: scenario.to_string(),
+        rows,
+        published_baseline: pb,
+        measured_baseline: mb,
+        baseline_note,
+        reversals,
+    }
+}
+
+/// Every pair of rows with both figures whose order differs between published and measured.
+pub fn reversals(rows: &[RatioRow]) -> Vec<Reversal> {
+    let mut out = Vec::new();
+    for i in 0..rows.len() {
+        for j in i + 1..rows.len() {
+            let (Some(pi), Some(pj), Some(mi), Some(mj)) = (
+                rows[i].published_ratio,
+                rows[j].published_ratio,
+                rows[i].measured_ratio,
+                rows[j].measured_ratio,
+            ) else {
+                continue;
+            };
+            if (pi - pj) * (mi - mj) >= 0.0 {
+                continue;
+            }
+            let (first, second) = if pi > pj { (i, j) } else { (j, i) };
+            let within_noise = match (rows[i].measured, rows[j].measured) {
+                (Some(a), Some(b)) => !beyond_noise(&a, &b),
+                _ => false,
+            };
+            out.push(Reversal {
+                first,
+                second,
+                published: [
+                    rows[first].published_ratio.unwrap_or(0.0),
+                    rows[second].published_ratio.unwrap_or(0.0),
+                ],
+                measured: [
+                    rows[first].measured_ratio.unwrap_or(0.0),
+                    rows[second].measured_ratio.unwrap_or(0.0),
+                ],
+                within_noise,
+            });
+        }
+    }
+    out
+}
+
+/// A row's name in tables: the subject (with its variant), else the published system.
+pub fn row_label(r: &RatioRow) -> String {
+    match (&r.subject, &r.variant) {
+        (Some(s), Some(v)) => format!("{s} [{v}]"),
+        (Some(s), None) => s.clone(),
+        (None, _) => r.system.clone(),
+    }
+}
+
+/// Published latency in a line: `mean 793 µs, sd 221 µs, max 12.0 ms`, `p50 609 µs, p99 92.8 ms`.
+pub fn latency_text(l: &PublishedLatency) -> String {
+    let parts: Vec<String> = [
+        ("p50", l.p50_us),
+        ("p75", l.p75_us),
+        ("p90", l.p90_us),
+        ("p99", l.p99_us),
+        ("mean", l.mean_us),
+        ("sd", l.stdev_us),
+        ("min", l.min_us),
+        ("max", l.max_us),
+    ]
+    .iter()
+    .filter_map(|(k, v)| v.map(|v| format!("{k} {}", crate::units::micros_short(v))))
+    .collect();
+    parts.join(", ")
+}
+
+/// Sorts scenario names as reports show them.
+pub fn scenario_rank(s: &str) -> usize {
+    SCENARIO_ORDER
+        .iter()
+        .position(|x| *x == s)
+        .unwrap_or(SCENARIO_ORDER.len())
+}
+
+/// The "Study" section of `report.md`.
+pub fn markdown(info: &StudyInfo, r: &RunResults) -> String {
+    let mut o = String::new();
+    let Some(st) = for_run(r) else {
+        let _ = writeln!(
+            o,
+            "## Study {}\n\nNo published figures are known for study id `{}`.\n",
+            escape(&info.id),
+            escape(&info.id)
+        );
+        return o;
+    };
+    let s = &st.study;
+    let _ = writeln!(
+        o,
+        "## Study {}: {} (seed {})\n",
+        s.id,
+        escape(&s.title),
+        s.seed
+    );
+    let _ = writeln!(o, "- Published: {}", escape(&s.load_shape));
+    let _ = writeln!(o, "- Their machine: {}", escape(&s.machine));
+    let _ = writeln!(o, "- Source: {}", escape(&s.source));
+    let _ = writeln!(
+        o,
+        "- This run: {}{}\n",
+        if info.shortened {
+            "**shortened** — "
+        } else {
+            ""
+        },
+        escape(if info.note.is_empty() {
+            "the seed's load shape"
+        } else {
+            &info.note
+        })
+    );
+    o.push_str("Ratios are req/s ÷ the baseline's req/s in the same scenario (published on their machine, measured on this one). ⇅ marks a system whose order against another differs between published and measured.\n\n");
+    for t in &st.tables {
+        let _ = writeln!(o, "### {} · {}\n", s.workload, t.scenario);
+        if let Some(n) = &t.baseline_note {
+            let _ = writeln!(o, "{}\n", escape(n));
+        }
+        o.push_str("| system (as published) | subject | published req/s | published ratio | measured req/s | measured ratio | order | note |\n");
+        o.push_str("|---|---|---:|---:|---:|---:|:---:|---|\n");
+        for row in &t.rows {
+            let mut note: Vec<String> = Vec::new();
+            if row.baseline {
+                note.push("baseline".into());
+            }
+            if let Some(n) = &row.not_measured {
+                note.push(n.clone());
+            }
+            if !row.flags.is_empty() {
+                note.push(format!("flags: {}", row.flags.join(", ")));
+            }
+            if let Some(n) = &row.note {
+                note.push(n.clone());
+            }
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                escape(&row.system),
+                row.subject
+                    .as_ref()
+                    .map(|_| escape(&row_label(row)))
+                    .unwrap_or_else(|| "–".into()),
+                row.published_rps.map_or("–".into(), thousands),
+                row.published_ratio.map_or("–".into(), ratio),
+                row.measured_rps().map_or("–".into(), thousands),
+                row.measured_ratio.map_or("–".into(), ratio),
+                if row.reversed { "⇅" } else { "" },
+                escape(&note.join("; "))
+            );
+        }
+        o.push('\n');
+        if t.reversals.is_empty() {
+            if t.rows
+                .iter()
+                .filter(|r| r.published_ratio.is_some() && r.measured_ratio.is_some())
+                .count()
+                >= 2
+            {
+                o.push_str("The measured order matches the published one.\n\n");
+            }
+        } else {
+            o.push_str("Reversed pairs (published order → measured order):\n\n");
+            for rev in &t.reversals {
+                let _ = writeln!(o, "- {}", escape(&reversal_text(t, rev)));
+            }
+            o.push('\n');
+        }
+    }
+    if !s.unavailable.is_empty() {
+        o.push_str("Not run here:\n\n");
+        for u in &s.unavailable {
+            let _ = writeln!(o, "- {}: {}", escape(&u.system), escape(&u.reason));
+        }
+        o.push('\n');
+    }
+    if !s.notes.is_empty() {
+        o.push_str("About the seed:\n\n");
+        for n in &s.notes {
+            let _ = writeln!(o, "- {}", escape(n));
+        }
+        o.push('\n');
+    }
+    o
+}
+
+/// `node-http ⇅ go-nethttp [GOMAXPROCS=1]: published 1.00× vs 0.56×, measured 0.80× vs 1.10×`.
+pub fn reversal_text(t: &RatioTable, rev: &Reversal) -> String {
+    format!(
+        "{} ⇅ {}: published {} vs {}, measured {} vs {}{}",
+        row_label(&t.rows[rev.first]),
+        row_label(&t.rows[rev.second]),
+        ratio(rev.published[0]),
+        ratio(rev.published[1]),
+        ratio(rev.measured[0]),
+        ratio(rev.measured[1]),
+        if rev.within_noise {
+            " (the measured difference is within noise)"
+        } else {
+            ""
+        }
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::cell;
+    use restbench_model::published::PublishedStudy;
+
+    fn with(mut c: Cell, k: &str, v: &str) -> Cell {
+        c.settings.insert(k.into(), v.into());
+        c
+    }
+
+    fn study_a() -> PublishedStudy {
+        restbench_model::published_study("a").unwrap()
+    }
+
+    #[test]
+    fn ratios_against_the_baseline_and_reversals_found() {
+        // Published single-thread: node 12,618.86, go 7,124.41, go-dynamic 4,943.11.
+        // Measured: go overtakes node, go-dynamic stays last.
+        let cells = vec![
+            cell("node-http", "echo", "single-thread", 10_000.0),
+            with(
+                cell("go-nethttp", "echo", "single-thread", 15_000.0),
+                "GOMAXPROCS",
+                "1",
+            ),
+            with(
+                cell("go-nethttp-dynamic", "echo", "single-thread", 9_000.0),
+                "GOMAXPROCS",
+                "1",
+            ),
+            cell("rust-axum", "echo", "single-thread", 40_000.0),
+        ];
+        let t = &tables(&study_a(), &cells)[0];
+        assert_eq!(t.scenario, "single-thread");
+        assert_eq!(t.rows.len(), 4);
+        assert!(t.rows[0].baseline);
+        assert_eq!(t.rows[0].measured_ratio, Some(1.0));
+        assert!((t.rows[1].published_ratio.unwrap() - 7_124.41 / 12_618.86).abs() < 1e-9);
+        assert_eq!(t.rows[1].measured_ratio, Some(1.5));
+        assert_eq!(t.rows[3].subject.as_deref(), Some("rust-axum"));
+        assert_eq!(t.rows[3].published_ratio, None);
+        assert_eq!(t.rows[3].measured_ratio, Some(4.0));
+        // node vs go swapped; node vs dynamic did not; go vs dynamic did not.
+        assert_eq!(t.reversals.len(), 1);
+        let r = &t.reversals[0];
+        assert_eq!((r.first, r.second), (0, 1));
+        assert!(!r.within_noise);
+        assert!(t.rows[0].reversed && t.rows[1].reversed && !t.rows[2].reversed);
+        assert!(reversal_text(t, r).starts_with("node-http ⇅ go-nethttp [GOMAXPROCS=1]"));
+    }
+
+    #[test]
+    fn variants_match_by_settings_and_missing_systems_keep_their_rows() {
+        let mut failed = cell("node-http", "echo", "one-cpu", 0.0);
+        failed.status = CellStatus::Failed;
+        failed.reason = Some("did not start <in time>".into());
+        let cells = vec![
+            failed,
+            cell("go-nethttp", "echo", "one-cpu", 600.0),
+            with(
+                cell("go-nethttp", "echo", "one-cpu", 6_000.0),
+                "GOMAXPROCS",
+                "1",
+            ),
+        ];
+        let all = tables(&study_a(), &cells);
+        let t = all.iter().find(|t| t.scenario == "one-cpu").unwrap();
+        let by_variant = |v: &str| {
+            t.rows
+                .iter()
+                .find(|r| r.variant.as_deref() == Some(v))
+                .unwrap()
+        };
+        assert_eq!(by_variant("GOMAXPROCS=1").measured_rps(), Some(6_000.0));
+        assert_eq!(by_variant("GOMAXPROCS unset").measured_rps(), Some(600.0));
+        let node = &t.rows[0];
+        assert!(
+            node.not_measured
+                .as_deref()
+                .unwrap()
+                .contains("did not start")
+        );
+        // The baseline moves to the first row with both figures, and says so.
+        assert!(t.baseline_note.as_deref().unwrap().contains("node-http"));
+        assert!(
+            t.rows
+                .iter()
+                .find(|r| r.baseline)
+                .unwrap()
+                .subject
+                .as_deref()
+                == Some("go-nethttp")
+        );
+        // Published 579.77 < 6,209.90 and measured 600 < 6,000: no reversal.
+        assert!(t.reversals.is_empty());
+    }
+
+    #[test]
+    fn unavailable_systems_are_listed_with_their_reason() {
+        let d = restbench_model::published_study("d").unwrap();
+        let cells = vec![cell("java-light4j", "plaintext", "all-cores", 100_000.0)];
+        let ts = tables(&d, &cells);
+        assert_eq!(
+            ts.iter().map(|t| t.scenario.as_str()).collect::<Vec<_>>(),
+            ["single-thread", "all-cores"]
+        );
+        let all = &ts[1];
+        let net = all.rows.iter().find(|r| r.system.contains(".NET")).unwrap();
+        assert!(net.not_measured.as_deref().unwrap().contains(".NET SDK"));
+        assert_eq!(net.published_ratio, Some(57_162.40 / 475_553.57));
+        let warp = all
+            .rows
+            .iter()
+            .find(|r| r.subject.as_deref() == Some("haskell-warp"))
+            .unwrap();
+        assert_eq!(warp.not_measured.as_deref(), Some("not run in this study"));
+    }
+
+    #[test]
+    fn reversals_within_noise_are_told_apart() {
+        let mut a = cell("node-http", "echo", "single-thread", 10_000.0);
+        let mut b = with(
+            cell("go-nethttp", "echo", "single-thread", 10_100.0),
+            "GOMAXPROCS",
+            "1",
+        );
+        a.rps.ci95 = Some([9_800.0, 10_200.0]);
+        b.rps.ci95 = Some([9_900.0, 10_300.0]);
+        let t = &tables(&study_a(), &[a, b])[0];
+        assert_eq!(t.reversals.len(), 1);
+        assert!(t.reversals[0].within_noise);
+        assert!(reversal_text(t, &t.reversals[0]).contains("within noise"));
+    }
+}
