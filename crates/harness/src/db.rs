@@ -36,8 +36,26 @@ pub struct Database {
     client: Mutex<Client>,
 }
 
-fn db_err(context: &str, e: impl std::fmt::Display) -> HarnessError {
-    HarnessError::Database(format!("{context}: {e}"))
+/// `context: error: its causes`, on one line. The driver's own `Display` is only the kind of
+/// failure ("db error"); the server's reason ("FATAL: password authentication failed …") and
+/// the OS error are in the source chain.
+fn db_err(context: &str, e: impl std::error::Error) -> HarnessError {
+    let mut message = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = cause.source();
+    }
+    let message = message
+        .lines()
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join("; ");
+    HarnessError::Database(format!("{context}: {message}"))
 }
 
 impl Database {
@@ -45,7 +63,7 @@ impl Database {
     pub fn connect(url: &str) -> Result<Self, HarnessError> {
         let mut config: postgres::Config = url
             .parse()
-            .map_err(|e| db_err(&format!("invalid database URL {url:?}"), e))?;
+            .map_err(|e| db_err(&format!("invalid database URL {:?}", redact(url)), e))?;
         config.connect_timeout(Duration::from_secs(5));
         let client = config
             .connect(NoTls)
@@ -200,13 +218,22 @@ pub fn redact(url: &str) -> String {
 /// A throwaway PostgreSQL cluster: initdb into a temporary folder, the server on a free loopback
 /// port in its own process group (as the `postgres` user when restbench runs as root). Dropping
 /// it stops the server and removes the folder, unless it was asked to keep it.
+///
+/// The folder is removed by a janitor (an idle child whose guard deletes the folder when
+/// restbench ends in any way), not by the server's own guard, so that the server can be stopped
+/// and started again on the same data and port ([`Cluster::stop_server`],
+/// [`Cluster::start_server`]) without losing the folder.
 pub struct Cluster {
     pub url: String,
     pub port: u16,
     pub data_dir: PathBuf,
     root: PathBuf,
     keep: bool,
+    bin: PathBuf,
+    user: Option<(u32, u32)>,
+    log_dir: PathBuf,
     server: Option<ManagedChild>,
+    janitor: Option<ManagedChild>,
 }
 
 /// Where the server binaries are (`initdb`, `postgres`, `pg_ctl`).
@@ -240,6 +267,7 @@ impl Cluster {
     /// Starts a cluster; `keep`: a folder to create it in and leave behind.
     pub fn start(keep: Option<&Path>, log_dir: &Path) -> Result<Self, HarnessError> {
         let bin = find_server_binaries()?;
+        let user = run_as_user()?;
         let (root, kept) = match keep {
             Some(dir) => {
                 std::fs::create_dir_all(dir)
@@ -254,10 +282,16 @@ impl Cluster {
                 (t.keep(), false)
             }
         };
-        let user = run_as_user()?;
-        if let Some((uid, gid)) = user {
-            nix::unistd::chown(&root, Some(uid.into()), Some(gid.into()))
-                .map_err(|e| db_err("cannot hand the cluster folder to the postgres user", e))?;
+        if let Some((uid, gid)) = user
+            && let Err(e) = nix::unistd::chown(&root, Some(uid.into()), Some(gid.into()))
+        {
+            if !kept {
+                let _ = std::fs::remove_dir_all(&root);
+            }
+            return Err(db_err(
+                "cannot hand the cluster folder to the postgres user",
+                e,
+            ));
         }
         let mut cluster = Self {
             url: String::new(),
@@ -265,8 +299,23 @@ impl Cluster {
             data_dir: root.join("data"),
             root: root.clone(),
             keep: kept,
+            bin,
+            user,
+            log_dir: log_dir.to_path_buf(),
             server: None,
+            janitor: None,
         };
+        if !kept {
+            // Idle until restbench stops it or ends; its guard then removes the folder.
+            cluster.janitor = Some(ManagedChild::spawn(&SpawnSpec {
+                name: "PostgreSQL janitor".into(),
+                shell_command: "exec sleep infinity".into(),
+                cwd: PathBuf::from("/"),
+                log: PathBuf::from("/dev/null"),
+                remove_on_death: Some(root.clone()),
+                ..Default::default()
+            })?);
+        }
         if !cluster.data_dir.join("PG_VERSION").exists() {
             let pwfile = root.join("pwfile");
             std::fs::write(&pwfile, PASSWORD)
@@ -274,7 +323,7 @@ impl Cluster {
             if let Some((uid, gid)) = user {
                 let _ = nix::unistd::chown(&pwfile, Some(uid.into()), Some(gid.into()));
             }
-            let mut cmd = std::process::Command::new(bin.join("initdb"));
+            let mut cmd = std::process::Command::new(cluster.bin.join("initdb"));
             cmd.arg("-D").arg(&cluster.data_dir).args([
                 "-U",
                 USER,
@@ -299,8 +348,31 @@ impl Cluster {
                 )));
             }
         }
-        let port = crate::process::free_port()?;
-        cluster.port = port;
+        cluster.port = crate::process::free_port()?;
+        cluster.url = format!(
+            "postgres://{USER}:{PASSWORD}@127.0.0.1:{}/{DBNAME}",
+            cluster.port
+        );
+        let admin = cluster.spawn_server()?;
+        let exists = admin
+            .client()
+            .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&DBNAME])
+            .map_err(|e| db_err("cannot list databases", e))?
+            .is_some();
+        if !exists {
+            admin
+                .client()
+                .batch_execute(&format!("CREATE DATABASE {DBNAME}"))
+                .map_err(|e| db_err("cannot create the database", e))?;
+        }
+        Database::connect(&cluster.url)?.seed()?;
+        Ok(cluster)
+    }
+
+    /// Starts the server on `self.port` and the data folder; returns a connection to the
+    /// `postgres` database once it accepts connections (30 s at most).
+    fn spawn_server(&mut self) -> Result<Database, HarnessError> {
+        let port = self.port;
         let conf = [
             "-c listen_addresses=127.0.0.1",
             "-c max_connections=300",
@@ -316,18 +388,18 @@ impl Cluster {
             name: "PostgreSQL".into(),
             shell_command: format!(
                 "exec '{}' -D '{}' -p {port} -k '{}' {conf}",
-                bin.join("postgres").display(),
-                cluster.data_dir.display(),
-                root.display()
+                self.bin.join("postgres").display(),
+                self.data_dir.display(),
+                self.root.display()
             ),
-            cwd: root.clone(),
-            log: log_dir.join(format!("postgres-{port}.log")),
-            user,
-            remove_on_death: (!kept).then(|| root.clone()),
+            cwd: self.root.clone(),
+            log: self.log_dir.join(format!("postgres-{port}.log")),
+            user: self.user,
+            // The janitor removes the folder; the server may be stopped and started again.
+            remove_on_death: None,
             ..Default::default()
         };
         let mut server = ManagedChild::spawn(&spec)?;
-        cluster.url = format!("postgres://{USER}:{PASSWORD}@127.0.0.1:{port}/{DBNAME}");
         let admin_url = format!("postgres://{USER}:{PASSWORD}@127.0.0.1:{port}/postgres");
         let started = Instant::now();
         let admin = loop {
@@ -349,24 +421,13 @@ impl Cluster {
                 }
             }
         };
-        let exists = admin
-            .client()
-            .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&DBNAME])
-            .map_err(|e| db_err("cannot list databases", e))?
-            .is_some();
-        if !exists {
-            admin
-                .client()
-                .batch_execute(&format!("CREATE DATABASE {DBNAME}"))
-                .map_err(|e| db_err("cannot create the database", e))?;
-        }
-        cluster.server = Some(server);
-        Database::connect(&cluster.url)?.seed()?;
-        Ok(cluster)
+        self.server = Some(server);
+        Ok(admin)
     }
 
-    /// Stops the server (fast shutdown) and removes the folder unless it is kept.
-    pub fn stop(&mut self) {
+    /// Stops the server (fast shutdown: open connections are ended) and keeps the folder, so
+    /// that [`Cluster::start_server`] can start it again on the same data and port.
+    pub fn stop_server(&mut self) {
         if let Some(mut server) = self.server.take() {
             server.signal(nix::sys::signal::Signal::SIGINT);
             let deadline = Instant::now() + Duration::from_secs(10);
@@ -374,6 +435,40 @@ impl Cluster {
                 std::thread::sleep(Duration::from_millis(20));
             }
             server.stop(Duration::from_secs(1));
+        }
+    }
+
+    /// Starts the server again after [`Cluster::stop_server`], on the same port and data
+    /// (a no-op while it runs). Fails if something else took the port meanwhile.
+    pub fn start_server(&mut self) -> Result<(), HarnessError> {
+        if self.server.is_some() {
+            return Ok(());
+        }
+        crate::process::ensure_port_free(self.port)?;
+        self.spawn_server().map(drop)
+    }
+
+    /// [`Cluster::stop_server`] then [`Cluster::start_server`].
+    pub fn restart(&mut self) -> Result<(), HarnessError> {
+        self.stop_server();
+        self.start_server()
+    }
+
+    /// True while the server runs.
+    pub fn is_running(&mut self) -> bool {
+        self.server.as_mut().is_some_and(|s| s.exited().is_none())
+    }
+
+    /// The process id of the server (the postmaster) while it runs.
+    pub fn server_pid(&self) -> Option<u32> {
+        self.server.as_ref().map(ManagedChild::pid)
+    }
+
+    /// Stops the server (fast shutdown) and removes the folder unless it is kept.
+    pub fn stop(&mut self) {
+        self.stop_server();
+        if let Some(mut janitor) = self.janitor.take() {
+            janitor.stop(Duration::from_secs(1)); // its guard removes the folder
         }
         if !self.keep {
             let _ = std::fs::remove_dir_all(&self.root);
@@ -560,6 +655,37 @@ pub fn seed_rows() -> Vec<UserRow> {
         .collect()
 }
 
+/// The fingerprint of [`seed_rows`] (see [`seed_digest`]): the seed data must be the same on
+/// every machine and in every version, or results stop being comparable.
+pub const SEED_DIGEST: u64 = 0xe43f_6390_375c_7010;
+
+/// FNV-1a over every field of every row in order (fields end with 0x1f, rows with 0x1e), so
+/// two row sets have the same digest only if their whole content is the same.
+pub fn seed_digest(rows: &[UserRow]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let mut feed = |bytes: &[u8]| {
+        for b in bytes {
+            h = (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
+        }
+    };
+    for r in rows {
+        for field in [
+            r.id.to_string().as_str(),
+            &r.username,
+            &r.name,
+            &r.sex,
+            &r.address,
+            &r.mail,
+            &r.birthdate,
+        ] {
+            feed(field.as_bytes());
+            feed(&[0x1f]);
+        }
+        feed(&[0x1e]);
+    }
+    h
+}
+
 /// A fixed, portable generator (no dependency whose output could change between versions).
 struct SplitMix64(u64);
 
@@ -605,10 +731,15 @@ mod tests {
             .fold(0xcbf29ce484222325, |h, b| {
                 (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
             });
-        assert_eq!(digest, SEED_DIGEST, "seed data changed: {digest:#x}");
+        assert_eq!(digest, ADDRESS_DIGEST, "seed data changed: {digest:#x}");
+        let full = seed_digest(&rows);
+        assert_eq!(full, SEED_DIGEST, "seed data changed: {full:#x}");
+        let mut changed = rows.clone();
+        changed[99].mail.push('x');
+        assert_ne!(seed_digest(&changed), SEED_DIGEST);
     }
 
-    const SEED_DIGEST: u64 = 0x5f47_aba9_c149_a697;
+    const ADDRESS_DIGEST: u64 = 0x5f47_aba9_c149_a697;
 
     #[test]
     fn urls_are_redacted() {

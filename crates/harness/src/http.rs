@@ -54,7 +54,18 @@ pub fn exchange(addr: SocketAddr, raw: &[u8], timeout: Duration) -> io::Result<R
     let write_result = stream.write_all(raw);
     match read_response(&mut stream, timeout) {
         Ok(r) => Ok(r),
-        Err(e) => Err(write_result.err().unwrap_or(e)),
+        Err(e) => Err(named_timeout(write_result.err().unwrap_or(e), timeout)),
+    }
+}
+
+/// A socket timeout reads as EAGAIN ("Resource temporarily unavailable"); say what it means.
+fn named_timeout(e: io::Error, timeout: Duration) -> io::Error {
+    match e.kind() {
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!("no complete answer within {:.1} s", timeout.as_secs_f64()),
+        ),
+        _ => e,
     }
 }
 

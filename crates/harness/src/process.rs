@@ -53,6 +53,8 @@ pub struct ManagedChild {
 }
 
 impl ManagedChild {
+    /// Starts the child. Its death signal fires when the *thread* that called this ends (that is
+    /// how `PR_SET_PDEATHSIG` works), so spawn from a thread that outlives the child.
     pub fn spawn(spec: &SpawnSpec) -> Result<Self, HarnessError> {
         let spawn_err = |source| HarnessError::Spawn {
             what: spec.name.clone(),
@@ -138,7 +140,10 @@ impl ManagedChild {
             std::thread::sleep(Duration::from_millis(10));
         }
         if let Some((mut guard, stdin)) = self.guard.take() {
-            drop(stdin); // the guard wakes, finds the group gone, and exits
+            // The guard wakes, finds the group gone, and removes what it was given (a folder,
+            // cgroups): a stopped child's folder is gone too, so data that must survive a stop
+            // belongs to another child's guard (see `db::Cluster`'s janitor).
+            drop(stdin);
             let _ = guard.wait();
         }
     }

@@ -36,7 +36,10 @@ fn go_under_a_one_cpu_quota_sizes_itself_to_the_quota() {
     }
     let backend = Backend::probe();
     if backend.kind == BackendKind::AffinityOnly || subject::find_on_path("go").is_none() {
-        eprintln!("skipped: needs a cgroup CPU quota and Go ({})", backend.reason);
+        eprintln!(
+            "skipped: needs a cgroup CPU quota and Go ({})",
+            backend.reason
+        );
         return;
     }
     let cpus = available_cpus();
@@ -86,9 +89,12 @@ fn go_under_a_one_cpu_quota_sizes_itself_to_the_quota() {
         spec.connections = 10;
         spec.threads = 1;
         spec.stop = StopAt::Duration(Duration::from_millis(1500));
-        let outcome =
-            restbench_loadgen::run(&spec, &AtomicBool::new(false), Arc::new(Progress::default()))
-                .unwrap();
+        let outcome = restbench_loadgen::run(
+            &spec,
+            &AtomicBool::new(false),
+            Arc::new(Progress::default()),
+        )
+        .unwrap();
         assert_eq!(outcome.errors.total(), 0);
         let (throttled, _) = server.cgroup.as_ref().unwrap().throttling().unwrap();
         eprintln!(

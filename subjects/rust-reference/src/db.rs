@@ -23,6 +23,10 @@ const USERS_SQL: &str = r#"SELECT id, username, name, sex, address, mail, birthd
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// After a failed attempt, requests answer 503 at once for this long instead of retrying.
 const RETRY_AFTER: Duration = Duration::from_millis(250);
+/// Longest wait for the rows once the request has a connection. A query queues behind the
+/// others pipelined on the same client (this server's "pool acquire"), and may wait on a lock;
+/// past this the request answers 503 instead of hanging, like a pool's acquire timeout.
+const QUERY_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The database could not serve the request: answer 503.
 #[derive(Debug)]
@@ -75,20 +79,8 @@ impl Db {
         let index = self.next.get();
         self.next.set((index + 1) % self.slots.len());
         let session = self.session(&self.slots[index]).await?;
-        let no_params: [&(dyn ToSql + Sync); 0] = [];
-        let mut rows = pin!(session.client.query_raw(&session.users, no_params).await?);
-        let mut address = String::new();
-        let mut first = true;
-        out.push(b'[');
-        while let Some(row) = rows.try_next().await? {
-            if !std::mem::take(&mut first) {
-                out.push(b',');
-            }
-            let user = user(&row, &mut address)?;
-            serde_json::to_writer(&mut *out, &user).map_err(|_| Unavailable)?;
-        }
-        out.push(b']');
-        Ok(())
+        // A dropped query is safe: the connection reads and discards its answer.
+        timeout(QUERY_TIMEOUT, write_users(&session, out)).await.map_err(|_| Unavailable)?
     }
 
     /// The slot's live session, connecting first if there is none.
@@ -129,6 +121,24 @@ impl Slot {
     fn live(&self) -> Option<Rc<Session>> {
         self.session.borrow().as_ref().filter(|session| !session.client.is_closed()).cloned()
     }
+}
+
+/// Writes the rows of one query into `out` as a JSON array.
+async fn write_users(session: &Session, out: &mut Vec<u8>) -> Result<(), Unavailable> {
+    let no_params: [&(dyn ToSql + Sync); 0] = [];
+    let mut rows = pin!(session.client.query_raw(&session.users, no_params).await?);
+    let mut address = String::new();
+    let mut first = true;
+    out.push(b'[');
+    while let Some(row) = rows.try_next().await? {
+        if !std::mem::take(&mut first) {
+            out.push(b',');
+        }
+        let user = user(&row, &mut address)?;
+        serde_json::to_writer(&mut *out, &user).map_err(|_| Unavailable)?;
+    }
+    out.push(b']');
+    Ok(())
 }
 
 async fn connect(config: &tokio_postgres::Config) -> Result<Session, tokio_postgres::Error> {
