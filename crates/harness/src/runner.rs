@@ -33,6 +33,9 @@ pub struct LoadShape {
     pub threads: u32,
     pub stop: StopAt,
     pub warmup: Duration,
+    /// Time warm-ups repeat `warmup` until the rate settles, for at most this long in all: a JIT
+    /// runtime is still speeding up well after the first seconds.
+    pub warmup_max: Duration,
     /// A warm-up by request count on one connection (h2load's `-n100000 -c1`), instead of time.
     pub warmup_requests: Option<u64>,
     pub keepalive: bool,
@@ -48,6 +51,7 @@ impl Default for LoadShape {
             threads: 2,
             stop: StopAt::Duration(Duration::from_secs(10)),
             warmup: Duration::from_secs(3),
+            warmup_max: Duration::from_secs(30),
             warmup_requests: None,
             keepalive: true,
             http_version: HttpVersion::Http11,
@@ -548,6 +552,10 @@ pub fn start_subject_with(
 /// What the repeats of one cell measured.
 pub struct Measurement {
     pub repeats: Vec<(LoadOutcome, ServerSample)>,
+    /// How long the time warm-up ran before the rate settled (zero for a warm-up by count).
+    pub warmup: Duration,
+    /// False when the time warm-up reached its cap with the rate still changing.
+    pub warmup_settled: bool,
 }
 
 /// Server usage during one repeat.
@@ -584,6 +592,8 @@ fn measure(
 
     // Warm-up: discarded.
     observer.step(&subject.id, scenario, Some(w), "warming up");
+    let mut warmup_spent = Duration::ZERO;
+    let mut settled = true;
     if let Some(n) = plan.shape.warmup_requests {
         let mut warm = spec.clone();
         warm.connections = 1;
@@ -593,7 +603,23 @@ fn measure(
     } else if !plan.shape.warmup.is_zero() {
         let mut warm = spec.clone();
         warm.stop = StopAt::Duration(plan.shape.warmup);
-        run_load(&warm, &plan.placement, stop, observer)?;
+        let mut previous: Option<f64> = None;
+        let mut spent = Duration::ZERO;
+        loop {
+            let rate = run_load(&warm, &plan.placement, stop, observer)?.rps();
+            spent += plan.shape.warmup;
+            settled = previous.is_some_and(|p| warmup_settled(p, rate));
+            if settled
+                || spent + plan.shape.warmup > plan.shape.warmup_max
+                || stop.load(Ordering::Relaxed)
+            {
+                break;
+            }
+            previous = Some(rate);
+        }
+        // A single slice (cap ≤ one slice) was all the user asked for: nothing to judge.
+        settled |= previous.is_none();
+        warmup_spent = spent;
     }
     spec.stop = plan.shape.stop;
     let mut repeats = Vec::new();
@@ -641,7 +667,11 @@ fn measure(
             },
         ));
     }
-    Ok(Some(Measurement { repeats }))
+    Ok(Some(Measurement {
+        repeats,
+        warmup: warmup_spent,
+        warmup_settled: settled,
+    }))
 }
 
 /// Runs one load on the generator's CPUs.
@@ -767,6 +797,7 @@ fn fill_cell(
         cgroup_memory_mean_bytes: (!cg_means.is_empty()).then(|| stats::mean(&cg_means) as u64),
     };
     cell.placement = limit.clone();
+    cell.warmup_s = m.warmup.as_secs_f64();
     let loadgen_cores = loadgen_cpu / server_time.max(1e-9);
     let client_bound = is_client_bound(
         cell.rps.median,
@@ -788,6 +819,9 @@ fn fill_cell(
     if !limit_held(cell.server.cpu_cores, limit.allowed_cores) {
         cell.flags.push("limit_not_held".into());
     }
+    if !m.warmup_settled {
+        cell.flags.push("warmup_unsettled".into());
+    }
     if errors.total() > 0 {
         cell.flags.push("errors".into());
     }
@@ -798,6 +832,11 @@ fn fill_cell(
     {
         cell.flags.push("verification_warnings".into());
     }
+}
+
+/// Two warm-up slices in a row within 7 % of each other: the runtime has stopped speeding up.
+pub fn warmup_settled(previous: f64, now: f64) -> bool {
+    (now - previous).abs() <= 0.07 * previous.max(1.0)
 }
 
 /// The generator, not the server, set the rate: it saturated its CPUs, or the rate came within
@@ -848,6 +887,7 @@ fn empty_cell(
         repeats: Vec::new(),
         histogram: None,
         placement: Default::default(),
+        warmup_s: 0.0,
     }
 }
 
@@ -915,6 +955,14 @@ mod tests {
         // Sharing one CPU, saturation says nothing about who limited whom.
         let shared = Placement::split(&[0]);
         assert!(!is_client_bound(1000.0, 1.0, &shared, None));
+    }
+
+    #[test]
+    fn warm_up_settles_when_the_rate_stops_climbing() {
+        assert!(!warmup_settled(1_000.0, 3_000.0), "a JIT still compiling");
+        assert!(warmup_settled(10_000.0, 10_400.0));
+        assert!(warmup_settled(10_000.0, 9_500.0));
+        assert!(!warmup_settled(10_000.0, 8_000.0));
     }
 
     #[test]

@@ -403,7 +403,7 @@ fn study_a() -> PublishedStudy {
             "Three setups: one thread (node vs GOMAXPROCS=1), one CPU (docker --cpus=1, here a cgroup quota of one CPU), and all cores (Node cluster, Go default, Spring Boot).",
             "The GOMAXPROCS=1 comparison was disputed as unfair to Go (dotchev/rest-bench#3): Node's libuv thread pool and Go's syscall threads are not limited by it.",
             "CPU and memory were read by eye from top; restbench measures the server's whole process tree.",
-            "Go ≥ 1.25 sets GOMAXPROCS from the cgroup CPU limit (golang/go#73193), so the 580 req/s row is reproduced only with GOMAXPROCS set to the machine's CPU count.",
+            "Go ≥ 1.25 sets GOMAXPROCS from the cgroup CPU limit (golang/go#73193), but never below 2 on its own; the 580 req/s row is run as the seed ran it, GOMAXPROCS unset, and shows what today's Go does. On a machine whose server CPU set is one CPU, unset and =1 are the same program.",
         ]),
         source: "dotchev/rest-bench at 44ee000 (2020-01-19): README.md, post.lua, server.js, server.go, java/".into(),
     }

@@ -95,7 +95,7 @@ pub struct Cell {
     pub loadgen: LoadgenUsage,
     pub findings: Vec<Finding>,
     /// Flags a reader must see beside the figures: `client_bound`, `noisy`, `limit_not_held`,
-    /// `verification_warnings`, `errors`.
+    /// `warmup_unsettled`, `verification_warnings`, `errors`.
     pub flags: Vec<String>,
     /// The environment the subject was started with (scenario settings only, no secrets).
     pub settings: BTreeMap<String, String>,
@@ -106,6 +106,9 @@ pub struct Cell {
     /// Where the server and generator ran, and what limited the server.
     #[serde(default)]
     pub placement: CellPlacement,
+    /// Seconds of time warm-up before measuring: slices repeat until the rate settles.
+    #[serde(default)]
+    pub warmup_s: f64,
 }
 
 /// The CPUs and limits of one cell, stated beside its figures.

@@ -34,10 +34,14 @@ pub fn escape(s: &str) -> String {
 }
 
 /// What each flag means, for the legend.
-pub const FLAGS: [(&str, &str); 5] = [
+pub const FLAGS: [(&str, &str); 6] = [
     (
         "client_bound",
-        "The load generator saturated its CPUs: the server might have done more, so the figure is a floor.",
+        "The load generator saturated its CPUs or came within 10 % of its calibrated ceiling: the server might have done more, so the figure is a floor.",
+    ),
+    (
+        "warmup_unsettled",
+        "The rate was still climbing when the warm-up reached its cap (a JIT still compiling): the figure understates the warmed-up server.",
     ),
     (
         "noisy",
@@ -386,17 +390,11 @@ pub fn cpu_list(cpus: &[u32]) -> String {
 }
 
 fn bytes_short(n: f64) -> String {
-    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
-    let mut v = n;
-    let mut i = 0;
-    while v >= 1024.0 && i < UNITS.len() - 1 {
-        v /= 1024.0;
-        i += 1;
-    }
-    if v >= 100.0 || i == 0 {
-        format!("{v:.0} {}", UNITS[i])
+    let (v, unit) = crate::units::binary_scale(n);
+    if v >= 100.0 || unit == "B" {
+        format!("{v:.0} {unit}")
     } else {
-        format!("{v:.1} {}", UNITS[i])
+        format!("{v:.1} {unit}")
     }
 }
 

@@ -141,6 +141,7 @@ pub(crate) mod test_support {
             repeats: vec![],
             histogram: None,
             placement: Default::default(),
+            warmup_s: 0.0,
         }
     }
 }

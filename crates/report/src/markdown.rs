@@ -154,7 +154,7 @@ pub fn report(r: &RunResults) -> String {
         }
         o.push('\n');
     }
-    o.push_str("Flags: `client_bound` the load generator saturated its CPUs, so the figure is a floor for the server; `noisy` the repeats vary by more than 10 %; `limit_not_held` the scenario's CPU limit was not held; `errors` some requests failed; `verification_warnings` see the findings. Efficiency: requests per second of server CPU time, and req/s per MB of peak RSS.\n");
+    o.push_str("Flags: `client_bound` the load generator saturated its CPUs or came within 10 % of its calibrated ceiling, so the figure is a floor for the server; `warmup_unsettled` the rate was still climbing when the warm-up reached its cap; `noisy` the repeats vary by more than 10 %; `limit_not_held` the scenario's CPU limit was not held; `errors` some requests failed; `verification_warnings` see the findings. Efficiency: requests per second of server CPU time, and req/s per MB of peak RSS.\n");
     o
 }
 

@@ -15,6 +15,12 @@ pub fn micros(us: f64) -> String {
 
 /// `564.55MB`, `28.09KB` (binary multiples, as wrk).
 pub fn bytes(n: f64) -> String {
+    let (v, unit) = binary_scale(n);
+    format!("{v:.2}{unit}")
+}
+
+/// `n` bytes as a value below 1024 and its binary unit (`B` … `TB`).
+pub fn binary_scale(n: f64) -> (f64, &'static str) {
     const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
     let mut v = n;
     let mut i = 0;
@@ -22,7 +28,7 @@ pub fn bytes(n: f64) -> String {
         v /= 1024.0;
         i += 1;
     }
-    format!("{v:.2}{}", UNITS[i])
+    (v, UNITS[i])
 }
 
 /// `6.36k`, `513.96`, `1.20M`.

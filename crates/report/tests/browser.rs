@@ -120,6 +120,7 @@ fn ok_cell(s: &Spec<'_>, seed: u64) -> Cell {
         repeats,
         histogram: Some(encode(&h)),
         placement: Default::default(),
+        warmup_s: 0.0,
     }
 }
 

@@ -43,6 +43,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             .max(1),
         stop: StopAt::Duration(args.duration.unwrap_or(duration)),
         warmup: args.warmup.unwrap_or(warmup),
+        warmup_max: if args.quick {
+            Duration::from_secs(8)
+        } else {
+            Duration::from_secs(30)
+        },
         ..LoadShape::default()
     };
     let out_dir = args.out.clone().unwrap_or_else(|| {

@@ -41,6 +41,7 @@ pub fn study_shape(id: &str, length: Length, loadgen_cpus: usize) -> (LoadShape,
         })
     };
     let warmup = secs(3, 3, 1);
+    let warmup_max = secs(30, 30, 8);
     match id {
         "a" => (
             LoadShape {
@@ -48,6 +49,7 @@ pub fn study_shape(id: &str, length: Length, loadgen_cpus: usize) -> (LoadShape,
                 threads: 2,
                 stop: StopAt::Duration(secs(20, 10, 2)),
                 warmup,
+                warmup_max,
                 ..LoadShape::default()
             },
             match length {
@@ -88,6 +90,7 @@ pub fn study_shape(id: &str, length: Length, loadgen_cpus: usize) -> (LoadShape,
                     threads: 1,
                     stop: StopAt::Requests(requests),
                     warmup: secs(5, 2, 1),
+                    warmup_max,
                     keepalive: false,
                     http_version: HttpVersion::Http10,
                     timeout: Duration::from_secs(30),
@@ -106,6 +109,7 @@ pub fn study_shape(id: &str, length: Length, loadgen_cpus: usize) -> (LoadShape,
                 threads: 8.max(loadgen_cpus as u32),
                 stop: StopAt::Duration(secs(600, 15, 3)),
                 warmup,
+                warmup_max,
                 timeout: Duration::from_secs(60),
                 ..LoadShape::default()
             },
