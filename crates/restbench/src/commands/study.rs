@@ -174,18 +174,16 @@ pub fn study_entries(
 }
 
 pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
-    let ids: Vec<&str> = match args.study.as_str() {
-        "all" => vec!["a", "b", "c", "d"],
-        s => match published_study(s) {
-            Some(_) => vec![match s {
-                "000" => "a",
-                "002" => "b",
-                "003" => "c",
-                "004" => "d",
-                other => other,
-            }],
-            None => bail!("unknown study {s:?}: choose a, b, c, d or all (see --help)"),
-        },
+    let ids: Vec<String> = if args.study == "all" {
+        ["a", "b", "c", "d"].map(String::from).to_vec()
+    } else {
+        match published_study(&args.study) {
+            Some(study) => vec![study.id],
+            None => bail!(
+                "unknown study {:?}: choose a, b, c, d or all (see --help)",
+                args.study
+            ),
+        }
     };
     let length = if args.faithful {
         Length::Faithful
@@ -206,9 +204,9 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             runner::utc_stamp()
         ))
     });
-    let mut finished: Vec<(String, PathBuf, RunResults)> = Vec::new();
+    let mut finished: Vec<(PathBuf, RunResults)> = Vec::new();
     let mut exit = ExitCode::SUCCESS;
-    for id in ids {
+    for id in ids.iter().map(String::as_str) {
         if stop.load(std::sync::atomic::Ordering::Relaxed) {
             break;
         }
@@ -302,12 +300,12 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
         if results.interrupted {
             exit = ExitCode::from(130);
         }
-        finished.push((id.to_string(), out_dir, results));
+        finished.push((out_dir, results));
     }
     if args.study == "all" && !finished.is_empty() {
         write_index(&base_out, &finished)?;
     }
-    for (_, dir, _) in &finished {
+    for (dir, _) in &finished {
         eprintln!("wrote {}", dir.join("report.html").display());
     }
     if stop.load(std::sync::atomic::Ordering::Relaxed) {
@@ -318,9 +316,9 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// `report.md` and `report.html` over all studies of `study all`.
-fn write_index(dir: &Path, studies: &[(String, PathBuf, RunResults)]) -> anyhow::Result<()> {
+fn write_index(dir: &Path, studies: &[(PathBuf, RunResults)]) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let results: Vec<&RunResults> = studies.iter().map(|(_, _, r)| r).collect();
+    let results: Vec<&RunResults> = studies.iter().map(|(_, r)| r).collect();
     let md = dir.join("report.md");
     let mut text = String::new();
     for r in &results {
@@ -333,4 +331,57 @@ fn write_index(dir: &Path, studies: &[(String, PathBuf, RunResults)]) -> anyhow:
         .with_context(|| format!("cannot write {}", html.display()))?;
     eprintln!("wrote {}", html.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subjects() -> Vec<Subject> {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../subjects");
+        subject::discover(&root).unwrap()
+    }
+
+    #[test]
+    fn study_a_runs_go_twice_under_one_cpu_and_adds_the_contenders() {
+        let a = published_study("a").unwrap();
+        let (entries, missing) = study_entries(&a, &subjects(), &[]);
+        assert!(missing.is_empty(), "{missing:?}");
+        let go_one_cpu: Vec<&RunEntry> = entries
+            .iter()
+            .filter(|e| e.subject.id == "go-nethttp" && e.scenarios.contains(&"one-cpu".into()))
+            .collect();
+        assert_eq!(go_one_cpu.len(), 2);
+        let gomaxprocs: Vec<Option<&String>> = go_one_cpu
+            .iter()
+            .map(|e| e.subject.scenarios["one-cpu"].env.get("GOMAXPROCS"))
+            .collect();
+        assert!(gomaxprocs.contains(&None) && gomaxprocs.contains(&Some(&"1".to_string())));
+        for id in RUST_CONTENDERS {
+            let e = entries.iter().find(|e| e.subject.id == id).unwrap();
+            assert_eq!(e.scenarios, ["single-thread", "one-cpu", "all-cores"]);
+        }
+        // Only what was asked for.
+        let (only, _) = study_entries(&a, &subjects(), &["rust-hyper".into()]);
+        assert_eq!(only.len(), 1);
+    }
+
+    #[test]
+    fn study_shapes_follow_the_seeds() {
+        let (c, note) = study_shape("c", Length::Default, 1);
+        assert_eq!((c.connections, c.keepalive), (128, false));
+        assert_eq!(c.http_version, HttpVersion::Http10);
+        assert!(matches!(c.stop, StopAt::Requests(10_000)), "{note}");
+        let (b, _) = study_shape("b", Length::Faithful, 1);
+        assert_eq!((b.connections, b.threads), (32, 4));
+        assert_eq!(b.warmup_requests, Some(100_000));
+        let (d, note) = study_shape("d", Length::Faithful, 1);
+        assert_eq!((d.connections, d.threads), (512, 8));
+        assert_eq!(d.timeout, Duration::from_secs(60));
+        assert!(matches!(d.stop, StopAt::Duration(t) if t == Duration::from_secs(600)));
+        assert!(note.contains("10 min"));
+        let (a, note) = study_shape("a", Length::Quick, 1);
+        assert_eq!((a.connections, a.threads), (10, 2));
+        assert!(note.contains("--quick"));
+    }
 }
