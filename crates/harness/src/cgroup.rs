@@ -137,7 +137,7 @@ impl Backend {
             memory_dir: None,
             quota_cores,
         };
-        let fail = |what: String, e: std::io::Error| HarnessError::io(what, e);
+        let fail = cgroup_error;
         match &self.bases {
             Bases::None => return Ok(None),
             Bases::V2(base) => {
@@ -393,7 +393,17 @@ fn make_dir(dir: &Path) -> std::io::Result<()> {
 
 fn write(path: &Path, value: &str) -> Result<(), HarnessError> {
     std::fs::write(path, value)
-        .map_err(|e| HarnessError::io(format!("cannot write {value:?} to {}", path.display()), e))
+        .map_err(|e| cgroup_error(format!("cannot write {value:?} to {}", path.display()), e))
+}
+
+/// A cgroup operation failed after the probe said it would work; say how to run without them.
+fn cgroup_error(what: String, e: std::io::Error) -> HarnessError {
+    HarnessError::io(
+        format!(
+            "{what} (--no-cgroups runs with CPU affinity only; `restbench doctor` shows why cgroups were chosen)"
+        ),
+        e,
+    )
 }
 
 /// A cgroup file system mounted somewhere.

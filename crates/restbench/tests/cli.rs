@@ -2,21 +2,12 @@
 //! (with RESTBENCH_SLOW_TESTS=1, as CI sets it) and leaves no process behind.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn restbench() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_restbench"));
-    c.current_dir(repo());
-    c
-}
+mod support;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
+use support::restbench;
 
 /// The slow tests start real subjects and look for leftover processes by name, so they take
 /// turns: a subject of one test must not look like a leftover of another.

@@ -7,26 +7,17 @@
 //! they run in parallel with each other and with the other tests.
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::PathBuf;
+use std::process::{Child, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
-fn restbench() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_restbench"));
-    c.current_dir(repo());
-    c
-}
+mod support;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
+use support::restbench;
 
 fn slow_tests() -> bool {
     if std::env::var("RESTBENCH_SLOW_TESTS").is_ok_and(|v| v == "1") {

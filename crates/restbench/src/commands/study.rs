@@ -234,7 +234,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             Length::Quick => 1,
             _ => 3,
         });
-        let plan_probe = RunPlan {
+        let mut plan = RunPlan {
             kind: format!("study {id}"),
             entries,
             workloads: vec![workload],
@@ -259,7 +259,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
                 ),
             ),
         };
-        let total = runner::plan_cells(&plan_probe);
+        let total = runner::plan_cells(&plan);
         if total == 0 {
             eprintln!("study {id}: nothing to run");
             continue;
@@ -274,18 +274,14 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             total,
             out_dir.display()
         ));
-        let ceiling = calibrate(
+        plan.database_url = database_url;
+        plan.loadgen_ceiling_rps = calibrate(
             &placement,
-            &plan_probe.shape,
+            &plan.shape,
             length == Length::Quick,
             &stop,
             &progress,
         );
-        let plan = RunPlan {
-            loadgen_ceiling_rps: ceiling,
-            database_url,
-            ..plan_probe
-        };
         let result = runner::run(&plan, &stop, &progress);
         progress.finish();
         drop(cluster);
