@@ -1,74 +1,16 @@
 //! Two runs side by side (`restbench compare A B`): per cell, B's figures as ratios of A's and a
 //! verdict that takes the measured noise into account.
+//!
+//! This module computes; [`Comparison::to_text`] lives in `text.rs` and
+//! [`Comparison::to_markdown`] in `markdown.rs`, with the other renderers.
 
 use std::collections::BTreeMap;
-use std::fmt::Write;
 
-use restbench_model::{Cell, CellStatus, RpsStats, RunResults};
+use restbench_model::{Cell, CellStatus, RunResults};
 use serde::{Deserialize, Serialize};
 
-use crate::units::{ratio, thousands};
-
-/// The smallest change in req/s that counts as real when there are no confidence intervals.
-pub const MIN_CHANGE: f64 = 0.05;
-
-/// What a change in throughput amounts to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Verdict {
-    /// B serves more requests per second than A, beyond the noise.
-    #[serde(rename = "faster")]
-    Faster,
-    /// B serves fewer requests per second than A, beyond the noise.
-    #[serde(rename = "slower")]
-    Slower,
-    #[serde(rename = "within noise")]
-    WithinNoise,
-    /// One side failed or was skipped.
-    #[serde(rename = "not comparable")]
-    NotComparable,
-}
-
-impl Verdict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Faster => "faster",
-            Verdict::Slower => "slower",
-            Verdict::WithinNoise => "within noise",
-            Verdict::NotComparable => "not comparable",
-        }
-    }
-}
-
-impl std::fmt::Display for Verdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// True when two throughput measurements differ by more than their noise: their 95 % confidence
-/// intervals do not overlap when both have one; otherwise the relative change exceeds
-/// max(2 × cv of either, [`MIN_CHANGE`]).
-pub fn beyond_noise(a: &RpsStats, b: &RpsStats) -> bool {
-    if let (Some(ca), Some(cb)) = (a.ci95, b.ci95) {
-        return ca[1] < cb[0] || cb[1] < ca[0];
-    }
-    if a.median <= 0.0 || b.median <= 0.0 {
-        return a.median != b.median;
-    }
-    let change = (b.median / a.median - 1.0).abs();
-    change > (2.0 * a.cv).max(2.0 * b.cv).max(MIN_CHANGE)
-}
-
-/// The verdict for B against A.
-pub fn verdict(a: &RpsStats, b: &RpsStats) -> Verdict {
-    if !beyond_noise(a, b) {
-        Verdict::WithinNoise
-    } else if b.median > a.median {
-        Verdict::Faster
-    } else {
-        Verdict::Slower
-    }
-}
+use crate::cells::{cell_labels, first_line, status_word};
+pub use crate::noise::{MIN_CHANGE, Verdict, beyond_noise, verdict};
 
 /// Which cell: subject × workload × scenario, and the settings label when one run holds the same
 /// key more than once (study variants such as `GOMAXPROCS=1`).
@@ -82,7 +24,8 @@ pub struct CellKey {
 }
 
 impl CellKey {
-    fn label(&self) -> String {
+    /// The subject, with the variant in brackets when there is one.
+    pub fn label(&self) -> String {
         match &self.variant {
             Some(v) => format!("{} [{v}]", self.subject),
             None => self.subject.clone(),
@@ -197,7 +140,7 @@ pub fn compare(a: &RunResults, b: &RunResults) -> Comparison {
 
 /// Keys of a run's cells, with a settings label where subject × workload × scenario repeats.
 fn keys(cells: &[Cell]) -> Vec<CellKey> {
-    let labels = crate::cell_labels(&cells.iter().collect::<Vec<_>>());
+    let labels = cell_labels(&cells.iter().collect::<Vec<_>>());
     cells
         .iter()
         .zip(labels)
@@ -232,14 +175,10 @@ fn compare_cell(key: CellKey, a: &Cell, b: &Cell) -> ComparedCell {
     };
     if !(ok_a && ok_b) {
         let why = |side: &str, c: &Cell| {
-            let status = if c.status == CellStatus::Failed {
-                "failed"
-            } else {
-                "skipped"
-            };
             format!(
-                "{status} in {side}: {}",
-                crate::first_line(c.reason.as_deref().unwrap_or("no reason recorded"))
+                "{} in {side}: {}",
+                status_word(c.status),
+                first_line(c.reason.as_deref().unwrap_or("no reason recorded"))
             )
         };
         let mut notes = Vec::new();
@@ -280,238 +219,13 @@ impl Comparison {
         }
         m
     }
-
-    fn summary(&self) -> String {
-        let counts = self.counts();
-        let parts: Vec<String> = [
-            Verdict::Faster,
-            Verdict::Slower,
-            Verdict::WithinNoise,
-            Verdict::NotComparable,
-        ]
-        .iter()
-        .filter_map(|v| counts.get(v.as_str()).map(|n| format!("{n} {v}")))
-        .collect();
-        format!(
-            "{} cells in both runs: {}.",
-            self.cells.len(),
-            if parts.is_empty() {
-                "none".to_string()
-            } else {
-                parts.join(", ")
-            }
-        )
-    }
-
-    fn rows(&self) -> Vec<[String; 9]> {
-        self.cells
-            .iter()
-            .map(|c| {
-                let opt = |v: Option<f64>, f: fn(f64) -> String| v.map_or("–".to_string(), f);
-                [
-                    c.key.label(),
-                    c.key.workload.clone(),
-                    c.key.scenario.clone(),
-                    opt(c.a_rps, thousands),
-                    opt(c.b_rps, thousands),
-                    opt(c.rps_ratio, ratio),
-                    opt(c.p99_ratio, ratio),
-                    opt(c.cpu_us_per_req_ratio, ratio),
-                    c.verdict.to_string(),
-                ]
-            })
-            .collect()
-    }
-
-    fn heading_lines(&self) -> Vec<String> {
-        let l = |x: &RunLabel| {
-            format!(
-                "{} started {} on {} ({} cores{})",
-                x.kind,
-                x.started_at,
-                x.cpu_model,
-                x.cores,
-                if x.hostname.is_empty() {
-                    String::new()
-                } else {
-                    format!(", {}", x.hostname)
-                }
-            )
-        };
-        let mut v = vec![format!("A: {}", l(&self.a)), format!("B: {}", l(&self.b))];
-        if self.different_machines {
-            v.push("The runs come from different machines: ratios mix machine and software differences.".into());
-        }
-        v
-    }
-
-    /// Markdown: a table of ratios (B ÷ A) with verdicts, then the cells found in only one run.
-    pub fn to_markdown(&self) -> String {
-        let mut o = String::from("# restbench compare\n\n");
-        for line in self.heading_lines() {
-            let _ = writeln!(o, "- {}", crate::markdown::escape(&line));
-        }
-        let _ = writeln!(o, "\n{}\n", self.summary());
-        o.push_str("| subject | workload | scenario | A req/s | B req/s | req/s B÷A | p99 B÷A | CPU µs/req B÷A | verdict | note |\n");
-        o.push_str("|---|---|---|---:|---:|---:|---:|---:|---|---|\n");
-        for (row, c) in self.rows().iter().zip(&self.cells) {
-            let verdict = match c.verdict {
-                Verdict::Faster | Verdict::Slower => format!("**{}**", row[8]),
-                _ => row[8].clone(),
-            };
-            let _ = writeln!(
-                o,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {verdict} | {} |",
-                crate::markdown::escape(&row[0]),
-                row[1],
-                row[2],
-                row[3],
-                row[4],
-                row[5],
-                row[6],
-                row[7],
-                crate::markdown::escape(c.note.as_deref().unwrap_or(""))
-            );
-        }
-        for (title, list) in [
-            ("Only in A", &self.only_in_a),
-            ("Only in B", &self.only_in_b),
-        ] {
-            if !list.is_empty() {
-                let _ = writeln!(o, "\n## {title}\n");
-                for k in list {
-                    let _ = writeln!(
-                        o,
-                        "- {} / {} / {}",
-                        crate::markdown::escape(&k.label()),
-                        k.workload,
-                        k.scenario
-                    );
-                }
-            }
-        }
-        o.push_str("\nVerdicts: *faster*/*slower* when the 95 % confidence intervals of req/s do not overlap (or, without intervals, when the change exceeds twice either run's coefficient of variation and 5 %); otherwise *within noise*. p99 and CPU µs/req ratios below 1 are improvements.\n");
-        o
-    }
-
-    /// Plain text for a terminal, with aligned columns.
-    pub fn to_text(&self) -> String {
-        let mut o = String::new();
-        for line in self.heading_lines() {
-            let _ = writeln!(o, "{line}");
-        }
-        let _ = writeln!(o, "{}\n", self.summary());
-        let header = [
-            "subject",
-            "workload",
-            "scenario",
-            "A req/s",
-            "B req/s",
-            "req/s B÷A",
-            "p99 B÷A",
-            "CPU/req B÷A",
-            "verdict",
-        ];
-        let rows = self.rows();
-        let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-        for r in &rows {
-            for (w, cell) in widths.iter_mut().zip(r.iter()) {
-                *w = (*w).max(cell.chars().count());
-            }
-        }
-        let line = |cells: &[String]| {
-            let mut s = String::new();
-            for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
-                let pad = w - c.chars().count();
-                let right = (3..8).contains(&i);
-                if i > 0 {
-                    s.push_str("  ");
-                }
-                if right {
-                    s.push_str(&" ".repeat(pad));
-                    s.push_str(c);
-                } else {
-                    s.push_str(c);
-                    if i + 1 < cells.len() {
-                        s.push_str(&" ".repeat(pad));
-                    }
-                }
-            }
-            s
-        };
-        let head: Vec<String> = header.iter().map(|h| h.to_string()).collect();
-        let _ = writeln!(o, "{}", line(&head));
-        for (r, c) in rows.iter().zip(&self.cells) {
-            let mut l = line(r);
-            if let Some(n) = &c.note {
-                let _ = write!(l, "  ({n})");
-            }
-            let _ = writeln!(o, "{l}");
-        }
-        for (title, list) in [
-            ("only in A", &self.only_in_a),
-            ("only in B", &self.only_in_b),
-        ] {
-            if !list.is_empty() {
-                let _ = writeln!(o, "\n{title}:");
-                for k in list {
-                    let _ = writeln!(o, "  {} / {} / {}", k.label(), k.workload, k.scenario);
-                }
-            }
-        }
-        o.push_str("\nratios are B ÷ A; for p99 and CPU µs/req below 1 is better; verdicts weigh req/s against the noise of both runs\n");
-        o
-    }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-
-    fn stats(median: f64, cv: f64, ci: Option<[f64; 2]>) -> RpsStats {
-        RpsStats {
-            median,
-            min: median,
-            max: median,
-            cv,
-            ci95: ci,
-        }
-    }
-
-    #[test]
-    fn confidence_intervals_decide_when_both_exist() {
-        let a = stats(1000.0, 0.01, Some([990.0, 1010.0]));
-        let b = stats(1030.0, 0.01, Some([1020.0, 1040.0]));
-        assert_eq!(verdict(&a, &b), Verdict::Faster);
-        assert_eq!(verdict(&b, &a), Verdict::Slower);
-        let c = stats(1005.0, 0.01, Some([1000.0, 1015.0]));
-        assert_eq!(verdict(&a, &c), Verdict::WithinNoise);
-    }
-
-    #[test]
-    fn without_intervals_the_change_must_beat_cv_and_five_percent() {
-        let a = stats(1000.0, 0.0, None);
-        assert_eq!(verdict(&a, &stats(1040.0, 0.0, None)), Verdict::WithinNoise);
-        assert_eq!(verdict(&a, &stats(1060.0, 0.0, None)), Verdict::Faster);
-        assert_eq!(verdict(&a, &stats(940.0, 0.0, None)), Verdict::Slower);
-        // A cv of 10 % makes 15 % a non-result.
-        assert_eq!(
-            verdict(&stats(1000.0, 0.10, None), &stats(1150.0, 0.0, None)),
-            Verdict::WithinNoise
-        );
-        assert_eq!(
-            verdict(&stats(1000.0, 0.10, None), &stats(1250.0, 0.02, None)),
-            Verdict::Faster
-        );
-        // One side with an interval and one without falls back to the cv rule.
-        assert_eq!(
-            verdict(
-                &stats(1000.0, 0.01, Some([999.0, 1001.0])),
-                &stats(1020.0, 0.0, None)
-            ),
-            Verdict::WithinNoise
-        );
-    }
+    use crate::test_support::cell;
+    use restbench_model::RpsStats;
 
     fn run(cells: Vec<Cell>) -> RunResults {
         RunResults {
@@ -531,9 +245,9 @@ mod tests {
         }
     }
 
-    #[test]
-    fn cells_are_matched_by_key_and_settings() {
-        use crate::test_support::cell;
+    /// Two runs: a slower cell, two variants listed in the other order, a cell that failed in B,
+    /// and one cell only in each run. The renderers' tests use it too.
+    pub(crate) fn sample() -> Comparison {
         let mut failed = cell("node-http", "echo", "all-cores", 0.0);
         failed.status = CellStatus::Failed;
         failed.reason = Some("port in use\nmore".into());
@@ -565,7 +279,12 @@ mod tests {
             failed,
             cell("rust-hyper", "echo", "all-cores", 1.0),
         ]);
-        let c = compare(&a, &b);
+        compare(&a, &b)
+    }
+
+    #[test]
+    fn cells_are_matched_by_key_and_settings() {
+        let c = sample();
         assert!(!c.different_machines);
         assert_eq!(c.cells.len(), 4);
         let find = |s: &str, v: Option<&str>| {
@@ -599,24 +318,5 @@ mod tests {
             .collect();
         assert!(verdicts.contains(&"within noise") && verdicts.contains(&"faster"));
         assert_eq!(json["cells"][0]["subject"], "rust-axum");
-
-        let text = c.to_text();
-        let lines: Vec<&str> = text.lines().filter(|l| l.contains("  echo  ")).collect();
-        assert_eq!(lines.len(), 4, "{text}");
-        let lines: Vec<&str> = lines.into_iter().filter(|l| l.contains('×')).collect();
-        // Aligned: the ratio column ends at the same character in every row.
-        let ends: Vec<usize> = lines
-            .iter()
-            .map(|l| {
-                let i = l.find('×').unwrap_or(0);
-                l[..i].chars().count()
-            })
-            .collect();
-        assert!(ends.windows(2).all(|w| w[0] == w[1]), "{text}");
-        assert!(text.contains("only in A:") && text.contains("rust-iron"));
-        let md = c.to_markdown();
-        assert!(md.contains("| rust-axum | echo | all-cores | 100,000 | 90,000 | 0.90× |"));
-        assert!(md.contains("**slower**"));
-        assert!(md.contains("## Only in B"));
     }
 }

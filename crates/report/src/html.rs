@@ -12,66 +12,16 @@ use std::fmt::Write;
 use restbench_model::histogram;
 use restbench_model::{Cell, CellStatus, FindingLevel, RunResults, StudyInfo};
 
-use crate::ratios::{self, RatioTable, StudyTables, row_label, scenario_rank};
+use crate::cells::{CellLabel, cell_labels, first_line, per_cpu_second, per_mb, status_word};
+pub use crate::escape::html as escape;
+use crate::ratios::{self, RatioTable, StudyTables, row_label};
 use crate::svg::{self, Bar, BarChart, Curve};
-use crate::units::{micros_short, ratio, si, thousands};
-use crate::{CellLabel, cell_labels, per_cpu_second, per_mb};
-
-/// Escapes text for HTML element content and attribute values.
-pub fn escape(s: &str) -> String {
-    let mut o = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => o.push_str("&amp;"),
-            '<' => o.push_str("&lt;"),
-            '>' => o.push_str("&gt;"),
-            '"' => o.push_str("&quot;"),
-            '\'' => o.push_str("&#39;"),
-            _ => o.push(c),
-        }
-    }
-    o
-}
-
-/// What each flag means, for the legend.
-pub const FLAGS: [(&str, &str); 6] = [
-    (
-        "client_bound",
-        "The load generator saturated its CPUs or came within 10 % of its calibrated ceiling: the server might have done more, so the figure is a floor.",
-    ),
-    (
-        "warmup_unsettled",
-        "The rate was still climbing when the warm-up reached its cap (a JIT still compiling): the figure understates the warmed-up server.",
-    ),
-    (
-        "noisy",
-        "The repeats vary by more than 10 % (coefficient of variation): read the median with care.",
-    ),
-    (
-        "limit_not_held",
-        "The scenario's CPU limit was not held: the server used more CPU than its cap, or the cap could not be enforced.",
-    ),
-    (
-        "verification_warnings",
-        "The verifier found deviations from the workload contract that do not fail the cell (see the findings).",
-    ),
-    (
-        "errors",
-        "Some requests failed (connect, read, write, timeout, status or parse errors).",
-    ),
-];
-
-const WORKLOAD_ORDER: [&str; 4] = ["plaintext", "todo", "echo", "users"];
-
-fn workload_about(w: &str) -> &'static str {
-    match w {
-        "plaintext" => "GET /api/test → the 13-byte text Hello, World! (seed d)",
-        "todo" => "GET /rest/todo → 8 todo items serialized as JSON on every request (seed b)",
-        "echo" => "POST /echo of the 4.2 KB colors JSON, parsed and serialized back (seed a)",
-        "users" => "GET /users → 100 rows read from PostgreSQL through a pool, as JSON (seed c)",
-        _ => "",
-    }
-}
+use crate::units::{
+    bytes_short, compact, micros_short, ratio, si, si_precise, thousands, trimmed as trim,
+};
+use crate::vocabulary::{
+    FLAGS, cpu_list, flag_legend, flag_severity, scenario_rank, workload_about, workload_rank,
+};
 
 const STYLE: &str = r#"
 :root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa;--accent:#0969da;--warn:#9a6700;--warnbg:#fff8c5;--bad:#cf222e;--badbg:#ffebe9;--good:#1a7f37;--goodbg:#dafbe1}
@@ -266,12 +216,7 @@ type Group<'a> = (&'a str, &'a str, Vec<&'a Cell>);
 
 /// Cells by workload (known order first) and scenario (known order first).
 fn groups(r: &RunResults) -> Vec<Group<'_>> {
-    let rank_w = |w: &str| {
-        WORKLOAD_ORDER
-            .iter()
-            .position(|x| *x == w)
-            .unwrap_or(WORKLOAD_ORDER.len())
-    };
+    let rank_w = workload_rank;
     let mut keys: Vec<(&str, &str)> = r
         .cells
         .iter()
@@ -361,41 +306,6 @@ fn header(o: &mut String, r: &RunResults, title: &str) {
         subjects.len(),
         flagged
     );
-}
-
-/// `0-3,6,8-9`.
-pub fn cpu_list(cpus: &[u32]) -> String {
-    let mut v = cpus.to_vec();
-    v.sort_unstable();
-    v.dedup();
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < v.len() {
-        let mut j = i;
-        while j + 1 < v.len() && v[j + 1] == v[j] + 1 {
-            j += 1;
-        }
-        parts.push(if j > i {
-            format!("{}-{}", v[i], v[j])
-        } else {
-            v[i].to_string()
-        });
-        i = j + 1;
-    }
-    if parts.is_empty() {
-        "–".into()
-    } else {
-        parts.join(",")
-    }
-}
-
-fn bytes_short(n: f64) -> String {
-    let (v, unit) = crate::units::binary_scale(n);
-    if v >= 100.0 || unit == "B" {
-        format!("{v:.0} {unit}")
-    } else {
-        format!("{v:.1} {unit}")
-    }
 }
 
 fn dl(o: &mut String, title: &str, rows: &[(&str, String)]) {
@@ -509,18 +419,10 @@ fn toc(o: &mut String, r: &RunResults, groups: &[Group<'_>]) {
 }
 
 fn flag_badge(flag: &str) -> String {
-    let class = match flag {
-        "errors" | "limit_not_held" => "bad",
-        _ => "warn",
-    };
     format!(
-        "<span class=\"badge {class}\" title=\"{}\">{}</span>",
-        escape(
-            FLAGS
-                .iter()
-                .find(|(f, _)| *f == flag)
-                .map_or("", |(_, why)| *why)
-        ),
+        "<span class=\"badge {}\" title=\"{}\">{}</span>",
+        flag_severity(flag),
+        escape(flag_legend(flag)),
         escape(flag)
     )
 }
@@ -530,14 +432,6 @@ fn swatch(i: usize) -> String {
         "<span class=\"swatch\" style=\"background:{}\"></span>",
         svg::series_style(i).0
     )
-}
-
-fn status_word(s: CellStatus) -> &'static str {
-    match s {
-        CellStatus::Ok => "ok",
-        CellStatus::Failed => "failed",
-        CellStatus::Skipped => "skipped",
-    }
 }
 
 fn group(o: &mut String, w: &str, s: &str, cells: &[&Cell], colors: &BTreeMap<String, usize>) {
@@ -605,7 +499,7 @@ fn group(o: &mut String, w: &str, s: &str, cells: &[&Cell], colors: &BTreeMap<St
                 o,
                 "<tr class=\"notok\"><td>{name}</td><td class=\"sep\"><span class=\"badge bad\">{}</span></td><td colspan=\"12\" class=\"wrap\">{}</td></tr>",
                 status_word(c.status),
-                escape(&crate::first_line(
+                escape(&first_line(
                     c.reason.as_deref().unwrap_or("no reason recorded")
                 ))
             );
@@ -675,11 +569,6 @@ fn subject_cell(c: &Cell, l: &CellLabel, color: usize) -> String {
     )
 }
 
-fn trim(v: f64) -> String {
-    let s = format!("{v:.2}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
-}
-
 fn figure(o: &mut String, kind: &str, caption: &str, note: &str, body: &str) {
     let _ = write!(
         o,
@@ -738,35 +627,6 @@ fn rps_chart(o: &mut String, ok: &[(&Cell, &CellLabel)], color: &dyn Fn(&CellLab
         },
         &body,
     );
-}
-
-/// Three significant digits: `812`, `9.80k`, `40.6k`, `398k`, `1.23M`.
-pub fn compact(v: f64) -> String {
-    let (x, unit) = if v >= 1_000_000.0 {
-        (v / 1_000_000.0, "M")
-    } else if v >= 1_000.0 {
-        (v / 1_000.0, "k")
-    } else {
-        return format!("{v:.0}");
-    };
-    if x >= 100.0 {
-        format!("{x:.0}{unit}")
-    } else if x >= 10.0 {
-        format!("{x:.1}{unit}")
-    } else {
-        format!("{x:.2}{unit}")
-    }
-}
-
-/// `12.6k`, `475.6k`, `1.23M`, `812`.
-fn si_precise(v: f64) -> String {
-    if v >= 1_000_000.0 {
-        format!("{:.2}M", v / 1_000_000.0)
-    } else if v >= 1_000.0 {
-        format!("{:.1}k", v / 1_000.0)
-    } else {
-        format!("{v:.0}")
-    }
 }
 
 /// Percentile points of a cell: from its histogram when present (a fine grid up to 99.99 % or
@@ -1156,22 +1016,6 @@ fn legend(o: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn escapes_everything_that_matters() {
-        assert_eq!(
-            escape(r#"<a href="x">'&'</a>"#),
-            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
-        );
-        assert_eq!(escape("plain µs ⇅"), "plain µs ⇅");
-    }
-
-    #[test]
-    fn cpu_lists_are_compact() {
-        assert_eq!(cpu_list(&[0, 1, 2, 3, 6, 8, 9]), "0-3,6,8-9");
-        assert_eq!(cpu_list(&[5]), "5");
-        assert_eq!(cpu_list(&[]), "–");
-    }
 
     #[test]
     fn latency_points_come_from_the_histogram_when_there_is_one() {

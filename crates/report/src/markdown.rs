@@ -1,11 +1,17 @@
-//! Markdown: the summary table printed at the end of a run and written to `report.md`.
+//! Markdown: the summary table printed at the end of a run, `report.md` with its study section,
+//! and `restbench compare --markdown`.
 
 use std::fmt::Write;
 
-use restbench_model::{Cell, CellStatus, RunResults};
+use restbench_model::{Cell, CellStatus, FindingLevel, RunResults, StudyInfo};
 
-use crate::units::{bytes, micros, thousands};
-use crate::{cell_labels, per_cpu_second, per_mb};
+use crate::cells::{cell_labels, first_line, per_cpu_second, per_mb, status_word};
+use crate::compare::{Comparison, Verdict};
+pub use crate::escape::markdown as escape;
+use crate::ratios::{self, row_label};
+use crate::text::{comparison_heading, comparison_rows, comparison_summary};
+use crate::units::{bytes, micros, ratio, thousands};
+use crate::vocabulary::MARKDOWN_FLAG_LEGEND;
 
 /// The summary table, one row per cell.
 pub fn cell_table(cells: &[&Cell]) -> String {
@@ -35,18 +41,14 @@ pub fn cell_table(cells: &[&Cell]) -> String {
                 c.flags.join(", ")
             );
         } else {
-            let status = if c.status == CellStatus::Failed {
-                "failed"
-            } else {
-                "skipped"
-            };
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | {status} | – | – | – | – | – | – | – | – | – | – | {} |",
+                "| {} | {} | {} | {} | – | – | – | – | – | – | – | – | – | – | {} |",
                 subject,
                 c.workload,
                 c.scenario,
-                escape(&crate::first_line(c.reason.as_deref().unwrap_or("")))
+                status_word(c.status),
+                escape(&first_line(c.reason.as_deref().unwrap_or("")))
             );
         }
     }
@@ -99,7 +101,7 @@ pub fn report(r: &RunResults) -> String {
         let _ = writeln!(o, "{note}\n");
     }
     if let Some(info) = &r.study {
-        o.push_str(&crate::ratios::markdown(info, r));
+        o.push_str(&study(info, r));
     }
     let mut workloads: Vec<&str> = r.cells.iter().map(|c| c.workload.as_str()).collect();
     workloads.dedup();
@@ -126,20 +128,12 @@ pub fn report(r: &RunResults) -> String {
     let warnings: Vec<&Cell> = r
         .cells
         .iter()
-        .filter(|c| {
-            c.findings
-                .iter()
-                .any(|f| f.level != restbench_model::FindingLevel::Pass)
-        })
+        .filter(|c| c.findings.iter().any(|f| f.level != FindingLevel::Pass))
         .collect();
     if !warnings.is_empty() {
         o.push_str("## Verification findings\n\n");
         for c in warnings {
-            for f in c
-                .findings
-                .iter()
-                .filter(|f| f.level != restbench_model::FindingLevel::Pass)
-            {
+            for f in c.findings.iter().filter(|f| f.level != FindingLevel::Pass) {
                 let _ = writeln!(
                     o,
                     "- {} / {} / {}: {:?} {}: {}",
@@ -154,26 +148,181 @@ pub fn report(r: &RunResults) -> String {
         }
         o.push('\n');
     }
-    o.push_str("Flags: `client_bound` the load generator saturated its CPUs or came within 10 % of its calibrated ceiling, so the figure is a floor for the server; `warmup_unsettled` the rate was still climbing when the warm-up reached its cap; `noisy` the repeats vary by more than 10 %; `limit_not_held` the scenario's CPU limit was not held; `errors` some requests failed; `verification_warnings` see the findings. Efficiency: requests per second of server CPU time, and req/s per MB of peak RSS.\n");
+    o.push_str(MARKDOWN_FLAG_LEGEND);
+    o.push_str(
+        " Efficiency: requests per second of server CPU time, and req/s per MB of peak RSS.\n",
+    );
     o
 }
 
-/// Escapes text for a Markdown table cell.
-/// Escapes text for one line of Markdown (a table cell, a list item): pipes, newlines, and the
-/// angle brackets a renderer would take for HTML.
-pub fn escape(s: &str) -> String {
-    s.replace('|', "\\|")
-        .replace('\n', " ")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+/// The "Study" section of `report.md`.
+pub fn study(info: &StudyInfo, r: &RunResults) -> String {
+    let mut o = String::new();
+    let Some(st) = ratios::for_run(r) else {
+        let _ = writeln!(
+            o,
+            "## Study {}\n\nNo published figures are known for study id `{}`.\n",
+            escape(&info.id),
+            escape(&info.id)
+        );
+        return o;
+    };
+    let s = &st.study;
+    let _ = writeln!(
+        o,
+        "## Study {}: {} (seed {})\n",
+        s.id,
+        escape(&s.title),
+        s.seed
+    );
+    let _ = writeln!(o, "- Published: {}", escape(&s.load_shape));
+    let _ = writeln!(o, "- Their machine: {}", escape(&s.machine));
+    let _ = writeln!(o, "- Source: {}", escape(&s.source));
+    let _ = writeln!(
+        o,
+        "- This run: {}{}\n",
+        if info.shortened {
+            "**shortened** — "
+        } else {
+            ""
+        },
+        escape(if info.note.is_empty() {
+            "the seed's load shape"
+        } else {
+            &info.note
+        })
+    );
+    o.push_str("Ratios are req/s ÷ the baseline's req/s in the same scenario (published on their machine, measured on this one). ⇅ marks a system whose order against another differs between published and measured.\n\n");
+    for t in &st.tables {
+        let _ = writeln!(o, "### {} · {}\n", s.workload, t.scenario);
+        if let Some(n) = &t.baseline_note {
+            let _ = writeln!(o, "{}\n", escape(n));
+        }
+        o.push_str("| system (as published) | subject | published req/s | published ratio | measured req/s | measured ratio | order | note |\n");
+        o.push_str("|---|---|---:|---:|---:|---:|:---:|---|\n");
+        for row in &t.rows {
+            let mut note: Vec<String> = Vec::new();
+            if row.baseline {
+                note.push("baseline".into());
+            }
+            if let Some(n) = &row.not_measured {
+                note.push(n.clone());
+            }
+            if !row.flags.is_empty() {
+                note.push(format!("flags: {}", row.flags.join(", ")));
+            }
+            if let Some(n) = &row.note {
+                note.push(n.clone());
+            }
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                escape(&row.system),
+                row.subject
+                    .as_ref()
+                    .map(|_| escape(&row_label(row)))
+                    .unwrap_or_else(|| "–".into()),
+                row.published_rps.map_or("–".into(), thousands),
+                row.published_ratio.map_or("–".into(), ratio),
+                row.measured_rps().map_or("–".into(), thousands),
+                row.measured_ratio.map_or("–".into(), ratio),
+                if row.reversed { "⇅" } else { "" },
+                escape(&note.join("; "))
+            );
+        }
+        o.push('\n');
+        if t.reversals.is_empty() {
+            if t.rows
+                .iter()
+                .filter(|r| r.published_ratio.is_some() && r.measured_ratio.is_some())
+                .count()
+                >= 2
+            {
+                o.push_str("The measured order matches the published one.\n\n");
+            }
+        } else {
+            o.push_str("Reversed pairs (published order → measured order):\n\n");
+            for rev in &t.reversals {
+                let _ = writeln!(o, "- {}", escape(&ratios::reversal_text(t, rev)));
+            }
+            o.push('\n');
+        }
+    }
+    if !s.unavailable.is_empty() {
+        o.push_str("Not run here:\n\n");
+        for u in &s.unavailable {
+            let _ = writeln!(o, "- {}: {}", escape(&u.system), escape(&u.reason));
+        }
+        o.push('\n');
+    }
+    if !s.notes.is_empty() {
+        o.push_str("About the seed:\n\n");
+        for n in &s.notes {
+            let _ = writeln!(o, "- {}", escape(n));
+        }
+        o.push('\n');
+    }
+    o
+}
+
+impl Comparison {
+    /// Markdown: a table of ratios (B ÷ A) with verdicts, then the cells found in only one run.
+    pub fn to_markdown(&self) -> String {
+        let mut o = String::from("# restbench compare\n\n");
+        for line in comparison_heading(self) {
+            let _ = writeln!(o, "- {}", escape(&line));
+        }
+        let _ = writeln!(o, "\n{}\n", comparison_summary(self));
+        o.push_str("| subject | workload | scenario | A req/s | B req/s | req/s B÷A | p99 B÷A | CPU µs/req B÷A | verdict | note |\n");
+        o.push_str("|---|---|---|---:|---:|---:|---:|---:|---|---|\n");
+        for (row, c) in comparison_rows(self).iter().zip(&self.cells) {
+            let verdict = match c.verdict {
+                Verdict::Faster | Verdict::Slower => format!("**{}**", row[8]),
+                _ => row[8].clone(),
+            };
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {verdict} | {} |",
+                escape(&row[0]),
+                row[1],
+                row[2],
+                row[3],
+                row[4],
+                row[5],
+                row[6],
+                row[7],
+                escape(c.note.as_deref().unwrap_or(""))
+            );
+        }
+        for (title, list) in [
+            ("Only in A", &self.only_in_a),
+            ("Only in B", &self.only_in_b),
+        ] {
+            if !list.is_empty() {
+                let _ = writeln!(o, "\n## {title}\n");
+                for k in list {
+                    let _ = writeln!(
+                        o,
+                        "- {} / {} / {}",
+                        escape(&k.label()),
+                        k.workload,
+                        k.scenario
+                    );
+                }
+            }
+        }
+        o.push_str("\nVerdicts: *faster*/*slower* when the 95 % confidence intervals of req/s do not overlap (or, without intervals, when the change exceeds twice either run's coefficient of variation and 5 %); otherwise *within noise*. p99 and CPU µs/req ratios below 1 are improvements.\n");
+        o
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
-    fn markdown_escapes_pipes_newlines_and_tags() {
-        assert_eq!(escape("a|b\n<script>"), "a\\|b &lt;script&gt;");
+    fn a_comparison_as_markdown() {
+        let md = crate::compare::tests::sample().to_markdown();
+        assert!(md.contains("| rust-axum | echo | all-cores | 100,000 | 90,000 | 0.90× |"));
+        assert!(md.contains("**slower**"));
+        assert!(md.contains("## Only in B"));
     }
 }

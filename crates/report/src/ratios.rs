@@ -1,17 +1,16 @@
 //! A study's published figures beside ours, as ratios to the study's baseline system (absolute
 //! req/s differ per machine; the order and the ratios are what a reproduction can check).
+//!
+//! This module computes the tables; `markdown::study` and `html::study` render them. The few
+//! plain-text sentences both need (a row's name, a reversal, a published latency) live here.
 
-use std::fmt::Write;
-
-use restbench_model::published::SCENARIO_ORDER;
 use restbench_model::{
-    Cell, CellStatus, PublishedLatency, PublishedStudy, RpsStats, RunResults, StudyInfo,
-    published_study,
+    Cell, CellStatus, PublishedLatency, PublishedStudy, RpsStats, RunResults, published_study,
 };
 
-use crate::compare::beyond_noise;
-use crate::markdown::escape;
-use crate::units::{ratio, thousands};
+use crate::cells::{cell_labels, first_line, status_word};
+use crate::noise::beyond_noise;
+use crate::units::{micros_short, ratio};
 
 /// One row: a published system, or a subject measured here that the seed did not have.
 #[derive(Debug, Clone, PartialEq)]
@@ -127,7 +126,7 @@ fn table(study: &PublishedStudy, scenario: &str, all_cells: &[Cell]) -> RatioTab
             matched[i] = Some(j);
         }
     }
-    let labels = crate::cell_labels(&cells);
+    let labels = cell_labels(&cells);
     let mut rows: Vec<RatioRow> = figures
         .iter()
         .zip(&matched)
@@ -143,12 +142,8 @@ fn table(study: &PublishedStudy, scenario: &str, all_cells: &[Cell]) -> RatioTab
                 )),
                 (Some(_), Some(c)) if c.status != CellStatus::Ok => Some(format!(
                     "{}: {}",
-                    if c.status == CellStatus::Failed {
-                        "failed"
-                    } else {
-                        "skipped"
-                    },
-                    crate::first_line(c.reason.as_deref().unwrap_or("no reason recorded"))
+                    status_word(c.status),
+                    first_line(c.reason.as_deref().unwrap_or("no reason recorded"))
                 )),
                 (Some(_), None) => Some("not run in this study".to_string()),
                 _ => None,
@@ -190,7 +185,7 @@ fn table(study: &PublishedStudy, scenario: &str, all_cells: &[Cell]) -> RatioTab
                 measured: ok.then_some(c.rps),
                 measured_ratio: None,
                 not_measured: (!ok)
-                    .then(|| crate::first_line(c.reason.as_deref().unwrap_or("not measured"))),
+                    .then(|| first_line(c.reason.as_deref().unwrap_or("not measured"))),
                 flags: c.flags.clone(),
                 reversed: false,
                 baseline: false,
@@ -332,127 +327,9 @@ pub fn latency_text(l: &PublishedLatency) -> String {
         ("max", l.max_us),
     ]
     .iter()
-    .filter_map(|(k, v)| v.map(|v| format!("{k} {}", crate::units::micros_short(v))))
+    .filter_map(|(k, v)| v.map(|v| format!("{k} {}", micros_short(v))))
     .collect();
     parts.join(", ")
-}
-
-/// Sorts scenario names as reports show them.
-pub fn scenario_rank(s: &str) -> usize {
-    SCENARIO_ORDER
-        .iter()
-        .position(|x| *x == s)
-        .unwrap_or(SCENARIO_ORDER.len())
-}
-
-/// The "Study" section of `report.md`.
-pub fn markdown(info: &StudyInfo, r: &RunResults) -> String {
-    let mut o = String::new();
-    let Some(st) = for_run(r) else {
-        let _ = writeln!(
-            o,
-            "## Study {}\n\nNo published figures are known for study id `{}`.\n",
-            escape(&info.id),
-            escape(&info.id)
-        );
-        return o;
-    };
-    let s = &st.study;
-    let _ = writeln!(
-        o,
-        "## Study {}: {} (seed {})\n",
-        s.id,
-        escape(&s.title),
-        s.seed
-    );
-    let _ = writeln!(o, "- Published: {}", escape(&s.load_shape));
-    let _ = writeln!(o, "- Their machine: {}", escape(&s.machine));
-    let _ = writeln!(o, "- Source: {}", escape(&s.source));
-    let _ = writeln!(
-        o,
-        "- This run: {}{}\n",
-        if info.shortened {
-            "**shortened** — "
-        } else {
-            ""
-        },
-        escape(if info.note.is_empty() {
-            "the seed's load shape"
-        } else {
-            &info.note
-        })
-    );
-    o.push_str("Ratios are req/s ÷ the baseline's req/s in the same scenario (published on their machine, measured on this one). ⇅ marks a system whose order against another differs between published and measured.\n\n");
-    for t in &st.tables {
-        let _ = writeln!(o, "### {} · {}\n", s.workload, t.scenario);
-        if let Some(n) = &t.baseline_note {
-            let _ = writeln!(o, "{}\n", escape(n));
-        }
-        o.push_str("| system (as published) | subject | published req/s | published ratio | measured req/s | measured ratio | order | note |\n");
-        o.push_str("|---|---|---:|---:|---:|---:|:---:|---|\n");
-        for row in &t.rows {
-            let mut note: Vec<String> = Vec::new();
-            if row.baseline {
-                note.push("baseline".into());
-            }
-            if let Some(n) = &row.not_measured {
-                note.push(n.clone());
-            }
-            if !row.flags.is_empty() {
-                note.push(format!("flags: {}", row.flags.join(", ")));
-            }
-            if let Some(n) = &row.note {
-                note.push(n.clone());
-            }
-            let _ = writeln!(
-                o,
-                "| {} | {} | {} | {} | {} | {} | {} | {} |",
-                escape(&row.system),
-                row.subject
-                    .as_ref()
-                    .map(|_| escape(&row_label(row)))
-                    .unwrap_or_else(|| "–".into()),
-                row.published_rps.map_or("–".into(), thousands),
-                row.published_ratio.map_or("–".into(), ratio),
-                row.measured_rps().map_or("–".into(), thousands),
-                row.measured_ratio.map_or("–".into(), ratio),
-                if row.reversed { "⇅" } else { "" },
-                escape(&note.join("; "))
-            );
-        }
-        o.push('\n');
-        if t.reversals.is_empty() {
-            if t.rows
-                .iter()
-                .filter(|r| r.published_ratio.is_some() && r.measured_ratio.is_some())
-                .count()
-                >= 2
-            {
-                o.push_str("The measured order matches the published one.\n\n");
-            }
-        } else {
-            o.push_str("Reversed pairs (published order → measured order):\n\n");
-            for rev in &t.reversals {
-                let _ = writeln!(o, "- {}", escape(&reversal_text(t, rev)));
-            }
-            o.push('\n');
-        }
-    }
-    if !s.unavailable.is_empty() {
-        o.push_str("Not run here:\n\n");
-        for u in &s.unavailable {
-            let _ = writeln!(o, "- {}: {}", escape(&u.system), escape(&u.reason));
-        }
-        o.push('\n');
-    }
-    if !s.notes.is_empty() {
-        o.push_str("About the seed:\n\n");
-        for n in &s.notes {
-            let _ = writeln!(o, "- {}", escape(n));
-        }
-        o.push('\n');
-    }
-    o
 }
 
 /// `node-http ⇅ go-nethttp [GOMAXPROCS=1]: published 1.00× vs 0.56×, measured 0.80× vs 1.10×`.

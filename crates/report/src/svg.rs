@@ -3,7 +3,8 @@
 
 use std::fmt::Write;
 
-use crate::html::escape;
+use crate::escape::html as escape;
+use crate::units::micros_short;
 
 /// Categorical colours (Tableau 10); indices beyond them repeat with a dash pattern.
 pub const PALETTE: [&str; 10] = [
@@ -364,7 +365,7 @@ pub fn latency_chart(curves: &[Curve], height: f64) -> String {
             py = f(py),
             tx = f(left - 6.0),
             ty = f(py + 4.0),
-            label = escape(&crate::units::micros_short(t))
+            label = escape(&micros_short(t))
         );
     }
     for q in [0.5, 0.9, 0.99, 0.999, 0.9999] {

@@ -1,11 +1,13 @@
-//! Terminal output of a load run, in wrk's shape so the two can be set side by side.
+//! Terminal output: a load run in wrk's shape so the two can be set side by side, and a comparison
+//! of two runs with aligned columns. Also the plain lines a comparison shares with its Markdown.
 
 use std::fmt::Write;
 
 use restbench_model::LoadResult;
 use restbench_model::histogram;
 
-use crate::units::{bytes, count, micros};
+use crate::compare::{Comparison, RunLabel, Verdict};
+use crate::units::{bytes, count, micros, ratio, thousands};
 
 /// wrk's report: header, thread stats, optional distribution, totals, errors.
 pub fn load_report(r: &LoadResult, distribution: bool) -> String {
@@ -136,5 +138,171 @@ fn trim_float(v: f64) -> String {
         format!("{v:.0}")
     } else {
         format!("{v}")
+    }
+}
+
+/// One line on the verdicts: `4 cells in both runs: 1 faster, 1 slower, 1 within noise, …`.
+pub(crate) fn comparison_summary(c: &Comparison) -> String {
+    let counts = c.counts();
+    let parts: Vec<String> = [
+        Verdict::Faster,
+        Verdict::Slower,
+        Verdict::WithinNoise,
+        Verdict::NotComparable,
+    ]
+    .iter()
+    .filter_map(|v| counts.get(v.as_str()).map(|n| format!("{n} {v}")))
+    .collect();
+    format!(
+        "{} cells in both runs: {}.",
+        c.cells.len(),
+        if parts.is_empty() {
+            "none".to_string()
+        } else {
+            parts.join(", ")
+        }
+    )
+}
+
+/// A comparison's table as text: subject, workload, scenario, A and B req/s, the three ratios
+/// and the verdict.
+pub(crate) fn comparison_rows(c: &Comparison) -> Vec<[String; 9]> {
+    c.cells
+        .iter()
+        .map(|c| {
+            let opt = |v: Option<f64>, f: fn(f64) -> String| v.map_or("–".to_string(), f);
+            [
+                c.key.label(),
+                c.key.workload.clone(),
+                c.key.scenario.clone(),
+                opt(c.a_rps, thousands),
+                opt(c.b_rps, thousands),
+                opt(c.rps_ratio, ratio),
+                opt(c.p99_ratio, ratio),
+                opt(c.cpu_us_per_req_ratio, ratio),
+                c.verdict.to_string(),
+            ]
+        })
+        .collect()
+}
+
+/// Where each run came from, and a warning when the machines differ.
+pub(crate) fn comparison_heading(c: &Comparison) -> Vec<String> {
+    let l = |x: &RunLabel| {
+        format!(
+            "{} started {} on {} ({} cores{})",
+            x.kind,
+            x.started_at,
+            x.cpu_model,
+            x.cores,
+            if x.hostname.is_empty() {
+                String::new()
+            } else {
+                format!(", {}", x.hostname)
+            }
+        )
+    };
+    let mut v = vec![format!("A: {}", l(&c.a)), format!("B: {}", l(&c.b))];
+    if c.different_machines {
+        v.push(
+            "The runs come from different machines: ratios mix machine and software differences."
+                .into(),
+        );
+    }
+    v
+}
+
+impl Comparison {
+    /// Plain text for a terminal, with aligned columns.
+    pub fn to_text(&self) -> String {
+        let mut o = String::new();
+        for line in comparison_heading(self) {
+            let _ = writeln!(o, "{line}");
+        }
+        let _ = writeln!(o, "{}\n", comparison_summary(self));
+        let header = [
+            "subject",
+            "workload",
+            "scenario",
+            "A req/s",
+            "B req/s",
+            "req/s B÷A",
+            "p99 B÷A",
+            "CPU/req B÷A",
+            "verdict",
+        ];
+        let rows = comparison_rows(self);
+        let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+        for r in &rows {
+            for (w, cell) in widths.iter_mut().zip(r.iter()) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+        let line = |cells: &[String]| {
+            let mut s = String::new();
+            for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
+                let pad = w - c.chars().count();
+                let right = (3..8).contains(&i);
+                if i > 0 {
+                    s.push_str("  ");
+                }
+                if right {
+                    s.push_str(&" ".repeat(pad));
+                    s.push_str(c);
+                } else {
+                    s.push_str(c);
+                    if i + 1 < cells.len() {
+                        s.push_str(&" ".repeat(pad));
+                    }
+                }
+            }
+            s
+        };
+        let head: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+        let _ = writeln!(o, "{}", line(&head));
+        for (r, c) in rows.iter().zip(&self.cells) {
+            let mut l = line(r);
+            if let Some(n) = &c.note {
+                let _ = write!(l, "  ({n})");
+            }
+            let _ = writeln!(o, "{l}");
+        }
+        for (title, list) in [
+            ("only in A", &self.only_in_a),
+            ("only in B", &self.only_in_b),
+        ] {
+            if !list.is_empty() {
+                let _ = writeln!(o, "\n{title}:");
+                for k in list {
+                    let _ = writeln!(o, "  {} / {} / {}", k.label(), k.workload, k.scenario);
+                }
+            }
+        }
+        o.push_str(
+            "\nratios are B ÷ A; for p99 and CPU µs/req below 1 is better; \
+             verdicts weigh req/s against the noise of both runs\n",
+        );
+        o
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_comparison_aligns_its_columns() {
+        let text = crate::compare::tests::sample().to_text();
+        let lines: Vec<&str> = text.lines().filter(|l| l.contains("  echo  ")).collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        let lines: Vec<&str> = lines.into_iter().filter(|l| l.contains('×')).collect();
+        // Aligned: the ratio column ends at the same character in every row.
+        let ends: Vec<usize> = lines
+            .iter()
+            .map(|l| {
+                let i = l.find('×').unwrap_or(0);
+                l[..i].chars().count()
+            })
+            .collect();
+        assert!(ends.windows(2).all(|w| w[0] == w[1]), "{text}");
+        assert!(text.contains("only in A:") && text.contains("rust-iron"));
     }
 }

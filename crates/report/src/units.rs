@@ -1,4 +1,5 @@
-//! Human units as wrk prints them.
+//! Numbers for people: units as wrk prints them, and the shorter forms tables and charts use.
+//! A leaf.
 
 /// `793.29us`, `1.40ms`, `2.01s`.
 pub fn micros(us: f64) -> String {
@@ -108,6 +109,51 @@ pub fn si(n: f64) -> String {
     }
 }
 
+/// A size for reading, three significant digits at most: `812 B`, `12.0 MB`, `564 MB`.
+pub fn bytes_short(n: f64) -> String {
+    let (v, unit) = binary_scale(n);
+    if v >= 100.0 || unit == "B" {
+        format!("{v:.0} {unit}")
+    } else {
+        format!("{v:.1} {unit}")
+    }
+}
+
+/// Three significant digits: `812`, `9.80k`, `40.6k`, `398k`, `1.23M`.
+pub fn compact(v: f64) -> String {
+    let (x, unit) = if v >= 1_000_000.0 {
+        (v / 1_000_000.0, "M")
+    } else if v >= 1_000.0 {
+        (v / 1_000.0, "k")
+    } else {
+        return format!("{v:.0}");
+    };
+    if x >= 100.0 {
+        format!("{x:.0}{unit}")
+    } else if x >= 10.0 {
+        format!("{x:.1}{unit}")
+    } else {
+        format!("{x:.2}{unit}")
+    }
+}
+
+/// A rate beside a bar: `12.6k`, `475.6k`, `1.23M`, `812`.
+pub fn si_precise(v: f64) -> String {
+    if v >= 1_000_000.0 {
+        format!("{:.2}M", v / 1_000_000.0)
+    } else if v >= 1_000.0 {
+        format!("{:.1}k", v / 1_000.0)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// At most two decimals, without trailing zeros: `1`, `0.5`, `2.25`.
+pub fn trimmed(v: f64) -> String {
+    let s = format!("{v:.2}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,5 +180,13 @@ mod tests {
         assert_eq!(si(1_500.0), "1.5k");
         assert_eq!(si(20_000.0), "20k");
         assert_eq!(si(1_200_000.0), "1.2M");
+        assert_eq!(compact(812.0), "812");
+        assert_eq!(compact(9_800.0), "9.80k");
+        assert_eq!(compact(1_234_567.0), "1.23M");
+        assert_eq!(si_precise(12_618.86), "12.6k");
+        assert_eq!(bytes_short(12.0 * 1024.0 * 1024.0), "12.0 MB");
+        assert_eq!(bytes_short(812.0), "812 B");
+        assert_eq!(trimmed(1.0), "1");
+        assert_eq!(trimmed(2.250), "2.25");
     }
 }
