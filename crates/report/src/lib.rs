@@ -15,7 +15,6 @@ pub mod html;
 pub mod markdown;
 pub mod noise;
 pub mod ratios;
-pub mod svg;
 pub mod text;
 pub mod units;
 pub mod vocabulary;

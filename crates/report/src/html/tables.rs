@@ -1,0 +1,150 @@
+//! The tables of a run: one summary row per cell, the reasons of failed cells, the verifier's
+//! findings.
+
+use std::fmt::Write;
+
+use restbench_model::{Cell, CellStatus, FindingLevel, RunResults};
+
+use crate::cells::{CellLabel, first_line, per_cpu_second, per_mb, status_word};
+use crate::escape::html as escape;
+use crate::units::{bytes_short, compact, micros_short, thousands, trimmed as trim};
+
+use super::markup::{flag_badge, swatch};
+
+/// The summary table of one workload × scenario: throughput, latency, server resources,
+/// efficiency; failed and skipped cells say why in one line.
+pub fn cells_table(
+    o: &mut String,
+    cells: &[&Cell],
+    labels: &[CellLabel],
+    color: &dyn Fn(&CellLabel) -> usize,
+) {
+    o.push_str("<div class=\"tablewrap\"><table class=\"cells\"><thead><tr class=\"group\"><th></th><th colspan=\"4\" class=\"sep\">req/s</th><th colspan=\"4\" class=\"sep\">latency</th><th colspan=\"3\" class=\"sep\">server</th><th colspan=\"2\" class=\"sep\">efficiency</th></tr><tr><th>subject</th><th class=\"num sep\">median</th><th class=\"num\">CI95</th><th class=\"num\">min–max</th><th class=\"num\">cv</th><th class=\"num sep\">p50</th><th class=\"num\">p90</th><th class=\"num\">p99</th><th class=\"num\">p99.9</th><th class=\"num sep\">CPU cores</th><th class=\"num\">CPU µs/req</th><th class=\"num\">RSS peak</th><th class=\"num sep\" title=\"requests served per second of server CPU time\">req/CPU-s</th><th class=\"num\" title=\"req/s per MB of peak RSS\">req/s/MB</th></tr></thead><tbody>");
+    for (c, l) in cells.iter().zip(labels) {
+        let name = subject_cell(c, l, color(l));
+        if c.status == CellStatus::Ok {
+            let ci = c.rps.ci95.map_or("–".into(), |[a, b]| {
+                format!("{}–{}", compact(a), compact(b))
+            });
+            let limit = c.server.cpu_limit_cores.map_or(String::new(), |l| {
+                format!(" <span class=\"muted\">/ {}</span>", trim(l))
+            });
+            let mut flags: Vec<String> = c.flags.iter().map(|f| flag_badge(f)).collect();
+            if c.errors.total() > 0 {
+                flags.push(format!(
+                    "<span class=\"muted small\">{} errors</span>",
+                    thousands(c.errors.total() as f64)
+                ));
+            }
+            let flags = if flags.is_empty() {
+                String::new()
+            } else {
+                format!("<span class=\"flags\">{}</span>", flags.join(" "))
+            };
+            let l = &c.latency_us;
+            let _ = write!(
+                o,
+                "<tr><td>{name}{flags}</td><td class=\"num sep\"><b>{}</b></td><td class=\"num\">{ci}</td><td class=\"num\">{}–{}</td><td class=\"num\">{:.1} %</td><td class=\"num sep\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num sep\">{:.2}{limit}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num sep\">{}</td><td class=\"num\">{}</td></tr>",
+                thousands(c.rps.median),
+                compact(c.rps.min),
+                compact(c.rps.max),
+                c.rps.cv * 100.0,
+                micros_short(l.p50 as f64),
+                micros_short(l.p90 as f64),
+                micros_short(l.p99 as f64),
+                micros_short(l.p999 as f64),
+                c.server.cpu_cores,
+                if c.server.cpu_us_per_req > 0.0 {
+                    format!("{:.1}", c.server.cpu_us_per_req)
+                } else {
+                    "–".into()
+                },
+                if c.server.rss_peak_bytes > 0 {
+                    bytes_short(c.server.rss_peak_bytes as f64)
+                } else {
+                    "–".into()
+                },
+                per_cpu_second(c).map_or("–".into(), thousands),
+                per_mb(c).map_or("–".into(), thousands),
+            );
+        } else {
+            let _ = write!(
+                o,
+                "<tr class=\"notok\"><td>{name}</td><td class=\"sep\"><span class=\"badge bad\">{}</span></td><td colspan=\"12\" class=\"wrap\">{}</td></tr>",
+                status_word(c.status),
+                escape(&first_line(
+                    c.reason.as_deref().unwrap_or("no reason recorded")
+                ))
+            );
+        }
+    }
+    o.push_str("</tbody></table></div>");
+}
+
+/// Failure reasons too long for a table row, whole, folded away.
+pub fn long_reasons(o: &mut String, cells: &[&Cell]) {
+    let long: Vec<&&Cell> = cells
+        .iter()
+        .filter(|c| {
+            c.status != CellStatus::Ok
+                && c.reason
+                    .as_deref()
+                    .is_some_and(|r| r.contains('\n') || r.chars().count() > 160)
+        })
+        .collect();
+    for c in long {
+        let _ = write!(
+            o,
+            "<details><summary>Why {} {}</summary><pre>{}</pre></details>",
+            escape(&c.subject),
+            status_word(c.status),
+            escape(c.reason.as_deref().unwrap_or(""))
+        );
+    }
+}
+
+fn subject_cell(c: &Cell, l: &CellLabel, color: usize) -> String {
+    format!(
+        "{}<span class=\"subj\">{}</span><span class=\"fw\">{} {} · {}</span>",
+        swatch(color),
+        escape(&l.label),
+        escape(&c.framework),
+        escape(&c.framework_version),
+        escape(&c.language)
+    )
+}
+
+/// Every finding that is not a pass, in one table.
+pub fn findings(o: &mut String, r: &RunResults) {
+    let rows: Vec<(&Cell, &restbench_model::Finding)> = r
+        .cells
+        .iter()
+        .flat_map(|c| {
+            c.findings
+                .iter()
+                .filter(|f| f.level != FindingLevel::Pass)
+                .map(move |f| (c, f))
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    o.push_str("<section id=\"findings\"><h2>Verification findings</h2><div class=\"tablewrap\"><table class=\"findings\"><thead><tr><th>subject</th><th>workload</th><th>scenario</th><th>level</th><th>check</th><th>message</th></tr></thead><tbody>");
+    for (c, f) in rows {
+        let (class, word) = match f.level {
+            FindingLevel::Fail => ("bad", "fail"),
+            FindingLevel::Warn => ("warn", "warn"),
+            FindingLevel::Pass => ("good", "pass"),
+        };
+        let _ = write!(
+            o,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td><span class=\"badge {class}\">{word}</span></td><td><code>{}</code></td><td class=\"wrap\">{}</td></tr>",
+            escape(&c.subject),
+            escape(&c.workload),
+            escape(&c.scenario),
+            escape(&f.check),
+            escape(&f.message)
+        );
+    }
+    o.push_str("</tbody></table></div></section>");
+}
