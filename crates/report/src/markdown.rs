@@ -16,7 +16,10 @@ use crate::vocabulary::MARKDOWN_FLAG_LEGEND;
 /// The summary table, one row per cell.
 pub fn cell_table(cells: &[&Cell]) -> String {
     let mut o = String::new();
-    o.push_str("| subject | workload | scenario | status | req/s (median) | cv | p50 | p99 | errors | server CPU | server µs/req | RSS peak | req per CPU-s | req/s per MB | flags |\n");
+    o.push_str(
+        "| subject | workload | scenario | status | req/s (median) | cv | p50 | p99 | \
+        errors | server CPU | server µs/req | RSS peak | req per CPU-s | req/s per MB | flags |\n",
+    );
     o.push_str("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     let labels = cell_labels(cells);
     for (c, l) in cells.iter().zip(&labels) {
@@ -192,7 +195,11 @@ pub fn study(info: &StudyInfo, r: &RunResults) -> String {
             &info.note
         })
     );
-    o.push_str("Ratios are req/s ÷ the baseline's req/s in the same scenario (published on their machine, measured on this one). ⇅ marks a system whose order against another differs between published and measured.\n\n");
+    o.push_str(
+        "Ratios are req/s ÷ the baseline's req/s in the same scenario (published on their \
+        machine, measured on this one). ⇅ marks a system whose order against another differs \
+        between published and measured.\n\n",
+    );
     for t in &st.tables {
         let _ = writeln!(o, "### {} · {}\n", s.workload, t.scenario);
         if let Some(n) = &t.baseline_note {
@@ -311,7 +318,12 @@ impl Comparison {
                 }
             }
         }
-        o.push_str("\nVerdicts: *faster*/*slower* when the 95 % confidence intervals of req/s do not overlap (or, without intervals, when the change exceeds twice either run's coefficient of variation and 5 %); otherwise *within noise*. p99 and CPU µs/req ratios below 1 are improvements.\n");
+        o.push_str(
+            "\nVerdicts: *faster*/*slower* when the 95 % confidence intervals of req/s do \
+            not overlap (or, without intervals, when the change exceeds twice either run's \
+            coefficient of variation and 5 %); otherwise *within noise*. p99 and CPU µs/req ratios \
+            below 1 are improvements.\n",
+        );
         o
     }
 }

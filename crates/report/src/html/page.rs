@@ -14,102 +14,12 @@ use crate::vocabulary::{FLAGS, cpu_list, scenario_rank, workload_about, workload
 use super::markup::{anchor, dl, flag_badge};
 use super::{charts, study, tables};
 
-const STYLE: &str = r#"
-:root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa;--accent:#0969da;--warn:#9a6700;--warnbg:#fff8c5;--bad:#cf222e;--badbg:#ffebe9;--good:#1a7f37;--goodbg:#dafbe1}
-*{box-sizing:border-box}
-html{background:#fff;color:var(--fg);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,"Noto Sans",sans-serif}
-body{margin:0}
-main{max-width:1280px;margin:0 auto;padding:28px 32px 48px}
-h1{font-size:26px;margin:0 0 4px;font-weight:650;letter-spacing:-.01em}
-h2{font-size:20px;margin:40px 0 8px;padding-bottom:6px;border-bottom:1px solid var(--line);font-weight:620}
-h3{font-size:16px;margin:28px 0 8px;font-weight:600}
-h3 .sep{color:var(--muted);font-weight:400;margin:0 .3em}
-p{margin:6px 0}
-a{color:var(--accent);text-decoration:none}
-a:hover{text-decoration:underline}
-code{font:12.5px ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--soft);padding:1px 4px;border-radius:4px}
-.muted{color:var(--muted)}
-.small{font-size:12.5px}
-.lede{color:var(--muted);margin:0 0 18px}
-.banner{padding:10px 14px;border-radius:6px;margin:12px 0;border:1px solid}
-.banner.warn{background:var(--warnbg);border-color:#d4a72c66}
-.banner.info{background:#ddf4ff;border-color:#54aeff66}
-.kpis{display:flex;gap:10px;flex-wrap:wrap;margin:14px 0 6px}
-.kpi{border:1px solid var(--line);border-radius:8px;padding:8px 14px;min-width:110px;background:#fff}
-.kpi b{display:block;font-size:20px;font-weight:620;font-variant-numeric:tabular-nums}
-.kpi span{color:var(--muted);font-size:12px}
-.env{display:grid;grid-template-columns:repeat(auto-fit,minmax(280px,1fr));gap:12px;margin:14px 0}
-.card{border:1px solid var(--line);border-radius:8px;padding:12px 14px;background:#fff}
-.card h4{margin:0 0 8px;font-size:12px;text-transform:uppercase;letter-spacing:.06em;color:var(--muted);font-weight:600}
-.card dl{display:grid;grid-template-columns:auto 1fr;gap:3px 12px;margin:0}
-.card dt{color:var(--muted)}
-.card dd{margin:0;overflow-wrap:anywhere}
-nav.toc{display:flex;flex-wrap:wrap;gap:6px;margin:10px 0 0}
-nav.toc a{border:1px solid var(--line);border-radius:999px;padding:2px 10px;font-size:12.5px;background:var(--soft)}
-.tablewrap{overflow-x:auto;margin:8px 0 6px;border:1px solid var(--line);border-radius:8px}
-table{border-collapse:collapse;width:100%;font-size:13px}
-th,td{padding:5px 7px;text-align:left;vertical-align:top;border-bottom:1px solid #eaeef2;white-space:nowrap}
-thead th{background:var(--soft);font-weight:600;color:#333;border-bottom:1px solid var(--line)}
-thead tr.group th{font-size:11px;text-transform:uppercase;letter-spacing:.06em;color:var(--muted);text-align:center;border-bottom:none;padding-bottom:0}
-tbody tr:last-child td{border-bottom:none}
-tbody tr:hover td{background:#fafbfc}
-td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
-td.sep,th.sep{border-left:1px solid #eaeef2}
-td.wrap{white-space:normal;min-width:220px}
-.swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:7px;vertical-align:0}
-.subj{font-weight:600}
-.flags{display:block;margin:2px 0 0 15px}
-.fw{display:block;color:var(--muted);font-size:11.5px;font-weight:400;margin-left:17px}
-.badge{display:inline-block;font-size:11px;line-height:16px;padding:0 6px;border-radius:999px;border:1px solid var(--line);background:var(--soft);color:#333;margin:1px 2px 1px 0;white-space:nowrap}
-.badge.warn{background:var(--warnbg);border-color:#d4a72c88;color:#7d4e00}
-.badge.bad{background:var(--badbg);border-color:#ff818266;color:#a40e26}
-.badge.good{background:var(--goodbg);border-color:#4ac26b66;color:#116329}
-table.cells td:first-child{white-space:normal;min-width:150px;max-width:230px}
-tr.notok td{color:var(--muted);background:#fcfcfd}
-.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(520px,1fr));gap:14px;margin:12px 0;align-items:start}
-.charts.stack{grid-template-columns:1fr 1fr}
-.charts.stack .col{display:flex;flex-direction:column;gap:14px;min-width:0}
-@media (max-width:1100px){.charts.stack{grid-template-columns:1fr}}
-figure.chart{margin:0;border:1px solid var(--line);border-radius:8px;padding:10px 12px 8px;background:#fff}
-figure.chart figcaption{font-size:13px;font-weight:600;margin:0 0 6px}
-figure.chart figcaption span{font-weight:400;color:var(--muted)}
-figure.chart svg{display:block;width:100%;height:auto}
-svg text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;font-size:12px;fill:#24292f}
-svg text.tick{fill:#6e7781;font-size:11px}
-svg text.axis-title{fill:#6e7781;font-size:11px}
-svg text.value{fill:#333;font-size:11.5px}
-svg .grid{stroke:#eaeef2;stroke-width:1}
-svg .axis{stroke:#8c959f;stroke-width:1;fill:none}
-svg .whisker{stroke:#24292f;stroke-width:1.3;fill:none}
-svg .marker{stroke:#24292f;stroke-width:1.6;stroke-dasharray:3 2}
-svg .curve{fill:none;stroke-width:2;stroke-linejoin:round;stroke-linecap:round}
-svg g.bar:hover rect{opacity:.85}
-.legend{display:flex;flex-wrap:wrap;gap:4px 14px;margin:6px 0 0;padding:0;list-style:none;font-size:12px}
-.legend li{display:flex;align-items:center}
-figure.chart .legend svg{width:22px;height:10px;margin-right:5px;display:inline-block;flex:none}
-.legend svg line{stroke-width:2.5}
-.rbars{display:inline-block;width:96px;vertical-align:middle}
-table.ratios td.sys{white-space:normal;min-width:180px;max-width:280px}
-table.ratios td.note{white-space:normal;min-width:180px;font-size:12.5px}
-.rbars i{display:block;height:6px;border-radius:2px;margin:1px 0}
-.rbars i.pub{background:#b7bdc6}
-.rbars i.meas{background:var(--accent)}
-tr.baseline td{background:#f3f8ff}
-td.rev{color:var(--bad);font-weight:700;text-align:center;font-size:15px}
-ul.reversals li{margin:2px 0}
-.tablewrap+p{margin-top:10px}
-td.note span.line{display:block}
-ul.plain{margin:6px 0;padding-left:20px}
-dl.flags{display:grid;grid-template-columns:max-content 1fr;gap:6px 14px;margin:8px 0}
-dl.flags dd{margin:0}
-details{margin:6px 0}
-details summary{cursor:pointer;color:var(--muted)}
-pre{white-space:pre-wrap;background:var(--soft);padding:8px 10px;border-radius:6px;font-size:12px;margin:6px 0}
-footer{margin-top:40px;color:var(--muted);font-size:12px;border-top:1px solid var(--line);padding-top:10px}
-@media print{main{padding:0}.charts{grid-template-columns:1fr}figure.chart,.tablewrap{break-inside:avoid}}
-"#;
+/// The page's style sheet, inlined so the page needs nothing else.
+const STYLE: &str = include_str!("report.css");
 
-const SCRIPT: &str = r#"(function(){var d=document.documentElement,e=[];window.addEventListener('error',function(v){e.push(String(v.message||v.type));d.setAttribute('data-errors',e.join(' | '));});window.addEventListener('load',function(){d.setAttribute('data-ready','1');});})();"#;
+/// Records page errors in `<html data-errors>` and sets `data-ready="1"` on load (one line; the
+/// file's final newline is not part of the page).
+const SCRIPT: &str = include_str!("report.js");
 
 /// The whole `report.html`.
 pub fn render(r: &RunResults) -> String {
@@ -124,7 +34,12 @@ pub fn render(r: &RunResults) -> String {
 /// [`render`] shows it, its anchors prefixed so that they stay unique.
 pub fn render_many(runs: &[&RunResults]) -> String {
     let mut o = page_start("restbench: the seed studies");
-    o.push_str("<header><h1>restbench: the seed studies</h1><p class=\"lede\">Each study re-run here with its own subjects, workload and load shape, beside the Rust contenders, and set against the figures its authors published.</p></header><nav class=\"toc\">");
+    o.push_str(
+        "<header><h1>restbench: the seed studies</h1>\
+        <p class=\"lede\">Each study re-run here with its own subjects, workload and load shape, \
+        beside the Rust contenders, and set against the figures its authors published.</p></header>\
+        <nav class=\"toc\">",
+    );
     for (i, r) in runs.iter().enumerate() {
         let _ = write!(o, "<a href=\"#r{i}\">{}</a>", escape(&title_of(r)));
     }
@@ -153,8 +68,12 @@ fn page_start(title: &str) -> String {
     let mut o = String::with_capacity(128 * 1024);
     let _ = write!(
         o,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><meta name=\"color-scheme\" content=\"light\"><title>{}</title><style>{STYLE}</style><script>{SCRIPT}</script></head><body><main>",
-        escape(title)
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+            <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+            <meta name=\"color-scheme\" content=\"light\"><title>{}</title><style>\n{STYLE}</style>\
+            <script>{}</script></head><body><main>",
+        escape(title),
+        SCRIPT.trim_end()
     );
     o
 }
@@ -162,7 +81,9 @@ fn page_start(title: &str) -> String {
 fn page_end(o: &mut String, r: &RunResults) {
     let _ = writeln!(
         o,
-        "<footer>Rendered by restbench {} from results.json (schema {}). Ratios and charts are computed from the stored cells; latency curves come from each cell's merged HdrHistogram.</footer></main></body></html>",
+        "<footer>Rendered by restbench {} from results.json (schema {}). Ratios and charts are \
+            computed from the stored cells; latency curves come from each cell's merged \
+            HdrHistogram.</footer></main></body></html>",
         escape(&r.environment.restbench_version),
         r.schema_version
     );
@@ -277,7 +198,11 @@ fn header(o: &mut String, r: &RunResults, title: &str) {
     let flagged = r.cells.iter().filter(|c| !c.flags.is_empty()).count();
     let _ = write!(
         o,
-        "<div class=\"kpis\"><div class=\"kpi\"><b>{}</b><span>cells</span></div><div class=\"kpi\"><b>{}</b><span>measured</span></div><div class=\"kpi\"><b>{}</b><span>failed</span></div><div class=\"kpi\"><b>{}</b><span>skipped</span></div><div class=\"kpi\"><b>{}</b><span>subjects</span></div><div class=\"kpi\"><b>{}</b><span>cells with flags</span></div></div></header>",
+        "<div class=\"kpis\"><div class=\"kpi\"><b>{}</b><span>cells</span></div>\
+            <div class=\"kpi\"><b>{}</b><span>measured</span></div><div class=\"kpi\"><b>{}</b>\
+            <span>failed</span></div><div class=\"kpi\"><b>{}</b><span>skipped</span></div>\
+            <div class=\"kpi\"><b>{}</b><span>subjects</span></div><div class=\"kpi\"><b>{}</b>\
+            <span>cells with flags</span></div></div></header>",
         r.cells.len(),
         count(CellStatus::Ok),
         count(CellStatus::Failed),
@@ -416,7 +341,13 @@ fn legend(o: &mut String) {
     for (f, why) in FLAGS {
         let _ = write!(o, "<dt>{}</dt><dd>{}</dd>", flag_badge(f), escape(why));
     }
-    o.push_str("</dl><p class=\"muted small\">Throughput is the median over the repeats; CI95 is a bootstrap confidence interval of that median (three repeats or more). Latency percentiles come from the merged HdrHistogram of all repeats, measured by the load generator. Server CPU and memory cover the server's whole process tree. Efficiency: requests served per second of server CPU time, and req/s per MB of peak resident memory.</p></section>");
+    o.push_str(
+        "</dl><p class=\"muted small\">Throughput is the median over the repeats; CI95 is a \
+        bootstrap confidence interval of that median (three repeats or more). Latency percentiles \
+        come from the merged HdrHistogram of all repeats, measured by the load generator. Server \
+        CPU and memory cover the server's whole process tree. Efficiency: requests served per \
+        second of server CPU time, and req/s per MB of peak resident memory.</p></section>",
+    );
 }
 
 #[cfg(test)]

@@ -54,7 +54,12 @@ pub fn study(o: &mut String, r: &RunResults, info: &StudyInfo) {
         ],
     );
     o.push_str("</div>");
-    o.push_str("<p class=\"muted\">Each ratio is a system's req/s ÷ the baseline's in the same scenario: published on the seed's machine, measured on this one. Grey bars: published; blue: measured. <b style=\"color:var(--bad)\">⇅</b> marks a system whose order against another differs between the two.</p>");
+    o.push_str(
+        "<p class=\"muted\">Each ratio is a system's req/s ÷ the baseline's in the same \
+        scenario: published on the seed's machine, measured on this one. Grey bars: published; \
+        blue: measured. <b style=\"color:var(--bad)\">⇅</b> marks a system whose order against \
+        another differs between the two.</p>",
+    );
     for t in &tables {
         ratio_table(o, &s.workload, t);
     }
@@ -98,7 +103,16 @@ fn ratio_table(o: &mut String, workload: &str, t: &RatioTable) {
         .flatten()
         .fold(0.0f64, f64::max)
         .max(1e-9);
-    o.push_str("<div class=\"tablewrap\"><table class=\"ratios\"><thead><tr class=\"group\"><th colspan=\"2\"></th><th colspan=\"2\" class=\"sep\">req/s</th><th colspan=\"4\" class=\"sep\">ratio to the baseline</th><th class=\"sep\"></th></tr><tr><th>system (as published)</th><th>subject here</th><th class=\"num sep\">published</th><th class=\"num\">measured</th><th class=\"num sep\">published</th><th class=\"num\">measured</th><th></th><th title=\"order reversed against another system\">⇅</th><th class=\"sep\">note</th></tr></thead><tbody>");
+    o.push_str(
+        "<div class=\"tablewrap\"><table class=\"ratios\"><thead><tr class=\"group\">\
+        <th colspan=\"2\"></th><th colspan=\"2\" class=\"sep\">req/s</th>\
+        <th colspan=\"4\" class=\"sep\">ratio to the baseline</th><th class=\"sep\"></th></tr><tr>\
+        <th>system (as published)</th><th>subject here</th><th class=\"num sep\">published</th>\
+        <th class=\"num\">measured</th><th class=\"num sep\">published</th>\
+        <th class=\"num\">measured</th><th></th>\
+        <th title=\"order reversed against another system\">⇅</th>\
+        <th class=\"sep\">note</th></tr></thead><tbody>",
+    );
     for row in &t.rows {
         let mut notes: Vec<String> = Vec::new();
         if row.baseline {
@@ -126,7 +140,10 @@ fn ratio_table(o: &mut String, workload: &str, t: &RatioTable) {
         };
         let _ = write!(
             o,
-            "<tr{}><td class=\"sys\">{}</td><td>{}</td><td class=\"num sep\"{}>{}</td><td class=\"num\">{}</td><td class=\"num sep\">{}</td><td class=\"num\"><b>{}</b></td><td><span class=\"rbars\">{}{}</span></td><td class=\"rev\">{}</td><td class=\"sep note\">{}</td></tr>",
+            "<tr{}><td class=\"sys\">{}</td><td>{}</td><td class=\"num sep\"{}>{}</td>\
+                <td class=\"num\">{}</td><td class=\"num sep\">{}</td><td class=\"num\">\
+                <b>{}</b></td><td><span class=\"rbars\">{}{}</span></td><td class=\"rev\">{}</td>\
+                <td class=\"sep note\">{}</td></tr>",
             if row.baseline {
                 " class=\"baseline\""
             } else {

@@ -19,7 +19,17 @@ pub fn cells_table(
     labels: &[CellLabel],
     color: &dyn Fn(&CellLabel) -> usize,
 ) {
-    o.push_str("<div class=\"tablewrap\"><table class=\"cells\"><thead><tr class=\"group\"><th></th><th colspan=\"4\" class=\"sep\">req/s</th><th colspan=\"4\" class=\"sep\">latency</th><th colspan=\"3\" class=\"sep\">server</th><th colspan=\"2\" class=\"sep\">efficiency</th></tr><tr><th>subject</th><th class=\"num sep\">median</th><th class=\"num\">CI95</th><th class=\"num\">min–max</th><th class=\"num\">cv</th><th class=\"num sep\">p50</th><th class=\"num\">p90</th><th class=\"num\">p99</th><th class=\"num\">p99.9</th><th class=\"num sep\">CPU cores</th><th class=\"num\">CPU µs/req</th><th class=\"num\">RSS peak</th><th class=\"num sep\" title=\"requests served per second of server CPU time\">req/CPU-s</th><th class=\"num\" title=\"req/s per MB of peak RSS\">req/s/MB</th></tr></thead><tbody>");
+    o.push_str("<div class=\"tablewrap\"><table class=\"cells\"><thead><tr class=\"group\">\
+        <th></th><th colspan=\"4\" class=\"sep\">req/s</th>\
+        <th colspan=\"4\" class=\"sep\">latency</th><th colspan=\"3\" class=\"sep\">server</th>\
+        <th colspan=\"2\" class=\"sep\">efficiency</th></tr><tr><th>subject</th>\
+        <th class=\"num sep\">median</th><th class=\"num\">CI95</th><th class=\"num\">min–max</th>\
+        <th class=\"num\">cv</th><th class=\"num sep\">p50</th><th class=\"num\">p90</th>\
+        <th class=\"num\">p99</th><th class=\"num\">p99.9</th><th class=\"num sep\">CPU cores</th>\
+        <th class=\"num\">CPU µs/req</th><th class=\"num\">RSS peak</th>\
+        <th class=\"num sep\" title=\"requests served per second of server CPU time\">req/CPU-s</th>\
+        <th class=\"num\" title=\"req/s per MB of peak RSS\">req/s/MB</th>\
+        </tr></thead><tbody>");
     for (c, l) in cells.iter().zip(labels) {
         let name = subject_cell(c, l, color(l));
         if c.status == CellStatus::Ok {
@@ -44,7 +54,13 @@ pub fn cells_table(
             let l = &c.latency_us;
             let _ = write!(
                 o,
-                "<tr><td>{name}{flags}</td><td class=\"num sep\"><b>{}</b></td><td class=\"num\">{ci}</td><td class=\"num\">{}–{}</td><td class=\"num\">{:.1} %</td><td class=\"num sep\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num sep\">{:.2}{limit}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num sep\">{}</td><td class=\"num\">{}</td></tr>",
+                "<tr><td>{name}{flags}</td><td class=\"num sep\"><b>{}</b></td>\
+                    <td class=\"num\">{ci}</td><td class=\"num\">{}–{}</td>\
+                    <td class=\"num\">{:.1} %</td><td class=\"num sep\">{}</td>\
+                    <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+                    <td class=\"num sep\">{:.2}{limit}</td><td class=\"num\">{}</td>\
+                    <td class=\"num\">{}</td><td class=\"num sep\">{}</td>\
+                    <td class=\"num\">{}</td></tr>",
                 thousands(c.rps.median),
                 compact(c.rps.min),
                 compact(c.rps.max),
@@ -129,7 +145,11 @@ pub fn findings(o: &mut String, r: &RunResults) {
     if rows.is_empty() {
         return;
     }
-    o.push_str("<section id=\"findings\"><h2>Verification findings</h2><div class=\"tablewrap\"><table class=\"findings\"><thead><tr><th>subject</th><th>workload</th><th>scenario</th><th>level</th><th>check</th><th>message</th></tr></thead><tbody>");
+    o.push_str(
+        "<section id=\"findings\"><h2>Verification findings</h2><div class=\"tablewrap\">\
+        <table class=\"findings\"><thead><tr><th>subject</th><th>workload</th><th>scenario</th>\
+        <th>level</th><th>check</th><th>message</th></tr></thead><tbody>",
+    );
     for (c, f) in rows {
         let (class, word) = match f.level {
             FindingLevel::Fail => ("bad", "fail"),

@@ -1,0 +1,1 @@
+(function(){var d=document.documentElement,e=[];window.addEventListener('error',function(v){e.push(String(v.message||v.type));d.setAttribute('data-errors',e.join(' | '));});window.addEventListener('load',function(){d.setAttribute('data-ready','1');});})();
