@@ -5,7 +5,7 @@
 //!
 //! The modules form layers, each using only those above it:
 //! - leaves: [`escape`], [`units`], [`noise`], [`cells`], [`vocabulary`];
-//! - computing (data in, data out, no markup): [`compare`], [`ratios`];
+//! - computing (data in, data out, no markup): [`mod@compare`], [`ratios`];
 //! - rendering: [`text`], [`markdown`], [`html`].
 
 pub mod cells;

@@ -1,5 +1,5 @@
 //! `report.html`: one self-contained page (inline CSS and SVG, no network, no external fonts or
-//! scripts) rendered from a [`RunResults`].
+//! scripts) rendered from a [`RunResults`](restbench_model::RunResults).
 //!
 //! Test hooks: every chart is a `<figure class="chart" data-chart="rps|latency|cpu|memory">`,
 //! every summary table a `<table class="cells">`, every study table a `<table class="ratios">`.

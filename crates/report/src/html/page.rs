@@ -128,15 +128,14 @@ type Group<'a> = (&'a str, &'a str, Vec<&'a Cell>);
 
 /// Cells by workload (known order first) and scenario (known order first).
 fn groups(r: &RunResults) -> Vec<Group<'_>> {
-    let rank_w = workload_rank;
     let mut keys: Vec<(&str, &str)> = r
         .cells
         .iter()
         .map(|c| (c.workload.as_str(), c.scenario.as_str()))
         .collect();
     keys.sort_by(|a, b| {
-        (rank_w(a.0), a.0, scenario_rank(a.1), a.1).cmp(&(
-            rank_w(b.0),
+        (workload_rank(a.0), a.0, scenario_rank(a.1), a.1).cmp(&(
+            workload_rank(b.0),
             b.0,
             scenario_rank(b.1),
             b.1,
