@@ -21,6 +21,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
+// restbench:shared begin: from here to the end marker, this file is the same in go-chi,
+// go-gorilla and go-nethttp (crates/harness/tests/subject_copies.rs checks it); change all three.
+
 const maxBody = 1 << 20
 
 // Seed 000 (dotchev/rest-bench server.go) body shape.
@@ -182,6 +185,8 @@ func getenv(k, def string) string {
 	}
 	return def
 }
+
+// restbench:shared end
 
 func main() {
 	log.SetFlags(0)

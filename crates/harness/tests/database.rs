@@ -4,12 +4,13 @@
 //! answer 503 (never hang) while the database is down or their pool is exhausted, then recover.
 //!
 //! These tests need the PostgreSQL server binaries (`apt-get install postgresql`) and built
-//! subjects, so they run only with RESTBENCH_SLOW_TESTS=1 (as CI sets it). Every test has its
-//! own cluster, ports and folders, so they run in parallel; every wait is bounded.
+//! subjects, so they are `#[ignore]`d with the reason; `cargo test -- --include-ignored` runs them,
+//! as CI does. Every test has its own cluster, ports and folders, so they run in parallel; every
+//! wait is bounded.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -22,96 +23,29 @@ use restbench_harness::runner::{RunningSubject, start_subject};
 use restbench_harness::subject::Subject;
 use restbench_harness::workload::Workload;
 use restbench_harness::{fixtures, http, prepare, verify};
-use restbench_model::{Finding, FindingLevel};
+use restbench_model::Finding;
 use serde_json::Value;
+
+mod support;
+
+use support::procs::{accepts, postgres_processes, wait_gone};
+use support::server::{TestServer, serve};
+use support::{failed_checks, passed_checks};
 
 /// The longest any single `/users` request may take while the database is down or busy: the
 /// contract's pool acquire timeout is ~2 s.
 const ANSWER_BOUND: Duration = Duration::from_secs(5);
-
-fn slow_tests() -> bool {
-    if std::env::var("RESTBENCH_SLOW_TESTS").is_ok_and(|v| v == "1") {
-        true
-    } else {
-        eprintln!("skipped: set RESTBENCH_SLOW_TESTS=1 (needs PostgreSQL and built subjects)");
-        false
-    }
-}
 
 fn start_cluster(logs: &Path) -> Cluster {
     Cluster::start(None, logs).unwrap_or_else(|e| panic!("cannot start PostgreSQL: {e}"))
 }
 
 // ---------------------------------------------------------------------------------------------
-// Processes
-
-/// `(pid, start time)` of the postmaster and of every process it started.
-fn postgres_processes(postmaster: u32) -> Vec<(u32, u64)> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        if let Some((ppid, start, _)) = stat(pid)
-            && (pid == postmaster || ppid == postmaster)
-        {
-            found.push((pid, start));
-        }
-    }
-    found
-}
-
-/// `(parent pid, start time, state)` of a process, from /proc/PID/stat.
-fn stat(pid: u32) -> Option<(u32, u64, char)> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let fields: Vec<&str> = text[text.rfind(')')? + 2..].split_whitespace().collect();
-    let state = fields.first()?.chars().next()?;
-    Some((
-        fields.get(1)?.parse().ok()?,
-        fields.get(19)?.parse().ok()?,
-        state,
-    ))
-}
-
-/// Those of `procs` still running (a zombie has ended; a reused pid is another process).
-fn still_running(procs: &[(u32, u64)]) -> Vec<u32> {
-    procs
-        .iter()
-        .filter(|(pid, start)| {
-            stat(*pid).is_some_and(|(_, s, state)| s == *start && state != 'Z' && state != 'X')
-        })
-        .map(|(pid, _)| *pid)
-        .collect()
-}
-
-/// Polls (10 s at most) until none of `procs` runs; returns those that still do.
-fn wait_gone(procs: &[(u32, u64)]) -> Vec<u32> {
-    let started = Instant::now();
-    loop {
-        let left = still_running(procs);
-        if left.is_empty() || started.elapsed() > Duration::from_secs(10) {
-            return left;
-        }
-        thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn accepts(port: u16) -> bool {
-    TcpStream::connect_timeout(
-        &SocketAddr::from(([127, 0, 0, 1], port)),
-        Duration::from_secs(1),
-    )
-    .is_ok()
-}
-
-// ---------------------------------------------------------------------------------------------
 // 1. Clusters clean up
 
 #[test]
+#[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn a_cluster_leaves_no_folder_and_no_process_after_stop_or_drop() {
-    if !slow_tests() {
-        return;
-    }
     let logs = tempfile::tempdir().unwrap();
     for how in ["stop", "drop"] {
         let started = Instant::now();
@@ -148,10 +82,8 @@ fn a_cluster_leaves_no_folder_and_no_process_after_stop_or_drop() {
 }
 
 #[test]
+#[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn a_kept_cluster_keeps_its_folder_and_starts_again_from_it() {
-    if !slow_tests() {
-        return;
-    }
     let logs = tempfile::tempdir().unwrap();
     let keep = tempfile::tempdir().unwrap();
     let dir = keep.path().join("pg");
@@ -178,10 +110,8 @@ fn a_kept_cluster_keeps_its_folder_and_starts_again_from_it() {
 }
 
 #[test]
+#[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn a_restarted_server_keeps_its_port_folder_and_data() {
-    if !slow_tests() {
-        return;
-    }
     let logs = tempfile::tempdir().unwrap();
     let mut cluster = start_cluster(logs.path());
     let (url, port, root) = (
@@ -230,10 +160,8 @@ fn a_restarted_server_keeps_its_port_folder_and_data() {
 // 2. The seed data
 
 #[test]
+#[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn seed_data_is_identical_in_two_clusters_and_matches_the_pinned_digest() {
-    if !slow_tests() {
-        return;
-    }
     let logs = tempfile::tempdir().unwrap();
     // On this thread: a child's death signal fires when the thread that spawned it ends.
     let a = start_cluster(logs.path());
@@ -277,18 +205,6 @@ enum Users {
     Cached,
 }
 
-struct UsersServer {
-    addr: SocketAddr,
-    stop: Arc<AtomicBool>,
-}
-
-impl Drop for UsersServer {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        let _ = TcpStream::connect(self.addr);
-    }
-}
-
 const SELECT_USERS: &str =
     "SELECT id::int8, username, name, sex, address, mail, birthdate::text FROM \"user\"";
 
@@ -311,69 +227,38 @@ fn read_users(client: &mut postgres::Client) -> Vec<u8> {
     serde_json::to_vec(&users).unwrap()
 }
 
-fn start_users_server(url: &str, mode: Users) -> UsersServer {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
+fn start_users_server(url: &str, mode: Users) -> TestServer {
     let mut client = postgres::Client::connect(url, postgres::NoTls).unwrap();
     let cached = (mode == Users::Cached).then(|| read_users(&mut client));
-    let client = Arc::new(Mutex::new(client));
-    thread::spawn(move || {
-        for stream in listener.incoming() {
-            if flag.load(Ordering::SeqCst) {
-                break;
+    let client = Mutex::new(client);
+    serve(move |mut stream| {
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") {
+            match stream.read(&mut byte) {
+                Ok(1) => head.push(byte[0]),
+                _ => return,
             }
-            let Ok(mut stream) = stream else { continue };
-            let client = client.clone();
-            let cached = cached.clone();
-            thread::spawn(move || {
-                let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
-                let mut head = Vec::new();
-                let mut byte = [0u8; 1];
-                while !head.ends_with(b"\r\n\r\n") {
-                    match stream.read(&mut byte) {
-                        Ok(1) => head.push(byte[0]),
-                        _ => return,
-                    }
-                }
-                let head = String::from_utf8_lossy(&head).into_owned();
-                let (status, body) = if head.starts_with("GET /users ") {
-                    let body = match &cached {
-                        Some(body) => body.clone(),
-                        None => read_users(&mut client.lock().unwrap()),
-                    };
-                    ("200 OK", body)
-                } else {
-                    ("404 Not Found", b"[]".to_vec())
-                };
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
-                     Date: Sun, 29 Nov 2026 19:01:24 GMT\r\nConnection: close\r\n\r\n",
-                    body.len()
-                );
-                let _ = stream.write_all(&body);
-            });
         }
-    });
-    UsersServer { addr, stop }
-}
-
-fn failed_checks(findings: &[Finding]) -> Vec<String> {
-    findings
-        .iter()
-        .filter(|f| f.level == FindingLevel::Fail)
-        .map(|f| format!("{}: {}", f.check, f.message))
-        .collect()
-}
-
-fn passed_checks(findings: &[Finding]) -> Vec<String> {
-    findings
-        .iter()
-        .filter(|f| f.level == FindingLevel::Pass)
-        .map(|f| format!("{}: {}", f.check, f.message))
-        .collect()
+        let head = String::from_utf8_lossy(&head).into_owned();
+        let (status, body) = if head.starts_with("GET /users ") {
+            let body = match &cached {
+                Some(body) => body.clone(),
+                None => read_users(&mut client.lock().unwrap()),
+            };
+            ("200 OK", body)
+        } else {
+            ("404 Not Found", b"[]".to_vec())
+        };
+        let _ = write!(
+            stream,
+            "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+             Date: Sun, 29 Nov 2026 19:01:24 GMT\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        let _ = stream.write_all(&body);
+    })
 }
 
 fn verify_users(addr: SocketAddr, db: &Database) -> Vec<Finding> {
@@ -383,10 +268,8 @@ fn verify_users(addr: SocketAddr, db: &Database) -> Vec<Finding> {
 }
 
 #[test]
+#[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn the_verifier_passes_a_server_that_reads_the_table_on_every_request() {
-    if !slow_tests() {
-        return;
-    }
     let logs = tempfile::tempdir().unwrap();
     let cluster = start_cluster(logs.path());
     let db = Database::connect(&cluster.url).unwrap();
@@ -410,10 +293,8 @@ fn the_verifier_passes_a_server_that_reads_the_table_on_every_request() {
 }
 
 #[test]
+#[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn the_verifier_fails_a_server_that_caches_the_users() {
-    if !slow_tests() {
-        return;
-    }
     let logs = tempfile::tempdir().unwrap();
     let cluster = start_cluster(logs.path());
     let db = Database::connect(&cluster.url).unwrap();
@@ -576,10 +457,8 @@ impl Prober {
 // 3b. The real Rust subjects pass the users checks
 
 #[test]
+#[ignore = "slow: builds a Rust subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn the_verifier_passes_the_rust_subjects_on_users() {
-    if !slow_tests() {
-        return;
-    }
     let logs = tempfile::tempdir().unwrap();
     let cluster = start_cluster(logs.path());
     let db = Database::connect(&cluster.url).unwrap();
@@ -665,31 +544,27 @@ fn survives_a_database_outage(id: &str) {
 }
 
 #[test]
+#[ignore = "slow: builds a Rust subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_hyper_survives_a_database_outage() {
-    if slow_tests() {
-        survives_a_database_outage("rust-hyper");
-    }
+    survives_a_database_outage("rust-hyper");
 }
 
 #[test]
+#[ignore = "slow: builds a Rust subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_axum_survives_a_database_outage() {
-    if slow_tests() {
-        survives_a_database_outage("rust-axum");
-    }
+    survives_a_database_outage("rust-axum");
 }
 
 #[test]
+#[ignore = "slow: builds a Rust subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_actix_survives_a_database_outage() {
-    if slow_tests() {
-        survives_a_database_outage("rust-actix");
-    }
+    survives_a_database_outage("rust-actix");
 }
 
 #[test]
+#[ignore = "slow: builds a Rust subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_reference_survives_a_database_outage() {
-    if slow_tests() {
-        survives_a_database_outage("rust-reference");
-    }
+    survives_a_database_outage("rust-reference");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -786,41 +661,35 @@ fn answers_503_when_its_pool_is_exhausted(id: &str) {
 }
 
 #[test]
+#[ignore = "slow: builds a Rust subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_hyper_answers_503_when_its_pool_is_exhausted() {
-    if slow_tests() {
-        answers_503_when_its_pool_is_exhausted("rust-hyper");
-    }
+    answers_503_when_its_pool_is_exhausted("rust-hyper");
 }
 
 #[test]
+#[ignore = "slow: builds a Rust subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_axum_answers_503_when_its_pool_is_exhausted() {
-    if slow_tests() {
-        answers_503_when_its_pool_is_exhausted("rust-axum");
-    }
+    answers_503_when_its_pool_is_exhausted("rust-axum");
 }
 
 #[test]
+#[ignore = "slow: builds a Rust subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_actix_answers_503_when_its_pool_is_exhausted() {
-    if slow_tests() {
-        answers_503_when_its_pool_is_exhausted("rust-actix");
-    }
+    answers_503_when_its_pool_is_exhausted("rust-actix");
 }
 
 #[test]
+#[ignore = "slow: builds a Rust subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_reference_answers_503_when_its_pool_is_exhausted() {
-    if slow_tests() {
-        answers_503_when_its_pool_is_exhausted("rust-reference");
-    }
+    answers_503_when_its_pool_is_exhausted("rust-reference");
 }
 
 // ---------------------------------------------------------------------------------------------
 // 6. Wrong credentials
 
 #[test]
+#[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn wrong_credentials_fail_at_once_with_the_servers_reason_and_no_password() {
-    if !slow_tests() {
-        return;
-    }
     let logs = tempfile::tempdir().unwrap();
     let cluster = start_cluster(logs.path());
     let wrong = format!(

@@ -1,5 +1,7 @@
 //! Scenario enforcement against real busy processes: each backend this machine has, a CPU quota
-//! of one CPU on a child spinning two processes, and cgroups removed afterwards.
+//! of one CPU on a child spinning two processes, and cgroups removed afterwards. The two tests
+//! that measure CPU use are `#[ignore]`d with the reason (a busy neighbour skews them);
+//! `cargo test -- --include-ignored` runs them, as CI does.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -35,6 +37,7 @@ fn proc_cores(child: &ManagedChild, window: Duration) -> f64 {
 }
 
 #[test]
+#[ignore = "slow: measures CPU use, so it needs the machine to itself; cargo test -- --include-ignored runs it (CI does)"]
 fn a_cpu_quota_of_one_holds_a_busy_child_to_one_cpu() {
     let backend = Backend::probe();
     if backend.kind == BackendKind::AffinityOnly {
@@ -87,6 +90,7 @@ fn a_cpu_quota_of_one_holds_a_busy_child_to_one_cpu() {
 }
 
 #[test]
+#[ignore = "slow: measures CPU use, so it needs the machine to itself; cargo test -- --include-ignored runs it (CI does)"]
 fn affinity_only_holds_a_busy_child_to_its_cpu() {
     let backend = Backend::affinity_only("test");
     let cpus = available_cpus();

@@ -1,15 +1,18 @@
 //! The verifier against correct and deliberately wrong servers started inside the test.
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread;
+use std::net::TcpStream;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use restbench_harness::verify;
 use restbench_harness::workload::Workload;
-use restbench_model::{Finding, FindingLevel};
+use restbench_model::Finding;
+
+mod support;
+
+use support::failed_checks;
+use support::server::{TestServer, serve};
 
 /// How a test server deviates from the contract.
 #[derive(Clone, Copy, PartialEq)]
@@ -22,38 +25,13 @@ enum Flaw {
     NoBodyLimit,
 }
 
-struct Server {
-    addr: SocketAddr,
-    stop: Arc<AtomicBool>,
+/// A server with `flaw`; the echo cache is per server.
+fn start(flaw: Flaw) -> TestServer {
+    let cached: Arc<Mutex<Option<Vec<u8>>>> = Arc::default();
+    serve(move |stream| handle(stream, flaw, &cached))
 }
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        let _ = TcpStream::connect(self.addr);
-    }
-}
-
-fn start(flaw: Flaw) -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = stop.clone();
-    let cached: Arc<std::sync::Mutex<Option<Vec<u8>>>> = Arc::default();
-    thread::spawn(move || {
-        for stream in listener.incoming() {
-            if flag.load(Ordering::SeqCst) {
-                break;
-            }
-            let Ok(stream) = stream else { continue };
-            let cached = cached.clone();
-            thread::spawn(move || handle(stream, flaw, &cached));
-        }
-    });
-    Server { addr, stop }
-}
-
-fn handle(mut s: TcpStream, flaw: Flaw, cached: &std::sync::Mutex<Option<Vec<u8>>>) {
+fn handle(mut s: TcpStream, flaw: Flaw, cached: &Mutex<Option<Vec<u8>>>) {
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     let mut buf = Vec::new();
     let mut chunk = [0u8; 65536];
@@ -144,14 +122,6 @@ fn respond(s: &mut TcpStream, status: u16, ct: &str, body: &[u8], flaw: Flaw) {
     );
     let _ = s.write_all(head.as_bytes());
     let _ = s.write_all(body);
-}
-
-fn failed_checks(findings: &[Finding]) -> Vec<String> {
-    findings
-        .iter()
-        .filter(|f| f.level == FindingLevel::Fail)
-        .map(|f| format!("{}: {}", f.check, f.message))
-        .collect()
 }
 
 fn check(flaw: Flaw, w: Workload) -> Vec<Finding> {

@@ -1,5 +1,6 @@
 //! The binary as users run it: bad input gets one clear line; the main job runs end to end
-//! (with RESTBENCH_SLOW_TESTS=1, as CI sets it) and leaves no process behind.
+//! and leaves no process behind. The end-to-end tests build and start real subjects, so they are
+//! `#[ignore]`d with the reason; `cargo test -- --include-ignored` runs them, as CI does.
 
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
@@ -13,13 +14,9 @@ use support::restbench;
 /// turns: a subject of one test must not look like a leftover of another.
 static SLOW: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn slow_tests() -> Option<std::sync::MutexGuard<'static, ()>> {
-    if std::env::var("RESTBENCH_SLOW_TESTS").is_ok_and(|v| v == "1") {
-        Some(SLOW.lock().unwrap_or_else(|p| p.into_inner()))
-    } else {
-        eprintln!("skipped: set RESTBENCH_SLOW_TESTS=1");
-        None
-    }
+/// Waits for the other slow tests of this file; the turn lasts as long as the guard.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    SLOW.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn text(o: &Output) -> (String, String) {
@@ -222,8 +219,9 @@ fn wait_until_gone(needle: &str) -> Vec<String> {
 }
 
 #[test]
+#[ignore = "slow: builds and measures the Rust subjects; cargo test -- --include-ignored runs it (CI does)"]
 fn run_quick_measures_the_rust_subjects_and_leaves_nothing_behind() {
-    let Some(_turn) = slow_tests() else { return };
+    let _turn = one_at_a_time();
     let out = tempfile::tempdir().unwrap();
     let o = restbench()
         .args([
@@ -300,8 +298,9 @@ fn run_quick_measures_the_rust_subjects_and_leaves_nothing_behind() {
 }
 
 #[test]
+#[ignore = "slow: builds and measures a subject; cargo test -- --include-ignored runs it (CI does)"]
 fn ctrl_c_keeps_finished_cells_and_kill_leaves_no_subject_behind() {
-    let Some(_turn) = slow_tests() else { return };
+    let _turn = one_at_a_time();
     let out = tempfile::tempdir().unwrap();
     let spawn = |out: &Path| {
         restbench()
@@ -388,8 +387,9 @@ fn ctrl_c_keeps_finished_cells_and_kill_leaves_no_subject_behind() {
 }
 
 #[test]
+#[ignore = "slow: builds and verifies every available subject against PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn verify_passes_for_every_available_subject() {
-    let Some(_turn) = slow_tests() else { return };
+    let _turn = one_at_a_time();
     let o = restbench().args(["verify"]).output().unwrap();
     let (stdout, err) = text(&o);
     assert!(o.status.success(), "{stdout}\n{err}");
@@ -397,8 +397,9 @@ fn verify_passes_for_every_available_subject() {
 }
 
 #[test]
+#[ignore = "slow: builds and measures go-nethttp and rust-hyper; cargo test -- --include-ignored runs it (CI does)"]
 fn study_b_reports_against_the_published_figures_and_compares() {
-    let Some(_turn) = slow_tests() else { return };
+    let _turn = one_at_a_time();
     let out = tempfile::tempdir().unwrap();
     let run = |dir: &Path| {
         restbench()

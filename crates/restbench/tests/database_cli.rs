@@ -2,8 +2,8 @@
 //! removes its folder, a killed restbench leaves no PostgreSQL process and no folder behind, and
 //! a wrong password is reported at once in one line.
 //!
-//! These tests start real PostgreSQL servers, so they run only with RESTBENCH_SLOW_TESTS=1 (as
-//! CI sets it). They find their processes by pid and their folders by path, never by name, so
+//! These tests start real PostgreSQL servers, so they are `#[ignore]`d with the reason;
+//! `cargo test -- --include-ignored` runs them, as CI does. They find their processes by pid and their folders by path, never by name, so
 //! they run in parallel with each other and with the other tests.
 
 use std::io::{BufRead, BufReader};
@@ -17,61 +17,11 @@ use nix::unistd::Pid;
 
 mod support;
 
+use support::procs::{accepts, pids, postgres_processes, stat, still_running, within_10s};
 use support::restbench;
-
-fn slow_tests() -> bool {
-    if std::env::var("RESTBENCH_SLOW_TESTS").is_ok_and(|v| v == "1") {
-        true
-    } else {
-        eprintln!("skipped: set RESTBENCH_SLOW_TESTS=1 (starts PostgreSQL)");
-        false
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Processes
-
-/// `(parent pid, start time, state)` of a process, from /proc/PID/stat.
-fn stat(pid: u32) -> Option<(u32, u64, char)> {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let fields: Vec<&str> = text[text.rfind(')')? + 2..].split_whitespace().collect();
-    let state = fields.first()?.chars().next()?;
-    Some((
-        fields.get(1)?.parse().ok()?,
-        fields.get(19)?.parse().ok()?,
-        state,
-    ))
-}
-
-fn pids() -> Vec<u32> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter_map(|e| e.file_name().to_string_lossy().parse().ok())
-        .collect()
-}
-
-/// `(pid, start time)` of the postmaster and of every process it started.
-fn postgres_processes(postmaster: u32) -> Vec<(u32, u64)> {
-    pids()
-        .into_iter()
-        .filter_map(|pid| {
-            let (ppid, start, _) = stat(pid)?;
-            (pid == postmaster || ppid == postmaster).then_some((pid, start))
-        })
-        .collect()
-}
-
-/// Those of `procs` still running (a zombie has ended; a reused pid is another process).
-fn still_running(procs: &[(u32, u64)]) -> Vec<u32> {
-    procs
-        .iter()
-        .filter(|(pid, start)| {
-            stat(*pid).is_some_and(|(_, s, state)| s == *start && state != 'Z' && state != 'X')
-        })
-        .map(|(pid, _)| *pid)
-        .collect()
-}
 
 /// Running processes whose command line mentions `needle` (the cluster's folder: the
 /// postmaster's `-D` and the guards' `rm -rf`).
@@ -85,26 +35,6 @@ fn processes_mentioning(needle: &str) -> Vec<String> {
             cmd.contains(needle).then(|| format!("{pid}: {cmd}"))
         })
         .collect()
-}
-
-/// Polls (10 s at most) until `done` holds; returns how long it took, or `None`.
-fn within_10s(mut done: impl FnMut() -> bool) -> Option<Duration> {
-    let started = Instant::now();
-    while started.elapsed() < Duration::from_secs(10) {
-        if done() {
-            return Some(started.elapsed());
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    done().then(|| started.elapsed())
-}
-
-fn accepts(port: u16) -> bool {
-    std::net::TcpStream::connect_timeout(
-        &std::net::SocketAddr::from(([127, 0, 0, 1], port)),
-        Duration::from_secs(1),
-    )
-    .is_ok()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -210,10 +140,8 @@ fn assert_cleaned_up(db: &DbStart, how: &str) -> Duration {
 }
 
 #[test]
+#[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn db_start_stops_postgres_and_removes_its_folder_on_ctrl_c() {
-    if !slow_tests() {
-        return;
-    }
     let mut db = db_start();
     check_seeded(&db.url);
     kill(Pid::from_raw(db.child.id() as i32), Signal::SIGINT).unwrap();
@@ -239,10 +167,8 @@ fn db_start_stops_postgres_and_removes_its_folder_on_ctrl_c() {
 }
 
 #[test]
+#[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn a_killed_db_start_leaves_no_postgres_and_no_folder() {
-    if !slow_tests() {
-        return;
-    }
     let mut db = db_start();
     check_seeded(&db.url);
     // A client connection: its backend must go too.
@@ -260,10 +186,8 @@ fn a_killed_db_start_leaves_no_postgres_and_no_folder() {
 // A wrong password
 
 #[test]
+#[ignore = "slow: builds rust-hyper and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn run_with_a_wrong_password_fails_at_once_in_one_line() {
-    if !slow_tests() {
-        return;
-    }
     let logs = tempfile::tempdir().unwrap();
     let cluster = restbench_harness::db::Cluster::start(None, logs.path()).unwrap();
     let url = format!(

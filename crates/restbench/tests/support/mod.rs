@@ -1,4 +1,11 @@
-//! What the binary's integration tests share: the binary, run from the checkout.
+//! What the binary's integration tests share: the binary, run from the checkout, and the
+//! harness's process and port checks (one file, included by path: it needs only `std`, and a
+//! dev-only crate or feature for five functions would cost more than it saves).
+
+#![allow(dead_code)]
+
+#[path = "../../../harness/tests/support/procs.rs"]
+pub mod procs;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
