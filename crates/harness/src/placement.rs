@@ -1,7 +1,7 @@
 //! Where the load generator and the server run: disjoint CPU sets whenever there are two or more
-//! CPUs, so that neither steals the other's cycles. On one machine the generator competes with
-//! the server for CPU time and caches; wrk's and wrk2's authors advise running the generator on
-//! cores the server does not use for the same reason.
+//! CPUs, so that neither steals the other's cycles: a generator sharing cores with the server
+//! takes CPU time and cache from it, and the figure would measure that contention
+//! (`docs/workloads.md`, "Placement").
 
 use std::fmt;
 

@@ -5,9 +5,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::client::{Database, db_err};
-use super::{DBNAME, PASSWORD, SERVER_PACKAGE, USER};
 use crate::HarnessError;
 use crate::process::{ManagedChild, SpawnSpec};
+
+/// The Debian package that ships the server binaries.
+pub const SERVER_PACKAGE: &str = "postgresql";
+const PASSWORD: &str = "bench";
+const USER: &str = "restbench";
+const DBNAME: &str = "restbench";
 
 /// A throwaway PostgreSQL cluster: initdb into a temporary folder, the server on a free loopback
 /// port in its own process group (as the `postgres` user when restbench runs as root). Dropping

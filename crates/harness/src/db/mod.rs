@@ -7,12 +7,6 @@ mod provision;
 mod seed;
 
 pub use client::{Database, redact};
-pub use cluster::{Cluster, find_server_binaries};
+pub use cluster::{Cluster, SERVER_PACKAGE, find_server_binaries};
 pub use provision::{Provision, provide};
 pub use seed::{SEED_DIGEST, UserRow, seed_digest, seed_rows};
-
-/// The Debian package that ships the server binaries.
-pub const SERVER_PACKAGE: &str = "postgresql";
-const PASSWORD: &str = "bench";
-const USER: &str = "restbench";
-const DBNAME: &str = "restbench";
