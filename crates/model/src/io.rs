@@ -69,3 +69,40 @@ pub fn read_run(path: &Path) -> Result<RunResults, DocumentError> {
         read_results(path)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir() -> PathBuf {
+        let d = std::env::temp_dir().join(format!("restbench-model-io-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn results_round_trip_and_errors_name_the_file_once() {
+        let d = dir();
+        let results = RunResults {
+            schema_version: crate::SCHEMA_VERSION,
+            kind: "run".into(),
+            started_at: crate::time::utc_now(),
+            finished_at: None,
+            interrupted: false,
+            environment: Default::default(),
+            protocol: Default::default(),
+            cells: Vec::new(),
+            study: None,
+        };
+        write_results(&d, &results).unwrap();
+        assert_eq!(read_run(&d).unwrap(), results);
+        assert_eq!(read_run(&d.join(RESULTS_FILE)).unwrap(), results);
+        std::fs::write(d.join("bad.json"), "{").unwrap();
+        let e = read_results(&d.join("bad.json")).unwrap_err();
+        assert!(matches!(e, DocumentError::Parse { .. }), "{e}");
+        let missing = read_results(&d.join("missing.json")).unwrap_err();
+        let source = std::error::Error::source(&missing).unwrap().to_string();
+        assert!(!missing.to_string().contains(&source), "{missing}");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}
