@@ -1,6 +1,6 @@
 //! The generator's ceiling on this machine: the rate it reaches against a server that does
 //! almost nothing, with the run's own load shape and CPU placement. A cell whose rate comes near
-//! it measured the generator, not the subject (research/performance.md §3).
+//! it measured the generator, not the subject: such a cell is flagged `client_bound`.
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -1,4 +1,5 @@
-//! The seeds' payloads, reproduced exactly (research/seeds-and-anchors.md §2).
+//! The seed studies' payloads, reproduced exactly from their public repositories (which ones, and
+//! what each workload takes from them: `docs/workloads.md`).
 
 /// The 8 todo titles of seed 002, in order.
 pub const TODO_TITLES: [&str; 8] = [

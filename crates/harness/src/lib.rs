@@ -5,15 +5,19 @@
 //! - [`prepare`]: builds with each ecosystem's own tool, cached by a hash of the subject's folder.
 //! - [`process`]: every child in its own process group, killed on drop, when restbench dies
 //!   (PR_SET_PDEATHSIG plus a guard process), and on Ctrl-C.
-//! - [`verify`]: the workload contract as checks that return findings.
+//! - [`verify`]: the workload contract as checks that return findings, one module per workload;
+//!   [`verify_subjects`]: `restbench verify`'s prepare → start → check loop.
+//! - [`dates`]: timestamp normalisation shared by the verifier and the database code.
 //! - [`sample`]: CPU and memory of a server's whole process tree.
-//! - [`db`]: throwaway PostgreSQL clusters and the seed data of the users workload.
+//! - [`db`]: a PostgreSQL client, throwaway clusters, the seed data, and provisioning for a run.
 //! - [`runner`]: the run loop (prepare → start → ready → verify → warm up → measure → stop).
+//! - [`study`]: a seed study's plan (cells, contenders, load shape) from its published figures.
 //!
 //! The harness never does hot-path HTTP: load goes through `restbench_loadgen::run`.
 
 pub mod calibrate;
 pub mod cgroup;
+pub mod dates;
 pub mod db;
 pub mod environment;
 pub mod error;
@@ -25,8 +29,10 @@ pub mod process;
 pub mod runner;
 pub mod sample;
 pub mod stats;
+pub mod study;
 pub mod subject;
 pub mod verify;
+pub mod verify_subjects;
 pub mod workload;
 
 pub use error::HarnessError;

@@ -1,5 +1,7 @@
 //! Where the load generator and the server run: disjoint CPU sets whenever there are two or more
-//! CPUs, so that neither steals the other's cycles (research/performance.md §3.3).
+//! CPUs, so that neither steals the other's cycles: a generator sharing cores with the server
+//! takes CPU time and cache from it, and the figure would measure that contention
+//! (`docs/workloads.md`, "Placement").
 
 use std::fmt;
 
@@ -108,51 +110,7 @@ pub fn pin_current_thread(cpus: &[usize]) -> Result<(), String> {
         .map_err(|e| format!("cannot pin to CPUs {cpus:?}: {e}"))
 }
 
-/// Parses `0-3,6,8-9`.
-pub fn parse_cpu_list(text: &str) -> Result<Vec<usize>, String> {
-    let mut out = Vec::new();
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let bad = || format!("{part:?} is not a CPU number or range (such as 0 or 0-3)");
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b): (usize, usize) = (
-                    a.trim().parse().map_err(|_| bad())?,
-                    b.trim().parse().map_err(|_| bad())?,
-                );
-                if a > b {
-                    return Err(bad());
-                }
-                out.extend(a..=b);
-            }
-            None => out.push(part.parse().map_err(|_| bad())?),
-        }
-    }
-    if out.is_empty() {
-        return Err("an empty CPU list".into());
-    }
-    out.sort_unstable();
-    out.dedup();
-    Ok(out)
-}
-
-/// Formats CPUs as `0-3,6`.
-pub fn format_cpu_list(cpus: &[usize]) -> String {
-    let mut parts = Vec::new();
-    let mut i = 0;
-    while i < cpus.len() {
-        let start = cpus[i];
-        while i + 1 < cpus.len() && cpus[i + 1] == cpus[i] + 1 {
-            i += 1;
-        }
-        parts.push(if cpus[i] == start {
-            start.to_string()
-        } else {
-            format!("{start}-{}", cpus[i])
-        });
-        i += 1;
-    }
-    parts.join(",")
-}
+pub use restbench_model::cpus::{format_cpu_list, parse_cpu_list};
 
 #[cfg(test)]
 mod tests {
@@ -184,16 +142,5 @@ mod tests {
         assert_eq!((p.loadgen, p.server), (vec![3], vec![0, 1, 2]));
         assert!(Placement::with_loadgen(&[0, 1], "5").is_err());
         assert!(Placement::with_loadgen(&[0, 1], "0-1").unwrap().shared);
-    }
-
-    #[test]
-    fn cpu_lists_round_trip() {
-        assert_eq!(
-            parse_cpu_list("0-3,6, 8-9").unwrap(),
-            vec![0, 1, 2, 3, 6, 8, 9]
-        );
-        assert_eq!(format_cpu_list(&[0, 1, 2, 3, 6, 8, 9]), "0-3,6,8-9");
-        assert!(parse_cpu_list("3-1").is_err());
-        assert!(parse_cpu_list("x").is_err());
     }
 }

@@ -9,11 +9,9 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::HarnessError;
-use crate::workload::Workload;
+use restbench_model::{CellSubject, Scenario, Workload};
 
-/// The scenarios restbench knows (DESIGN.md §5).
-pub const SCENARIOS: [&str; 3] = ["single-thread", "one-cpu", "all-cores"];
+use crate::HarnessError;
 
 /// Languages a subject may declare.
 pub const LANGUAGES: [&str; 6] = ["rust", "go", "node", "python", "java", "haskell"];
@@ -114,7 +112,8 @@ pub struct Subject {
     pub ready_timeout: Duration,
     pub env: BTreeMap<String, String>,
     pub versions: BTreeMap<String, String>,
-    pub scenarios: BTreeMap<String, ScenarioSettings>,
+    /// How it runs in each scenario it declares, in report order.
+    pub scenarios: BTreeMap<Scenario, ScenarioSettings>,
 }
 
 /// Values for the placeholders of one cell.
@@ -200,7 +199,10 @@ impl Subject {
             }
         }
         for seed in &raw.seeds {
-            if !["000", "002", "003", "004"].contains(&seed.as_str()) {
+            if !restbench_model::published_studies()
+                .iter()
+                .any(|s| &s.seed == seed)
+            {
                 return Err(err(
                     "seeds",
                     format!("{seed:?} is not a seed study (000, 002, 003, 004)"),
@@ -244,12 +246,12 @@ impl Subject {
         }
         let mut scenarios = BTreeMap::new();
         for (name, s) in raw.scenarios {
-            if !SCENARIOS.contains(&name.as_str()) {
+            let Some(scenario) = Scenario::parse(&name) else {
                 return Err(err(
                     &format!("scenarios.{name}"),
-                    format!("unknown scenario (known: {})", SCENARIOS.join(", ")),
+                    format!("unknown scenario (known: {})", Scenario::names().join(", ")),
                 ));
-            }
+            };
             let processes = match s.processes {
                 None => "1".to_string(),
                 Some(Count::Number(0)) => {
@@ -271,7 +273,7 @@ impl Subject {
                 }
             };
             scenarios.insert(
-                name,
+                scenario,
                 ScenarioSettings {
                     env: s.env,
                     processes,
@@ -320,6 +322,16 @@ impl Subject {
 
     pub fn supports(&self, workload: Workload) -> bool {
         self.workloads.contains(&workload)
+    }
+
+    /// Who a cell of this subject measured.
+    pub fn cell_subject(&self) -> CellSubject {
+        CellSubject {
+            id: self.id.clone(),
+            language: self.language.clone(),
+            framework: self.framework.clone(),
+            framework_version: self.framework_version.clone(),
+        }
     }
 }
 
@@ -438,8 +450,8 @@ processes = "{cores}"
         assert_eq!(s.id, "demo-server");
         assert_eq!(s.workloads, vec![Workload::Plaintext, Workload::Echo]);
         assert_eq!(s.ready_timeout, Duration::from_secs(90));
-        assert_eq!(s.scenarios["all-cores"].processes, "{cores}");
-        assert_eq!(s.scenarios["single-thread"].processes, "1");
+        assert_eq!(s.scenarios[&Scenario::AllCores].processes, "{cores}");
+        assert_eq!(s.scenarios[&Scenario::SingleThread].processes, "1");
         assert!(s.unavailable_reason().is_none());
     }
 

@@ -1,80 +1,22 @@
-//! The workloads of the contract (DESIGN.md §3): what each request is.
+//! The workloads (the names and routes are [`restbench_model::Workload`]) and what the harness
+//! sends for each: headers and body. The contract is described in `docs/workloads.md`.
+
+pub use restbench_model::Workload;
 
 use crate::fixtures;
 
-/// One of the four workloads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Workload {
-    Plaintext,
-    Todo,
-    Echo,
-    Users,
-}
-
-impl Workload {
-    pub const ALL: [Workload; 4] = [
-        Workload::Plaintext,
-        Workload::Todo,
-        Workload::Echo,
-        Workload::Users,
-    ];
-
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|w| w.name() == name)
-    }
-
-    pub fn names() -> Vec<&'static str> {
-        Self::ALL.iter().map(|w| w.name()).collect()
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Workload::Plaintext => "plaintext",
-            Workload::Todo => "todo",
-            Workload::Echo => "echo",
-            Workload::Users => "users",
-        }
-    }
-
-    pub fn method(self) -> &'static str {
-        match self {
-            Workload::Echo => "POST",
-            _ => "GET",
-        }
-    }
-
-    pub fn path(self) -> &'static str {
-        match self {
-            Workload::Plaintext => "/api/test",
-            Workload::Todo => "/rest/todo",
-            Workload::Echo => "/echo",
-            Workload::Users => "/users",
-        }
-    }
-
-    /// Headers beyond Host that the load sends.
-    pub fn headers(self) -> Vec<(String, String)> {
-        match self {
-            Workload::Echo => vec![("Content-Type".into(), "application/json".into())],
-            _ => Vec::new(),
-        }
-    }
-
-    pub fn body(self) -> Vec<u8> {
-        match self {
-            Workload::Echo => fixtures::colors_document().into_bytes(),
-            _ => Vec::new(),
-        }
-    }
-
-    /// Needs a database.
-    pub fn needs_database(self) -> bool {
-        self == Workload::Users
+/// Headers beyond Host that the load and the verifier send.
+pub fn headers(w: Workload) -> Vec<(String, String)> {
+    match w {
+        Workload::Echo => vec![("Content-Type".into(), "application/json".into())],
+        _ => Vec::new(),
     }
 }
 
-impl std::fmt::Display for Workload {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
+/// The request body: the colours document for `echo`, empty otherwise.
+pub fn body(w: Workload) -> Vec<u8> {
+    match w {
+        Workload::Echo => fixtures::colors_document().into_bytes(),
+        _ => Vec::new(),
     }
 }

@@ -17,13 +17,14 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use restbench_harness::cgroup::Backend;
 use restbench_harness::db::{self, Cluster, Database, UserRow};
 use restbench_harness::placement::{Placement, available_cpus};
-use restbench_harness::runner::{RunningSubject, start_subject};
+use restbench_harness::runner::{RunningSubject, StartOptions, start_subject};
 use restbench_harness::subject::Subject;
 use restbench_harness::workload::Workload;
 use restbench_harness::{fixtures, http, prepare, verify};
-use restbench_model::Finding;
+use restbench_model::{Finding, Scenario};
 use serde_json::Value;
 
 mod support;
@@ -350,15 +351,16 @@ fn prepared(id: &str) -> (Subject, PathBuf) {
 fn start(id: &str, url: &str, pool: u32) -> RunningSubject {
     let (subject, cache) = prepared(id);
     let placement = Placement::split(&available_cpus());
-    start_subject(
-        &subject,
-        "single-thread",
-        &placement,
-        &cache,
-        Some(url),
-        pool,
-    )
-    .unwrap_or_else(|e| panic!("{e}"))
+    let backend = Backend::affinity_only("not requested");
+    let options = StartOptions {
+        placement: &placement,
+        backend: &backend,
+        cache: &cache,
+        database_url: Some(url),
+        db_pool_total: pool,
+    };
+    start_subject(&subject, Scenario::SingleThread, &options, None)
+        .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// `Ok(())` when `body` is the users table as the contract wants it, else what differs.

@@ -15,9 +15,10 @@ use std::time::Duration;
 
 use restbench_harness::cgroup::{Backend, BackendKind};
 use restbench_harness::placement::{Placement, available_cpus};
-use restbench_harness::runner::{StartOptions, start_subject_with};
-use restbench_harness::{prepare, process, subject};
+use restbench_harness::runner::{StartOptions, start_subject};
+use restbench_harness::{prepare, subject};
 use restbench_loadgen::{LoadSpec, Progress, StopAt, Target};
+use restbench_model::Scenario;
 
 fn gomaxprocs_in(log: &str) -> Option<usize> {
     let start = log.find("GOMAXPROCS=")? + "GOMAXPROCS=".len();
@@ -66,14 +67,12 @@ fn go_under_a_one_cpu_quota_sizes_itself_to_the_quota() {
     let mut rates = Vec::new();
     for pinned in [false, true] {
         let mut variant = go.clone();
-        let env = &mut variant.scenarios.get_mut("one-cpu").unwrap().env;
+        let env = &mut variant.scenarios.get_mut(&Scenario::OneCpu).unwrap().env;
         env.remove("GOMAXPROCS");
         if pinned {
             env.insert("GOMAXPROCS".into(), "1".into());
         }
-        let server =
-            start_subject_with(&variant, "one-cpu", &options, process::free_port().unwrap())
-                .unwrap();
+        let server = start_subject(&variant, Scenario::OneCpu, &options, None).unwrap();
         assert_eq!(server.limit.cpu_quota_cores, Some(1.0));
         let log = server.child.log_tail(20);
         let chosen = gomaxprocs_in(&log).unwrap_or_else(|| panic!("no GOMAXPROCS in {log}"));

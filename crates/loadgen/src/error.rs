@@ -1,17 +1,18 @@
 use std::io;
 
-/// Why a load run could not start or finish.
+/// Why a load run could not start or finish. Each cause is printed once: the message says what
+/// failed, the operating system's reason is the error's source.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error("invalid URL {url:?}: {reason}")]
     InvalidUrl { url: String, reason: String },
-    #[error("cannot resolve {host:?}: {source}")]
+    #[error("cannot resolve {host:?}")]
     Resolve { host: String, source: io::Error },
-    #[error("cannot connect to {addr}: {source} (is the server running?)")]
+    #[error("cannot connect to {addr} (is the server running?)")]
     Unreachable { addr: String, source: io::Error },
     #[error("invalid load settings: {0}")]
     InvalidSpec(String),
-    #[error("load generator failed: {0}")]
+    #[error("load generator failed")]
     Io(#[from] io::Error),
     #[error("a load thread panicked")]
     ThreadPanicked,

@@ -67,13 +67,7 @@ impl LoadOutcome {
             out.sent += rec.sent;
             out.answered += rec.answered;
             out.in_flight += r.in_flight;
-            let e = &mut out.errors;
-            e.connect += rec.errors.connect;
-            e.read += rec.errors.read;
-            e.write += rec.errors.write;
-            e.timeout += rec.errors.timeout;
-            e.status += rec.errors.status;
-            e.parse += rec.errors.parse;
+            out.errors += rec.errors;
             for (code, n) in rec.status.iter().enumerate().filter(|(_, n)| **n > 0) {
                 *out.status_counts.entry(code as u16).or_default() += n;
             }

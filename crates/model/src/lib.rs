@@ -1,24 +1,45 @@
-//! The documents restbench writes to disk, and nothing else.
+//! The documents restbench writes to disk and the vocabulary they are written in, and nothing
+//! else: no planning, no processes, no rendering.
+//!
+//! - Documents: [`load`] (`restbench load --json`), [`run`] (`results.json`, with [`io`] to read
+//!   and write it), [`documents`] (the smaller `--json` outputs), and [`published`], the seed
+//!   studies' published figures as data.
+//! - Vocabulary: [`Workload`], [`Scenario`] and [`Flag`], each defined once with its names and
+//!   texts; CPU lists ([`cpus`]) and UTC timestamps ([`time`]).
 //!
 //! Every engine converts its own types into these explicitly, so the on-disk schema changes only
 //! here. Each top-level document carries [`SCHEMA_VERSION`]. Latency lives in HdrHistograms with the
 //! bounds of [`histogram`]; percentiles are always read from a (merged) histogram, never averaged.
 
+pub mod cpus;
+pub mod documents;
+pub mod flag;
 pub mod histogram;
+pub mod io;
 pub mod load;
+pub mod names;
 pub mod published;
 pub mod run;
+pub mod scenario;
+pub mod time;
+pub mod workload;
 
+pub use documents::{SubjectCatalogue, SubjectEntry, VerifyOutcome, VerifyReport, Versioned};
+pub use flag::{Flag, Severity};
 pub use histogram::{HistogramError, LatencySummary};
+pub use io::{DocumentError, read_results, read_run, write_results};
 pub use load::{ErrorCounts, LoadResult, LoadSettings, LoadgenCpu, SecondSample, ThreadRps};
+pub use names::UnknownName;
 pub use published::{
-    PlannedCell, PublishedFigure, PublishedLatency, PublishedStudy, StudyInfo, UnavailableSystem,
+    PublishedFigure, PublishedLatency, PublishedStudy, StudyInfo, UnavailableSystem,
     published_studies, published_study,
 };
 pub use run::{
-    Cell, CellPlacement, CellStatus, Environment, Finding, FindingLevel, LoadgenUsage,
+    Cell, CellPlacement, CellStatus, CellSubject, Environment, Finding, FindingLevel, LoadgenUsage,
     RepeatResult, RpsStats, RunProtocol, RunResults, ServerUsage, UsageSource,
 };
+pub use scenario::{SCENARIO_ORDER, Scenario};
+pub use workload::Workload;
 
 /// Version of every document in this crate; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;

@@ -39,6 +39,26 @@ pub struct ErrorCounts {
     pub parse: u64,
 }
 
+impl std::ops::AddAssign for ErrorCounts {
+    /// Field by field: the errors of two repeats, or of two threads, together.
+    fn add_assign(&mut self, other: Self) {
+        let Self {
+            connect,
+            read,
+            write,
+            timeout,
+            status,
+            parse,
+        } = other;
+        self.connect += connect;
+        self.read += read;
+        self.write += write;
+        self.timeout += timeout;
+        self.status += status;
+        self.parse += parse;
+    }
+}
+
 impl ErrorCounts {
     /// Every error, connection attempts included.
     pub fn total(&self) -> u64 {
@@ -119,5 +139,35 @@ impl LoadResult {
     /// True when the accounting identity holds.
     pub fn totals_add_up(&self) -> bool {
         self.sent == self.requests + self.errors.unanswered() + self.in_flight
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_counts_add_field_by_field() {
+        let mut a = ErrorCounts {
+            connect: 1,
+            read: 2,
+            write: 3,
+            timeout: 4,
+            status: 5,
+            parse: 6,
+        };
+        a += a;
+        assert_eq!(
+            a,
+            ErrorCounts {
+                connect: 2,
+                read: 4,
+                write: 6,
+                timeout: 8,
+                status: 10,
+                parse: 12,
+            }
+        );
+        assert_eq!(a.total(), 42);
     }
 }

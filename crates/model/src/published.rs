@@ -1,10 +1,11 @@
 //! The four seed studies as data: what each measured, how, and the figures it published, mapped to
-//! restbench's subject ids and scenarios.
+//! restbench's subject ids and scenarios. Data and lookups only; planning a study run from it is
+//! the harness's job (`restbench_harness::study`).
 //!
-//! Figures are copied exactly from the seeds (`seeds/000…004`) and from the result logs and READMEs
-//! named in `research/seeds-and-anchors.md` §2; every figure carries a `source`. Absolute numbers
-//! belong to the seed's machine: a report compares *ratios* between systems, never req/s across
-//! machines.
+//! Figures are copied exactly from the studies' public repositories (READMEs and result logs, at
+//! the revisions named in each study's `source`; `docs/workloads.md` describes the studies);
+//! every figure carries a `source`. Absolute numbers belong to the seed's machine: a report
+//! compares *ratios* between systems, never req/s across machines.
 //!
 //! A run that reproduces a study stores a [`StudyInfo`] in `results.json`; the figures themselves
 //! are looked up here by id when the report is rendered, so a correction here reaches old runs too.
@@ -14,7 +15,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// The scenarios, in the order reports show them.
-pub const SCENARIO_ORDER: [&str; 3] = ["single-thread", "one-cpu", "all-cores"];
+pub use crate::scenario::SCENARIO_ORDER;
 
 /// What `results.json` records about a study run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -125,17 +126,6 @@ pub struct UnavailableSystem {
     pub reason: String,
 }
 
-/// A subject × scenario (× settings) a study run needs so that every figure has a measured
-/// counterpart.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PlannedCell {
-    pub subject: String,
-    pub scenario: String,
-    /// Extra environment for this cell (placeholders allowed), empty for the scenario's own.
-    pub settings: BTreeMap<String, String>,
-    pub variant: Option<String>,
-}
-
 /// One seed study.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PublishedStudy {
@@ -177,28 +167,6 @@ impl PublishedStudy {
                 && !out.contains(s)
             {
                 out.push(s.clone());
-            }
-        }
-        out
-    }
-
-    /// The cells a study run needs so that every figure has a measured counterpart.
-    pub fn planned_cells(&self) -> Vec<PlannedCell> {
-        let mut out: Vec<PlannedCell> = Vec::new();
-        for f in &self.figures {
-            let Some(subject) = &f.subject else { continue };
-            let cell = PlannedCell {
-                subject: subject.clone(),
-                scenario: f.scenario.clone(),
-                settings: f.settings.clone(),
-                variant: f.variant.clone(),
-            };
-            if !out.iter().any(|c| {
-                c.subject == cell.subject
-                    && c.scenario == cell.scenario
-                    && c.settings == cell.settings
-            }) {
-                out.push(cell);
             }
         }
         out
@@ -566,39 +534,24 @@ fn study_d() -> PublishedStudy {
 mod tests {
     use super::*;
 
-    const SUBJECTS: [&str; 27] = [
-        "node-http",
-        "node-pm2",
-        "node-express",
-        "node-koa",
-        "node-hapi",
-        "node-fastify",
-        "python-gunicorn",
-        "python-flask",
-        "python-uvicorn",
-        "python-uvicorn-uvloop",
-        "python-aiohttp",
-        "python-sanic",
-        "go-nethttp",
-        "go-nethttp-dynamic",
-        "go-chi",
-        "go-gorilla",
-        "go-easyjson",
-        "go-fasthttp",
-        "java-spring-boot",
-        "java-jersey-grizzly",
-        "java-light4j",
-        "haskell-warp",
-        "rust-iron",
-        "rust-hyper",
-        "rust-axum",
-        "rust-actix",
-        "rust-reference",
-    ];
+    /// The subject ids of the catalogue: the folders of `subjects/` with a manifest.
+    fn catalogue() -> Vec<String> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../subjects");
+        let mut ids: Vec<String> = std::fs::read_dir(&root)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.path().join("subject.toml").is_file())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        ids.sort();
+        assert!(ids.len() > 20, "{ids:?}");
+        ids
+    }
 
     #[test]
     fn every_study_is_consistent() {
         let all = published_studies();
+        let subjects = catalogue();
         assert_eq!(
             all.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
             ["a", "b", "c", "d"]
@@ -613,7 +566,7 @@ mod tests {
                 assert!(SCENARIO_ORDER.contains(&f.scenario.as_str()), "{f:?}");
                 assert!(f.rps > 0.0 && !f.source.is_empty(), "{f:?}");
                 match &f.subject {
-                    Some(sub) => assert!(SUBJECTS.contains(&sub.as_str()), "{sub}"),
+                    Some(sub) => assert!(subjects.contains(sub), "{sub}"),
                     None => assert!(s.unavailable_reason(&f.system).is_some(), "{f:?}"),
                 }
             }
@@ -683,14 +636,6 @@ mod tests {
         // The unset row takes the cell the exact row leaves: it is tried last.
         assert!(unset.settings_match(&BTreeMap::new()));
         assert!(exact.specificity() > unset.specificity());
-        let planned = a.planned_cells();
-        assert_eq!(
-            planned
-                .iter()
-                .filter(|p| p.subject == "go-nethttp" && p.scenario == "one-cpu")
-                .count(),
-            2
-        );
     }
 
     #[test]

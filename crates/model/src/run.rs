@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ErrorCounts, LatencySummary, StudyInfo};
+use crate::{ErrorCounts, Flag, LatencySummary, Scenario, StudyInfo, Workload};
 
 /// A whole run: the machine it ran on and one entry per cell (subject × workload × scenario).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -94,8 +94,8 @@ pub struct Cell {
     pub server: ServerUsage,
     pub loadgen: LoadgenUsage,
     pub findings: Vec<Finding>,
-    /// Flags a reader must see beside the figures: `client_bound`, `noisy`, `limit_not_held`,
-    /// `warmup_unsettled`, `verification_warnings`, `errors`.
+    /// Flags a reader must see beside the figures: the names of [`Flag`]s. Strings, so that a
+    /// document with a flag this version does not know still reads.
     pub flags: Vec<String>,
     /// The environment the subject was started with (scenario settings only, no secrets).
     pub settings: BTreeMap<String, String>,
@@ -109,6 +109,80 @@ pub struct Cell {
     /// Seconds of time warm-up before measuring: slices repeat until the rate settles.
     #[serde(default)]
     pub warmup_s: f64,
+}
+
+/// Who a cell measured, as the subject's manifest names it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CellSubject {
+    pub id: String,
+    pub language: String,
+    pub framework: String,
+    pub framework_version: String,
+}
+
+impl CellSubject {
+    /// A subject known only by its id (tests, synthetic cells).
+    pub fn named(id: &str) -> Self {
+        Self {
+            id: id.into(),
+            ..Self::default()
+        }
+    }
+}
+
+impl Cell {
+    /// A measured-to-be cell with no figures yet: status `ok`, every figure zero, no findings,
+    /// flags, settings or repeats. The one constructor, so a new field needs one default here.
+    pub fn new(subject: &CellSubject, workload: Workload, scenario: Scenario) -> Self {
+        Self {
+            subject: subject.id.clone(),
+            language: subject.language.clone(),
+            framework: subject.framework.clone(),
+            framework_version: subject.framework_version.clone(),
+            workload: workload.name().into(),
+            scenario: scenario.name().into(),
+            status: CellStatus::Ok,
+            reason: None,
+            rps: RpsStats::default(),
+            latency_us: LatencySummary::default(),
+            errors: ErrorCounts::default(),
+            requests: 0,
+            bytes_per_s: 0.0,
+            server: ServerUsage::default(),
+            loadgen: LoadgenUsage::default(),
+            findings: Vec::new(),
+            flags: Vec::new(),
+            settings: BTreeMap::new(),
+            repeats: Vec::new(),
+            histogram: None,
+            placement: CellPlacement::default(),
+            warmup_s: 0.0,
+        }
+    }
+
+    /// The same cell, failed or skipped for `reason`.
+    pub fn with_status(mut self, status: CellStatus, reason: impl Into<String>) -> Self {
+        let reason = reason.into();
+        self.status = status;
+        self.reason = (!reason.is_empty()).then_some(reason);
+        self
+    }
+
+    /// Adds a flag (once).
+    pub fn raise(&mut self, flag: Flag) {
+        if !self.has_flag(flag) {
+            self.flags.push(flag.name().into());
+        }
+    }
+
+    pub fn has_flag(&self, flag: Flag) -> bool {
+        self.flags.iter().any(|f| f == flag.name())
+    }
+
+    /// The flags this version knows, in the order raised (unknown names are left out).
+    pub fn known_flags(&self) -> Vec<Flag> {
+        self.flags.iter().filter_map(|f| Flag::parse(f)).collect()
+    }
 }
 
 /// The CPUs and limits of one cell, stated beside its figures.
@@ -231,5 +305,37 @@ impl Finding {
             check: check.into(),
             message: message.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_cell_writes_the_names_of_its_vocabulary() {
+        let subject = CellSubject {
+            id: "demo".into(),
+            language: "rust".into(),
+            framework: "hyper".into(),
+            framework_version: "1".into(),
+        };
+        let mut cell = Cell::new(&subject, Workload::Echo, Scenario::OneCpu);
+        cell.raise(Flag::ClientBound);
+        cell.raise(Flag::ClientBound);
+        let json = serde_json::to_value(&cell).unwrap();
+        assert_eq!(json["workload"], "echo");
+        assert_eq!(json["scenario"], "one-cpu");
+        assert_eq!(json["status"], "ok");
+        assert_eq!(json["flags"], serde_json::json!(["client_bound"]));
+        assert!(json["reason"].is_null());
+        let failed = cell.clone().with_status(CellStatus::Failed, "it broke");
+        assert_eq!(failed.reason.as_deref(), Some("it broke"));
+        // A flag a later version added still reads; it is just not known here.
+        let mut future = json.clone();
+        future["flags"] = serde_json::json!(["client_bound", "from_the_future"]);
+        let back: Cell = serde_json::from_value(future).unwrap();
+        assert_eq!(back.known_flags(), vec![Flag::ClientBound]);
+        assert!(back.has_flag(Flag::ClientBound) && !back.has_flag(Flag::Noisy));
     }
 }

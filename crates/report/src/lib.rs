@@ -24,23 +24,19 @@ pub use compare::{Comparison, compare};
 
 #[cfg(test)]
 pub(crate) mod test_support {
-    use std::collections::BTreeMap;
-
-    use restbench_model::{
-        Cell, CellStatus, ErrorCounts, LatencySummary, LoadgenUsage, RpsStats, ServerUsage,
-    };
+    use restbench_model::{Cell, CellSubject, RpsStats};
 
     /// A measured cell with a tight confidence interval (±0.5 %).
     pub fn cell(subject: &str, workload: &str, scenario: &str, rps: f64) -> Cell {
-        Cell {
-            subject: subject.into(),
+        let who = CellSubject {
+            id: subject.into(),
             language: "x".into(),
             framework: subject.into(),
             framework_version: "1".into(),
-            workload: workload.into(),
-            scenario: scenario.into(),
-            status: CellStatus::Ok,
-            reason: None,
+        };
+        let workload = workload.parse().expect("a workload name");
+        let scenario = scenario.parse().expect("a scenario name");
+        Cell {
             rps: RpsStats {
                 median: rps,
                 min: rps * 0.99,
@@ -48,19 +44,8 @@ pub(crate) mod test_support {
                 cv: 0.005,
                 ci95: Some([rps * 0.995, rps * 1.005]),
             },
-            latency_us: LatencySummary::default(),
-            errors: ErrorCounts::default(),
             requests: 1000,
-            bytes_per_s: 0.0,
-            server: ServerUsage::default(),
-            loadgen: LoadgenUsage::default(),
-            findings: vec![],
-            flags: vec![],
-            settings: BTreeMap::new(),
-            repeats: vec![],
-            histogram: None,
-            placement: Default::default(),
-            warmup_s: 0.0,
+            ..Cell::new(&who, workload, scenario)
         }
     }
 }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use restbench_model::histogram::{encode, new_latency_histogram};
 use restbench_model::{
-    Cell, CellStatus, Environment, ErrorCounts, Finding, LatencySummary, LoadgenUsage,
+    Cell, CellStatus, CellSubject, Environment, ErrorCounts, Finding, LatencySummary, LoadgenUsage,
     RepeatResult, RpsStats, RunProtocol, RunResults, SCHEMA_VERSION, ServerUsage, StudyInfo,
 };
 
@@ -74,15 +74,15 @@ fn ok_cell(s: &Spec<'_>, seed: u64) -> Cell {
         })
         .collect();
     let noisy = s.flags.contains(&"noisy");
-    Cell {
-        subject: s.subject.into(),
+    let who = CellSubject {
+        id: s.subject.into(),
         language: s.language.into(),
         framework: s.framework.into(),
         framework_version: "1.0".into(),
-        workload: s.workload.into(),
-        scenario: s.scenario.into(),
-        status: CellStatus::Ok,
-        reason: None,
+    };
+    let workload = s.workload.parse().expect("a workload name");
+    let scenario = s.scenario.parse().expect("a scenario name");
+    Cell {
         rps: RpsStats {
             median: s.rps,
             min: s.rps * if noisy { 0.8 } else { 0.99 },
@@ -119,8 +119,7 @@ fn ok_cell(s: &Spec<'_>, seed: u64) -> Cell {
             .collect::<BTreeMap<_, _>>(),
         repeats,
         histogram: Some(encode(&h)),
-        placement: Default::default(),
-        warmup_s: 0.0,
+        ..Cell::new(&who, workload, scenario)
     }
 }
 

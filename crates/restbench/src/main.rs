@@ -16,10 +16,15 @@ fn main() -> ExitCode {
             if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", message(&err));
             ExitCode::from(1)
         }
     }
+}
+
+/// The error and its causes on one line, each cause once.
+fn message(err: &anyhow::Error) -> String {
+    restbench_harness::error::chain(err.as_ref())
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
@@ -27,4 +32,30 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
         e.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unreachable_server_is_reported_with_each_cause_once() {
+        let refused = std::io::Error::from_raw_os_error(111);
+        let cause = refused.to_string();
+        let err = anyhow::Error::from(restbench_harness::HarnessError::Load(
+            restbench_loadgen::LoadError::Unreachable {
+                addr: "127.0.0.1:1".into(),
+                source: refused,
+            },
+        ))
+        .context("load against 127.0.0.1:1");
+        let text = message(&err);
+        assert_eq!(text.matches(&cause).count(), 1, "{text}");
+        assert_eq!(
+            text,
+            format!(
+                "load against 127.0.0.1:1: cannot connect to 127.0.0.1:1 (is the server running?): {cause}"
+            )
+        );
+    }
 }

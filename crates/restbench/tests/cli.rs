@@ -89,7 +89,9 @@ fn load_rejects_bad_flags() {
 fn subjects_json_lists_every_subject_with_its_facts() {
     let o = restbench().args(["subjects", "--json"]).output().unwrap();
     assert!(o.status.success(), "{}", text(&o).1);
-    let list: Vec<serde_json::Value> = serde_json::from_slice(&o.stdout).unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["schema_version"], 1, "{doc}");
+    let list = doc["subjects"].as_array().unwrap();
     let ids: Vec<&str> = list.iter().filter_map(|s| s["id"].as_str()).collect();
     for id in [
         "rust-hyper",
@@ -103,7 +105,7 @@ fn subjects_json_lists_every_subject_with_its_facts() {
     ] {
         assert!(ids.contains(&id), "{id} missing from {ids:?}");
     }
-    for s in &list {
+    for s in list {
         for key in [
             "id",
             "language",
@@ -458,6 +460,7 @@ fn study_b_reports_against_the_published_figures_and_compares() {
     let (stdout, err) = text(&o);
     assert!(o.status.success(), "{err}");
     let cmp: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(cmp["schema_version"], 1, "{cmp}");
     assert!(
         stdout.contains("go-nethttp") && stdout.contains("rust-hyper"),
         "{cmp}"

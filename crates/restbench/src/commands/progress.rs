@@ -7,8 +7,7 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use restbench_harness::runner::Observer;
-use restbench_harness::workload::Workload;
-use restbench_model::{Cell, CellStatus};
+use restbench_model::{Cell, CellStatus, Scenario, Workload};
 
 pub struct TerminalProgress {
     bar: Option<ProgressBar>,
@@ -49,11 +48,17 @@ impl TerminalProgress {
 }
 
 impl Observer for TerminalProgress {
-    fn step(&self, subject: &str, scenario: &str, workload: Option<Workload>, step: &str) {
-        let what = match workload {
-            Some(w) => format!("{subject} · {w} · {scenario}: {step}"),
-            None if scenario.is_empty() => format!("{subject}: {step}"),
-            None => format!("{subject} · {scenario}: {step}"),
+    fn step(
+        &self,
+        subject: &str,
+        scenario: Option<Scenario>,
+        workload: Option<Workload>,
+        step: &str,
+    ) {
+        let what = match (scenario, workload) {
+            (Some(s), Some(w)) => format!("{subject} · {w} · {s}: {step}"),
+            (Some(s), None) => format!("{subject} · {s}: {step}"),
+            (None, _) => format!("{subject}: {step}"),
         };
         if let Ok(mut c) = self.current.lock() {
             *c = what.clone();

@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use restbench_harness::runner::read_results;
-use restbench_model::RunResults;
+
+use restbench_model::{RunResults, read_results};
 
 use crate::cli::ReportArgs;
 

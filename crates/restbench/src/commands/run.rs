@@ -7,15 +7,17 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use restbench_harness::cgroup::Backend;
-use restbench_harness::db::{Cluster, Database};
+use restbench_harness::db::{self, Provision};
+use restbench_harness::error::chain;
 use restbench_harness::placement::{Placement, available_cpus};
 use restbench_harness::runner::{self, LoadShape, Observer, RunEntry, RunPlan};
-use restbench_harness::subject::{self, SCENARIOS};
+use restbench_harness::subject;
 use restbench_loadgen::StopAt;
-use restbench_model::{CellStatus, RunResults};
+use restbench_model::time::utc_stamp;
+use restbench_model::{CellStatus, RunResults, Workload};
 
 use super::progress::TerminalProgress;
-use super::verify::parse_workloads;
+use super::verify::{parse_scenarios, parse_workloads};
 use crate::cli::RunArgs;
 use crate::signals;
 
@@ -24,11 +26,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let root = super::subjects_root(&args.dir)?;
     let subjects = subject::select(subject::discover(&root)?, &args.subjects)?;
     let workloads = parse_workloads(&args.workloads)?;
-    for s in &args.scenarios {
-        if !SCENARIOS.contains(&s.as_str()) {
-            bail!("unknown scenario {s:?} (known: {})", SCENARIOS.join(", "));
-        }
-    }
+    let scenarios = parse_scenarios(&args.scenarios)?;
     let (placement, backend) = machine(args.loadgen_cpus.as_deref(), args.no_cgroups)?;
     let (duration, repeats, warmup) = if args.quick {
         (Duration::from_secs(2), 1, Duration::from_secs(1))
@@ -54,24 +52,23 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         root.parent()
             .unwrap_or(&root)
             .join("results")
-            .join(runner::utc_stamp())
+            .join(utc_stamp())
     });
     let cache = restbench_harness::prepare::cache_dir(&root);
     let needs_db = workloads.iter().any(|w| w.needs_database())
-        && subjects.iter().any(|s| {
-            s.unavailable_reason().is_none()
-                && s.supports(restbench_harness::workload::Workload::Users)
-        });
+        && subjects
+            .iter()
+            .any(|s| s.unavailable_reason().is_none() && s.supports(Workload::Users));
     let total: usize = subjects
         .iter()
-        .map(|s| workloads.iter().filter(|w| s.supports(**w)).count() * args.scenarios.len())
+        .map(|s| workloads.iter().filter(|w| s.supports(**w)).count() * scenarios.len())
         .sum();
     if total == 0 {
         bail!("nothing to run: no selected subject serves the selected workloads");
     }
-    let (cluster, database_url) = database(needs_db, args.database_url.as_deref(), &cache)?;
+    let provision = database(needs_db, args.database_url.as_deref(), &cache)?;
     let progress = TerminalProgress::new(total);
-    if cluster.is_some() {
+    if provision.cluster.is_some() {
         progress.note("started PostgreSQL for the users workload");
     }
     progress.note(&format!(
@@ -87,7 +84,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let plan = RunPlan {
         kind: "run".into(),
-        entries: RunEntry::all(subjects, &args.scenarios),
+        entries: RunEntry::all(subjects, &scenarios),
         workloads,
         shape,
         repeats: args.repeats.unwrap_or(repeats).max(1),
@@ -96,7 +93,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         placement,
         backend,
         loadgen_ceiling_rps,
-        database_url,
+        database_url: provision.url.clone(),
         db_pool_total: args.db_pool,
         note: args.quick.then(|| {
             "A --quick pass: one short repeat per cell, for a first look only.".to_string()
@@ -105,7 +102,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let result = runner::run(&plan, &stop, &progress);
     progress.finish();
-    drop(cluster);
+    drop(provision);
     finish(&result?, &out_dir)
 }
 
@@ -128,34 +125,18 @@ pub(crate) fn machine(
     Ok((placement, backend))
 }
 
-/// A throwaway database when one is needed and no URL was given; a given URL must work now,
-/// not after the first subject was built.
+/// The database of a run: a given URL must work now, not after the first subject was built;
+/// without one, a throwaway cluster (the users cells fail with the reason when it cannot start).
 pub(crate) fn database(
     needs_db: bool,
     url: Option<&str>,
     cache: &Path,
-) -> anyhow::Result<(Option<Cluster>, Option<String>)> {
-    if let Some(url) = url {
-        if needs_db {
-            let db = Database::connect(url).context("--database-url")?;
-            db.seed()
-                .context("--database-url: cannot create the seed data")?;
-        }
-        return Ok((None, Some(url.to_string())));
+) -> anyhow::Result<Provision> {
+    let provision = db::provide(needs_db, url, &cache.join("logs")).context("--database-url")?;
+    if let Some(e) = &provision.problem {
+        eprintln!("warning: users cells will fail: {}", chain(e));
     }
-    if !needs_db {
-        return Ok((None, None));
-    }
-    match Cluster::start(None, &cache.join("logs")) {
-        Ok(c) => {
-            let url = c.url.clone();
-            Ok((Some(c), Some(url)))
-        }
-        Err(e) => {
-            eprintln!("warning: users cells will fail: {e}");
-            Ok((None, None))
-        }
-    }
+    Ok(provision)
 }
 
 /// Measures the generator's ceiling against a trivial server with the run's shape.
@@ -176,7 +157,7 @@ pub(crate) fn calibrate(
             Some(c.rps)
         }
         Err(e) => {
-            progress.note(&format!("cannot calibrate the generator: {e}"));
+            progress.note(&format!("cannot calibrate the generator: {}", chain(&e)));
             None
         }
     }

@@ -5,11 +5,12 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use anyhow::bail;
-use restbench_harness::db::Cluster;
+use restbench_harness::cgroup::Backend;
+use restbench_harness::error::chain;
 use restbench_harness::placement::{Placement, available_cpus};
-use restbench_harness::runner::{start_subject, start_subject_on};
-use restbench_harness::workload::Workload;
-use restbench_harness::{prepare, subject};
+use restbench_harness::runner::{StartOptions, start_subject};
+use restbench_harness::{db, prepare, subject};
+use restbench_model::{Scenario, Workload};
 
 use crate::cli::ServeArgs;
 use crate::signals;
@@ -22,54 +23,43 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     if let Some(reason) = s.unavailable_reason() {
         bail!("{} is not available here: {reason}", s.id);
     }
-    if !s.scenarios.contains_key(&args.scenario) {
+    let scenario = Scenario::parse(&args.scenario).filter(|sc| s.scenarios.contains_key(sc));
+    let Some(scenario) = scenario else {
         bail!(
             "{} declares no {} scenario (it has: {})",
             s.id,
             args.scenario,
-            s.scenarios.keys().cloned().collect::<Vec<_>>().join(", ")
+            s.scenarios
+                .keys()
+                .map(|sc| sc.name())
+                .collect::<Vec<_>>()
+                .join(", ")
         );
-    }
+    };
     let cache = prepare::cache_dir(&root);
     eprintln!("preparing {} …", s.id);
     prepare::prepare(s, &cache)?;
-    let mut cluster = None;
-    let mut url = args.database_url.clone();
-    if url.is_none() && s.supports(Workload::Users) {
-        match Cluster::start(None, &cache.join("logs")) {
-            Ok(c) => {
-                url = Some(c.url.clone());
-                cluster = Some(c);
-            }
-            Err(e) => eprintln!("warning: no database for /users: {e}"),
-        }
+    // A given URL is passed on as it is; a throwaway cluster is started for a users subject.
+    let needs_db = args.database_url.is_none() && s.supports(Workload::Users);
+    let provision = db::provide(needs_db, args.database_url.as_deref(), &cache.join("logs"))?;
+    if let Some(e) = &provision.problem {
+        eprintln!("warning: no database for /users: {}", chain(e));
     }
     let placement = Placement::split(&available_cpus());
-    let running = match args.port {
-        Some(port) => start_subject_on(
-            s,
-            &args.scenario,
-            &placement,
-            &cache,
-            url.as_deref(),
-            args.db_pool,
-            port,
-        )?,
-        None => start_subject(
-            s,
-            &args.scenario,
-            &placement,
-            &cache,
-            url.as_deref(),
-            args.db_pool,
-        )?,
+    let backend = Backend::affinity_only("not requested");
+    let options = StartOptions {
+        placement: &placement,
+        backend: &backend,
+        cache: &cache,
+        database_url: provision.url.as_deref(),
+        db_pool_total: args.db_pool,
     };
-    let mut running = running;
+    let mut running = start_subject(s, scenario, &options, args.port)?;
     println!("http://{}", running.addr);
     eprintln!(
         "{} ({}) ready in {:.1}s on http://{} — {}; routes: {}; output: {}; Ctrl-C stops it",
         s.id,
-        args.scenario,
+        scenario,
         running.ready_after.as_secs_f64(),
         running.addr,
         placement.describe(),
@@ -80,8 +70,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .join(", "),
         running.child.log_path().display()
     );
-    if let Some(c) = &cluster {
-        eprintln!("database: {}", restbench_harness::db::redact(&c.url));
+    if let Some(c) = &provision.cluster {
+        eprintln!("database: {}", db::redact(&c.url));
     }
     while !stop.load(Ordering::Relaxed) {
         if let Some(status) = running.child.exited() {
@@ -91,7 +81,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         std::thread::sleep(Duration::from_millis(100));
     }
     running.child.stop(Duration::from_secs(5));
-    drop(cluster);
+    drop(provision);
     eprintln!("stopped");
     Ok(ExitCode::SUCCESS)
 }

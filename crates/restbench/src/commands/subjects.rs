@@ -4,49 +4,38 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use restbench_harness::subject;
-use serde::Serialize;
+use restbench_model::{SCHEMA_VERSION, SubjectCatalogue, SubjectEntry};
 
 use crate::cli::SubjectsArgs;
-
-#[derive(Serialize)]
-struct Entry<'a> {
-    id: &'a str,
-    language: &'a str,
-    framework: &'a str,
-    framework_version: &'a str,
-    seeds: &'a [String],
-    workloads: Vec<&'static str>,
-    scenarios: Vec<&'a str>,
-    available: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<String>,
-    description: &'a str,
-}
 
 pub fn run(args: SubjectsArgs) -> anyhow::Result<ExitCode> {
     let root = super::subjects_root(&args.dir)?;
     let all = subject::discover(&root)?;
-    let entries: Vec<Entry> = all
+    let entries: Vec<SubjectEntry> = all
         .iter()
         .map(|s| {
             let reason = s.unavailable_reason();
-            Entry {
-                id: &s.id,
-                language: &s.language,
-                framework: &s.framework,
-                framework_version: &s.framework_version,
-                seeds: &s.seeds,
-                workloads: s.workloads.iter().map(|w| w.name()).collect(),
-                scenarios: s.scenarios.keys().map(String::as_str).collect(),
+            SubjectEntry {
+                id: s.id.clone(),
+                language: s.language.clone(),
+                framework: s.framework.clone(),
+                framework_version: s.framework_version.clone(),
+                seeds: s.seeds.clone(),
+                workloads: s.workloads.clone(),
+                scenarios: s.scenarios.keys().copied().collect(),
                 available: reason.is_none(),
                 reason,
-                description: &s.description,
+                description: s.description.clone(),
             }
         })
         .collect();
     let mut out = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &entries)?;
+        let catalogue = SubjectCatalogue {
+            schema_version: SCHEMA_VERSION,
+            subjects: entries,
+        };
+        serde_json::to_writer_pretty(&mut out, &catalogue)?;
         writeln!(out)?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -62,7 +51,11 @@ pub fn run(args: SubjectsArgs) -> anyhow::Result<ExitCode> {
                 } else {
                     e.seeds.join(",")
                 },
-                e.workloads.join(","),
+                e.workloads
+                    .iter()
+                    .map(|w| w.name())
+                    .collect::<Vec<_>>()
+                    .join(","),
                 match &e.reason {
                     None => "yes".into(),
                     Some(r) => format!("no: {r}"),

@@ -1,0 +1,299 @@
+//! Throwaway PostgreSQL clusters: initdb into a folder, the server on a free loopback port in its
+//! own process group, stopped and removed when dropped or when restbench ends.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::client::{Database, db_err};
+use crate::HarnessError;
+use crate::process::{ManagedChild, SpawnSpec};
+
+/// The Debian package that ships the server binaries.
+pub const SERVER_PACKAGE: &str = "postgresql";
+const PASSWORD: &str = "bench";
+const USER: &str = "restbench";
+const DBNAME: &str = "restbench";
+
+/// A throwaway PostgreSQL cluster: initdb into a temporary folder, the server on a free loopback
+/// port in its own process group (as the `postgres` user when restbench runs as root). Dropping
+/// it stops the server and removes the folder, unless it was asked to keep it.
+///
+/// The folder is removed by a janitor (an idle child whose guard deletes the folder when
+/// restbench ends in any way), not by the server's own guard, so that the server can be stopped
+/// and started again on the same data and port ([`Cluster::stop_server`],
+/// [`Cluster::start_server`]) without losing the folder.
+pub struct Cluster {
+    pub url: String,
+    pub port: u16,
+    pub data_dir: PathBuf,
+    root: PathBuf,
+    keep: bool,
+    bin: PathBuf,
+    user: Option<(u32, u32)>,
+    log_dir: PathBuf,
+    server: Option<ManagedChild>,
+    janitor: Option<ManagedChild>,
+}
+
+/// Where the server binaries are (`initdb`, `postgres`, `pg_ctl`).
+pub fn find_server_binaries() -> Result<PathBuf, HarnessError> {
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Ok(dir) = std::env::var("RESTBENCH_PG_BIN") {
+        candidates.push(dir.into());
+    }
+    if let Some(initdb) = crate::subject::find_on_path("initdb") {
+        let real = std::fs::canonicalize(&initdb).unwrap_or(initdb);
+        if let Some(dir) = real.parent() {
+            candidates.push(dir.to_path_buf());
+        }
+    }
+    if let Ok(entries) = std::fs::read_dir("/usr/lib/postgresql") {
+        let mut versions: Vec<PathBuf> = entries.flatten().map(|e| e.path().join("bin")).collect();
+        versions.sort();
+        candidates.extend(versions.into_iter().rev());
+    }
+    candidates
+        .into_iter()
+        .find(|d| d.join("initdb").is_file() && d.join("postgres").is_file())
+        .ok_or_else(|| {
+            HarnessError::database(format!(
+                "the PostgreSQL server binaries (initdb, postgres) are not installed: apt-get install {SERVER_PACKAGE}"
+            ))
+        })
+}
+
+impl Cluster {
+    /// Starts a cluster; `keep`: a folder to create it in and leave behind.
+    pub fn start(keep: Option<&Path>, log_dir: &Path) -> Result<Self, HarnessError> {
+        let bin = find_server_binaries()?;
+        let user = run_as_user()?;
+        let (root, kept) = match keep {
+            Some(dir) => {
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| HarnessError::io(format!("cannot create {}", dir.display()), e))?;
+                (dir.to_path_buf(), true)
+            }
+            None => {
+                let t = tempfile::Builder::new()
+                    .prefix("restbench-pg-")
+                    .tempdir()
+                    .map_err(|e| HarnessError::io("cannot create a temporary folder", e))?;
+                (t.keep(), false)
+            }
+        };
+        if let Some((uid, gid)) = user
+            && let Err(e) = nix::unistd::chown(&root, Some(uid.into()), Some(gid.into()))
+        {
+            if !kept {
+                let _ = std::fs::remove_dir_all(&root);
+            }
+            return Err(db_err(
+                "cannot hand the cluster folder to the postgres user",
+                e,
+            ));
+        }
+        let mut cluster = Self {
+            url: String::new(),
+            port: 0,
+            data_dir: root.join("data"),
+            root: root.clone(),
+            keep: kept,
+            bin,
+            user,
+            log_dir: log_dir.to_path_buf(),
+            server: None,
+            janitor: None,
+        };
+        if !kept {
+            // Idle until restbench stops it or ends; its guard then removes the folder.
+            cluster.janitor = Some(ManagedChild::spawn(&SpawnSpec {
+                name: "PostgreSQL janitor".into(),
+                shell_command: "exec sleep infinity".into(),
+                cwd: PathBuf::from("/"),
+                log: PathBuf::from("/dev/null"),
+                remove_on_death: Some(root.clone()),
+                ..Default::default()
+            })?);
+        }
+        if !cluster.data_dir.join("PG_VERSION").exists() {
+            let pwfile = root.join("pwfile");
+            std::fs::write(&pwfile, PASSWORD)
+                .map_err(|e| HarnessError::io("cannot write the password file", e))?;
+            if let Some((uid, gid)) = user {
+                let _ = nix::unistd::chown(&pwfile, Some(uid.into()), Some(gid.into()));
+            }
+            let mut cmd = std::process::Command::new(cluster.bin.join("initdb"));
+            cmd.arg("-D").arg(&cluster.data_dir).args([
+                "-U",
+                USER,
+                "-A",
+                "scram-sha-256",
+                "--no-sync",
+                "-E",
+                "UTF8",
+                "--locale=C",
+            ]);
+            cmd.arg(format!("--pwfile={}", pwfile.display()));
+            if let Some((uid, gid)) = user {
+                use std::os::unix::process::CommandExt;
+                cmd.uid(uid).gid(gid);
+            }
+            let out = cmd.output().map_err(|e| db_err("cannot run initdb", e))?;
+            let _ = std::fs::remove_file(&pwfile);
+            if !out.status.success() {
+                return Err(HarnessError::database(format!(
+                    "initdb failed: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                )));
+            }
+        }
+        cluster.port = crate::process::free_port()?;
+        cluster.url = format!(
+            "postgres://{USER}:{PASSWORD}@127.0.0.1:{}/{DBNAME}",
+            cluster.port
+        );
+        let admin = cluster.spawn_server()?;
+        let exists = admin
+            .client()
+            .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&DBNAME])
+            .map_err(|e| db_err("cannot list databases", e))?
+            .is_some();
+        if !exists {
+            admin
+                .client()
+                .batch_execute(&format!("CREATE DATABASE {DBNAME}"))
+                .map_err(|e| db_err("cannot create the database", e))?;
+        }
+        Database::connect(&cluster.url)?.seed()?;
+        Ok(cluster)
+    }
+
+    /// Starts the server on `self.port` and the data folder; returns a connection to the
+    /// `postgres` database once it accepts connections (30 s at most).
+    fn spawn_server(&mut self) -> Result<Database, HarnessError> {
+        let port = self.port;
+        let conf = [
+            "-c listen_addresses=127.0.0.1",
+            "-c max_connections=300",
+            "-c shared_buffers=128MB",
+            "-c fsync=off",
+            "-c synchronous_commit=off",
+            "-c full_page_writes=off",
+            "-c shared_preload_libraries=pg_stat_statements",
+            "-c logging_collector=off",
+        ]
+        .join(" ");
+        let spec = SpawnSpec {
+            name: "PostgreSQL".into(),
+            shell_command: format!(
+                "exec '{}' -D '{}' -p {port} -k '{}' {conf}",
+                self.bin.join("postgres").display(),
+                self.data_dir.display(),
+                self.root.display()
+            ),
+            cwd: self.root.clone(),
+            log: self.log_dir.join(format!("postgres-{port}.log")),
+            user: self.user,
+            // The janitor removes the folder; the server may be stopped and started again.
+            remove_on_death: None,
+            ..Default::default()
+        };
+        let mut server = ManagedChild::spawn(&spec)?;
+        let admin_url = format!("postgres://{USER}:{PASSWORD}@127.0.0.1:{port}/postgres");
+        let started = Instant::now();
+        let admin = loop {
+            match Database::connect(&admin_url) {
+                Ok(db) => break db,
+                Err(e) => {
+                    if let Some(status) = server.exited() {
+                        return Err(HarnessError::database(format!(
+                            "the server exited ({status}): {}",
+                            server.log_tail(5)
+                        )));
+                    }
+                    if started.elapsed() > Duration::from_secs(30) {
+                        return Err(HarnessError::database(format!(
+                            "the server did not accept connections within 30 s: {e}"
+                        )));
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+            }
+        };
+        self.server = Some(server);
+        Ok(admin)
+    }
+
+    /// Stops the server (fast shutdown: open connections are ended) and keeps the folder, so
+    /// that [`Cluster::start_server`] can start it again on the same data and port.
+    pub fn stop_server(&mut self) {
+        if let Some(mut server) = self.server.take() {
+            server.signal(nix::sys::signal::Signal::SIGINT);
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while server.exited().is_none() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            server.stop(Duration::from_secs(1));
+        }
+    }
+
+    /// Starts the server again after [`Cluster::stop_server`], on the same port and data
+    /// (a no-op while it runs). Fails if something else took the port meanwhile.
+    pub fn start_server(&mut self) -> Result<(), HarnessError> {
+        if self.server.is_some() {
+            return Ok(());
+        }
+        crate::process::ensure_port_free(self.port)?;
+        self.spawn_server().map(drop)
+    }
+
+    /// [`Cluster::stop_server`] then [`Cluster::start_server`].
+    pub fn restart(&mut self) -> Result<(), HarnessError> {
+        self.stop_server();
+        self.start_server()
+    }
+
+    /// True while the server runs.
+    pub fn is_running(&mut self) -> bool {
+        self.server.as_mut().is_some_and(|s| s.exited().is_none())
+    }
+
+    /// The process id of the server (the postmaster) while it runs.
+    pub fn server_pid(&self) -> Option<u32> {
+        self.server.as_ref().map(ManagedChild::pid)
+    }
+
+    /// Stops the server (fast shutdown) and removes the folder unless it is kept.
+    pub fn stop(&mut self) {
+        self.stop_server();
+        if let Some(mut janitor) = self.janitor.take() {
+            janitor.stop(Duration::from_secs(1)); // its guard removes the folder
+        }
+        if !self.keep {
+            let _ = std::fs::remove_dir_all(&self.root);
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// `(uid, gid)` of the `postgres` user when restbench runs as root (initdb refuses root).
+fn run_as_user() -> Result<Option<(u32, u32)>, HarnessError> {
+    if !nix::unistd::geteuid().is_root() {
+        return Ok(None);
+    }
+    match nix::unistd::User::from_name("postgres") {
+        Ok(Some(u)) => Ok(Some((u.uid.as_raw(), u.gid.as_raw()))),
+        _ => Err(HarnessError::database(format!(
+            "running as root needs the `postgres` user to own the cluster: apt-get install {SERVER_PACKAGE}"
+        ))),
+    }
+}

@@ -1,0 +1,196 @@
+//! Measuring one cell: the warm-up (discarded; time slices repeat until the rate settles, capped)
+//! and the repeats, each with the server's CPU and memory over the same interval.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use restbench_loadgen::{LoadOutcome, LoadSpec, Progress, StopAt, Target};
+use restbench_model::{Scenario, UsageSource, Workload};
+
+use super::plan::{Observer, RunPlan};
+use super::start::RunningSubject;
+use crate::HarnessError;
+use crate::placement::{Placement, pin_current_thread};
+use crate::sample::{MemorySampler, MemoryStats, group_usage};
+use crate::subject::Subject;
+use crate::workload;
+
+/// What the repeats of one cell measured.
+pub struct Measurement {
+    pub repeats: Vec<(LoadOutcome, ServerSample)>,
+    /// How long the time warm-up ran before the rate settled (zero for a warm-up by count).
+    pub warmup: Duration,
+    /// False when the time warm-up reached its cap with the rate still changing.
+    pub warmup_settled: bool,
+}
+
+/// Server usage during one repeat.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ServerSample {
+    /// From the cgroup when the server has one, else from /proc.
+    pub cpu: Duration,
+    pub cpu_source: UsageSource,
+    /// From /proc, the cross-check.
+    pub proc_cpu: Duration,
+    pub memory: MemoryStats,
+}
+
+pub fn measure(
+    plan: &RunPlan,
+    server: &mut RunningSubject,
+    w: Workload,
+    subject: &Subject,
+    scenario: Scenario,
+    stop: &AtomicBool,
+    observer: &dyn Observer,
+) -> Result<Option<Measurement>, HarnessError> {
+    let url = format!("http://{}{}", server.addr, w.path());
+    let mut spec = LoadSpec::get(Target::parse(&url)?);
+    spec.method = w.method().into();
+    spec.headers = workload::headers(w);
+    spec.body = workload::body(w);
+    spec.connections = plan.shape.connections;
+    spec.threads = plan.shape.threads;
+    spec.keepalive = plan.shape.keepalive;
+    spec.http_version = plan.shape.http_version;
+    spec.timeout = plan.shape.timeout;
+    spec.pipeline = plan.shape.pipeline;
+
+    // Warm-up: discarded.
+    observer.step(&subject.id, Some(scenario), Some(w), "warming up");
+    let mut warmup_spent = Duration::ZERO;
+    let mut settled = true;
+    if let Some(n) = plan.shape.warmup_requests {
+        let mut warm = spec.clone();
+        warm.connections = 1;
+        warm.threads = 1;
+        warm.stop = StopAt::Requests(n);
+        run_load(&warm, &plan.placement, stop, observer)?;
+    } else if !plan.shape.warmup.is_zero() {
+        let mut warm = spec.clone();
+        warm.stop = StopAt::Duration(plan.shape.warmup);
+        let mut previous: Option<f64> = None;
+        let mut spent = Duration::ZERO;
+        loop {
+            let rate = run_load(&warm, &plan.placement, stop, observer)?.rps();
+            spent += plan.shape.warmup;
+            settled = previous.is_some_and(|p| warmup_settled(p, rate));
+            if settled
+                || spent + plan.shape.warmup > plan.shape.warmup_max
+                || stop.load(Ordering::Relaxed)
+            {
+                break;
+            }
+            previous = Some(rate);
+        }
+        // A single slice (cap ≤ one slice) was all the user asked for: nothing to judge.
+        settled |= previous.is_none();
+        warmup_spent = spent;
+    }
+    spec.stop = plan.shape.stop;
+    let mut repeats = Vec::new();
+    for i in 0..plan.repeats {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        if let Some(status) = server.child.exited() {
+            return Err(HarnessError::ExitedDuringLoad {
+                subject: subject.id.clone(),
+                status: status.to_string(),
+                tail: server.child.log_tail(12),
+            });
+        }
+        observer.step(
+            &subject.id,
+            Some(scenario),
+            Some(w),
+            &format!("measuring {}/{}", i + 1, plan.repeats),
+        );
+        let pgid = server.child.pgid();
+        let cgroup_cpu = || server.cgroup.as_ref().and_then(|c| c.cpu_usage());
+        let before = (group_usage(pgid).cpu, cgroup_cpu());
+        let sampler = MemorySampler::start(pgid, server.cgroup.as_ref().and_then(|c| c.memory()));
+        let outcome = run_load(&spec, &plan.placement, stop, observer)?;
+        let after = (group_usage(pgid).cpu, cgroup_cpu());
+        let memory = sampler.finish();
+        if stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        let proc_cpu = after.0.saturating_sub(before.0);
+        let (cpu, cpu_source) = match (before.1, after.1) {
+            (Some(b), Some(a)) => (a.saturating_sub(b), UsageSource::Cgroup),
+            _ => (proc_cpu, UsageSource::Proc),
+        };
+        repeats.push((
+            outcome,
+            ServerSample {
+                cpu,
+                cpu_source,
+                proc_cpu,
+                memory,
+            },
+        ));
+    }
+    Ok(Some(Measurement {
+        repeats,
+        warmup: warmup_spent,
+        warmup_settled: settled,
+    }))
+}
+
+/// Runs one load on the generator's CPUs.
+fn run_load(
+    spec: &LoadSpec,
+    placement: &Placement,
+    stop: &AtomicBool,
+    observer: &dyn Observer,
+) -> Result<LoadOutcome, HarnessError> {
+    let progress = Arc::new(Progress::default());
+    let cpus = placement.loadgen.clone();
+    let started = Instant::now();
+    let expected = match spec.stop {
+        StopAt::Duration(d) => Some(d + spec.warmup),
+        StopAt::Requests(_) => None,
+    };
+    std::thread::scope(|scope| {
+        let p = progress.clone();
+        let handle = scope.spawn(move || {
+            let _ = pin_current_thread(&cpus);
+            restbench_loadgen::run(spec, stop, p)
+        });
+        while !handle.is_finished() {
+            std::thread::sleep(Duration::from_millis(100));
+            let fraction = match (expected, spec.stop) {
+                (Some(total), _) => started.elapsed().as_secs_f64() / total.as_secs_f64(),
+                (None, StopAt::Requests(n)) => {
+                    progress.answered.load(Ordering::Relaxed) as f64 / n as f64
+                }
+                _ => 0.0,
+            };
+            observer.load_progress(fraction.min(1.0));
+        }
+        handle
+            .join()
+            .map_err(|_| HarnessError::Load(restbench_loadgen::LoadError::ThreadPanicked))?
+            .map_err(HarnessError::from)
+    })
+}
+
+/// Two warm-up slices in a row within 7 % of each other: the runtime has stopped speeding up.
+pub fn warmup_settled(previous: f64, now: f64) -> bool {
+    (now - previous).abs() <= 0.07 * previous.max(1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warm_up_settles_when_the_rate_stops_climbing() {
+        assert!(!warmup_settled(1_000.0, 3_000.0), "a JIT still compiling");
+        assert!(warmup_settled(10_000.0, 10_400.0));
+        assert!(warmup_settled(10_000.0, 9_500.0));
+        assert!(!warmup_settled(10_000.0, 8_000.0));
+    }
+}

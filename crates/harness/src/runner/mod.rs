@@ -1,0 +1,237 @@
+//! The run loop: for each subject and scenario, prepare → start → ready → verify → warm up →
+//! measure N repeats → stop. Every finished cell is written to `results.json` at once, so an
+//! interrupted run keeps what it finished.
+//!
+//! By job: [`plan`] (what a run is asked to do), [`start`] (a subject for one scenario),
+//! [`limits`] (what a scenario allows), [`measure`] (warm-up and repeats), [`verdict`] (figures
+//! and flags); this module is the loop over them.
+
+pub mod limits;
+pub mod measure;
+pub mod plan;
+pub mod start;
+pub mod verdict;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use restbench_loadgen::{HttpVersion, StopAt};
+use restbench_model::time::utc_now;
+use restbench_model::{
+    Cell, CellStatus, FindingLevel, RunProtocol, RunResults, SCHEMA_VERSION, Scenario, Workload,
+    write_results,
+};
+
+pub use limits::{limit_held, scenario_limit};
+pub use measure::{Measurement, ServerSample, warmup_settled};
+pub use plan::{LoadShape, Observer, RunEntry, RunPlan};
+pub use start::{RunningSubject, StartOptions, start_subject};
+pub use verdict::is_client_bound;
+
+use crate::db::Database;
+use crate::error::chain;
+use crate::prepare::{self, Prepared};
+use crate::{HarnessError, environment, verify};
+
+/// Runs the plan; returns the results (also written to `out_dir/results.json`).
+pub fn run(
+    plan: &RunPlan,
+    stop: &AtomicBool,
+    observer: &dyn Observer,
+) -> Result<RunResults, HarnessError> {
+    std::fs::create_dir_all(&plan.out_dir).map_err(|source| {
+        HarnessError::io(format!("cannot create {}", plan.out_dir.display()), source)
+    })?;
+    let mut env = environment::describe(&plan.placement, &plan.backend);
+    env.loadgen_ceiling_rps = plan.loadgen_ceiling_rps;
+    for s in plan.entries.iter().map(|e| &e.subject) {
+        if s.unavailable_reason().is_none() {
+            for (name, cmd) in &s.versions {
+                let key = if name == "toolchain" {
+                    s.language.clone()
+                } else {
+                    format!("{}/{name}", s.language)
+                };
+                env.toolchains
+                    .entry(key)
+                    .or_insert_with(|| environment::command_version(&s.dir, cmd));
+            }
+        }
+    }
+    let mut results = RunResults {
+        schema_version: SCHEMA_VERSION,
+        kind: plan.kind.clone(),
+        started_at: utc_now(),
+        finished_at: None,
+        interrupted: false,
+        environment: env,
+        protocol: RunProtocol {
+            connections: plan.shape.connections,
+            threads: plan.shape.threads,
+            duration_s: match plan.shape.stop {
+                StopAt::Duration(d) => Some(d.as_secs_f64()),
+                StopAt::Requests(_) => None,
+            },
+            requests: match plan.shape.stop {
+                StopAt::Requests(n) => Some(n),
+                StopAt::Duration(_) => None,
+            },
+            warmup_s: plan.shape.warmup.as_secs_f64(),
+            warmup_requests: plan.shape.warmup_requests,
+            repeats: plan.repeats,
+            keepalive: plan.shape.keepalive,
+            http_version: if plan.shape.http_version == HttpVersion::Http10 {
+                "1.0".into()
+            } else {
+                "1.1".into()
+            },
+            timeout_s: plan.shape.timeout.as_secs_f64(),
+            db_pool_total: plan.db_pool_total,
+            note: plan.note.clone(),
+        },
+        cells: Vec::new(),
+        study: plan.study.clone(),
+    };
+    let total = plan.cells();
+    let db = match &plan.database_url {
+        Some(url) => match Database::connect(url).and_then(|db| db.seed().map(|_| db)) {
+            Ok(db) => Some(db),
+            Err(e) => {
+                observer.note(&format!("users cells will fail: {}", chain(&e)));
+                None
+            }
+        },
+        None => None,
+    };
+    write_results(&plan.out_dir, &results)?;
+
+    'subjects: for entry in &plan.entries {
+        let subject = &entry.subject;
+        let workloads: Vec<Workload> = plan
+            .workloads
+            .iter()
+            .copied()
+            .filter(|w| subject.supports(*w))
+            .collect();
+        if workloads.is_empty() {
+            continue;
+        }
+        let fail_all = |results: &mut RunResults,
+                        status: CellStatus,
+                        reason: &str,
+                        scenarios: &[Scenario]|
+         -> Result<(), HarnessError> {
+            for scenario in scenarios {
+                for w in &workloads {
+                    let cell = Cell::new(&subject.cell_subject(), *w, *scenario)
+                        .with_status(status, reason);
+                    results.cells.push(cell.clone());
+                    observer.cell_done(&cell, results.cells.len(), total);
+                }
+            }
+            Ok(write_results(&plan.out_dir, results)?)
+        };
+        if let Some(reason) = subject.unavailable_reason() {
+            fail_all(&mut results, CellStatus::Skipped, &reason, &entry.scenarios)?;
+            continue;
+        }
+        observer.step(&subject.id, None, None, "building");
+        match prepare::prepare(subject, &plan.cache) {
+            Ok(Prepared::Built { seconds }) => {
+                observer.note(&format!("built {} in {seconds:.0}s", subject.id))
+            }
+            Ok(_) => {}
+            Err(e) => {
+                fail_all(
+                    &mut results,
+                    CellStatus::Failed,
+                    &chain(&e),
+                    &entry.scenarios,
+                )?;
+                continue;
+            }
+        }
+        for &scenario in &entry.scenarios {
+            if stop.load(Ordering::Relaxed) {
+                break 'subjects;
+            }
+            if !subject.scenarios.contains_key(&scenario) {
+                fail_all(
+                    &mut results,
+                    CellStatus::Skipped,
+                    &format!("{} declares no {scenario} scenario", subject.id),
+                    &[scenario],
+                )?;
+                continue;
+            };
+            observer.step(&subject.id, Some(scenario), None, "starting");
+            let options = StartOptions {
+                placement: &plan.placement,
+                backend: &plan.backend,
+                cache: &plan.cache,
+                database_url: plan.database_url.as_deref(),
+                db_pool_total: plan.db_pool_total,
+            };
+            let started = start_subject(subject, scenario, &options, None);
+            let mut server = match started {
+                Ok(s) => s,
+                Err(e) => {
+                    fail_all(&mut results, CellStatus::Failed, &chain(&e), &[scenario])?;
+                    continue;
+                }
+            };
+            observer.step(&subject.id, Some(scenario), None, "verifying");
+            let common = verify::common(server.addr);
+            for w in &workloads {
+                if stop.load(Ordering::Relaxed) {
+                    break 'subjects;
+                }
+                observer.step(&subject.id, Some(scenario), Some(*w), "verifying");
+                let mut findings = common.clone();
+                findings.extend(verify::workload(server.addr, *w, db.as_ref()));
+                let mut cell = Cell::new(&subject.cell_subject(), *w, scenario);
+                cell.settings = server.settings.clone();
+                if !verify::passed(&findings) {
+                    let first = findings
+                        .iter()
+                        .find(|f| f.level == FindingLevel::Fail)
+                        .map(|f| f.message.clone())
+                        .unwrap_or_default();
+                    cell.status = CellStatus::Failed;
+                    cell.reason = Some(format!("verification failed: {first}"));
+                    cell.findings = findings;
+                } else {
+                    cell.findings = findings;
+                    match measure::measure(plan, &mut server, *w, subject, scenario, stop, observer)
+                    {
+                        Ok(Some(m)) => verdict::fill_cell(
+                            &mut cell,
+                            m,
+                            &plan.placement,
+                            &server.limit,
+                            plan.loadgen_ceiling_rps,
+                        ),
+                        Ok(None) => break 'subjects, // interrupted: the cell in flight is dropped
+                        Err(e) => {
+                            cell.status = CellStatus::Failed;
+                            cell.reason = Some(chain(&e));
+                        }
+                    }
+                }
+                results.cells.push(cell.clone());
+                observer.cell_done(&cell, results.cells.len(), total);
+                write_results(&plan.out_dir, &results)?;
+            }
+            server.child.stop(Duration::from_secs(5));
+        }
+    }
+    results.interrupted = stop.load(Ordering::Relaxed);
+    results.finished_at = Some(utc_now());
+    write_results(&plan.out_dir, &results)?;
+    Ok(results)
+}
+
+/// How many cells a plan has.
+pub fn plan_cells(plan: &RunPlan) -> usize {
+    plan.cells()
+}

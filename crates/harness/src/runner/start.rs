@@ -1,0 +1,131 @@
+//! Starting a subject for one scenario: its environment, its cgroup (when the backend has
+//! cgroups), its CPUs, and the bounded wait until it answers.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::Duration;
+
+use restbench_model::{CellPlacement, Scenario, Workload};
+
+use super::limits::scenario_limit;
+use crate::HarnessError;
+use crate::cgroup::{Backend, ServerCgroup};
+use crate::placement::Placement;
+use crate::process::{self, ManagedChild, SpawnSpec};
+use crate::subject::{Placeholders, Subject};
+
+/// A started subject.
+pub struct RunningSubject {
+    /// Declared before `cgroup`: the processes stop before their cgroup is removed.
+    pub child: ManagedChild,
+    pub cgroup: Option<ServerCgroup>,
+    pub addr: SocketAddr,
+    pub settings: BTreeMap<String, String>,
+    pub ready_after: Duration,
+    pub limit: CellPlacement,
+}
+
+/// Where and under which limits subjects start.
+pub struct StartOptions<'a> {
+    pub placement: &'a Placement,
+    /// How the scenario is enforced: a cgroup backend gives the server its own cgroup (and
+    /// `one-cpu` a quota); [`Backend::affinity_only`] pins it to CPUs without one.
+    pub backend: &'a Backend,
+    pub cache: &'a Path,
+    pub database_url: Option<&'a str>,
+    pub db_pool_total: u32,
+}
+
+/// Starts a subject for one scenario on `port` (a free one when `None`) under
+/// `options.backend`, and waits until it answers.
+pub fn start_subject(
+    subject: &Subject,
+    scenario: Scenario,
+    options: &StartOptions,
+    port: Option<u16>,
+) -> Result<RunningSubject, HarnessError> {
+    let port = match port {
+        Some(p) => p,
+        None => process::free_port()?,
+    };
+    process::ensure_port_free(port)?;
+    let settings = subject
+        .scenarios
+        .get(&scenario)
+        .ok_or_else(|| HarnessError::Unavailable {
+            subject: subject.id.clone(),
+            reason: format!("it declares no {scenario} scenario"),
+        })?;
+    let limit = scenario_limit(scenario, options.placement, options.backend);
+    let server_cpus: Vec<usize> = limit.server_cpus.iter().map(|&c| c as usize).collect();
+    let p = Placeholders {
+        port,
+        cores: server_cpus.len(),
+        machine_cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        cache: options.cache.to_path_buf(),
+        dir: subject.dir.clone(),
+    };
+    let processes: u32 = p.apply(&settings.processes).parse().unwrap_or(1).max(1);
+    let mut env: BTreeMap<String, String> = BTreeMap::new();
+    for (k, v) in subject.env.iter().chain(settings.env.iter()) {
+        env.insert(k.clone(), p.apply(v));
+    }
+    let mut shown = env.clone();
+    env.insert("PORT".into(), port.to_string());
+    env.insert("HOST".into(), "127.0.0.1".into());
+    env.insert("RESTBENCH_SCENARIO".into(), scenario.name().into());
+    let pool = (options.db_pool_total / processes).max(1);
+    env.insert("DB_POOL_SIZE".into(), pool.to_string());
+    shown.insert("DB_POOL_SIZE".into(), pool.to_string());
+    if let Some(url) = options.database_url {
+        env.insert("DATABASE_URL".into(), url.into());
+    }
+    let cgroup = options.backend.create(
+        &format!("{}-{scenario}", subject.id),
+        &server_cpus,
+        limit.cpu_quota_cores,
+    )?;
+    let spec = SpawnSpec {
+        name: subject.id.clone(),
+        shell_command: p.apply(&subject.start_command),
+        cwd: subject.dir.clone(),
+        env,
+        cpus: Some(server_cpus.clone()),
+        user: None,
+        log: options
+            .cache
+            .join("logs")
+            .join(format!("{}-{scenario}.log", subject.id)),
+        remove_on_death: None,
+        cgroup_dirs: cgroup.as_ref().map_or_else(Vec::new, |c| c.dirs().to_vec()),
+    };
+    let mut child = ManagedChild::spawn(&spec)?;
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    // Any answer counts as ready; /echo takes POST only, so an echo-only subject is probed with
+    // a GET elsewhere.
+    let probe = subject.workloads.first().map_or("/", |w| {
+        if *w == Workload::Echo {
+            "/api/test"
+        } else {
+            w.path()
+        }
+    });
+    match process::wait_ready(&mut child, addr, probe, subject.ready_timeout) {
+        Ok(ready_after) => Ok(RunningSubject {
+            child,
+            cgroup,
+            addr,
+            settings: shown,
+            ready_after,
+            limit,
+        }),
+        Err(exit) => Err(HarnessError::NotReady {
+            subject: subject.id.clone(),
+            port,
+            waited_s: subject.ready_timeout.as_secs_f64(),
+            exit,
+            tail: child.log_tail(12),
+        }),
+    }
+}

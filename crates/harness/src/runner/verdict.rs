@@ -1,0 +1,163 @@
+//! Turning a cell's measurement into its figures and verdicts: merged latency, server and
+//! generator usage, and the flags a reader must see (client-bound, noisy, limit not held …).
+
+use restbench_model::histogram::{self, new_latency_histogram};
+use restbench_model::{
+    Cell, CellPlacement, ErrorCounts, FindingLevel, Flag, LatencySummary, LoadgenUsage,
+    RepeatResult, RpsStats, ServerUsage, UsageSource,
+};
+
+use super::limits::limit_held;
+use super::measure::Measurement;
+use crate::placement::Placement;
+use crate::stats;
+
+/// Fills a verified cell from its measurement and raises its flags.
+pub fn fill_cell(
+    cell: &mut Cell,
+    m: Measurement,
+    placement: &Placement,
+    limit: &CellPlacement,
+    loadgen_ceiling_rps: Option<f64>,
+) {
+    let mut merged = new_latency_histogram();
+    let mut errors = ErrorCounts::default();
+    let mut rps = Vec::new();
+    let mut requests = 0;
+    let mut bytes_per_s = Vec::new();
+    let (mut server_cpu, mut server_time, mut loadgen_cpu) = (0.0, 0.0, 0.0);
+    let (mut rss_peak, mut rss_means) = (0u64, Vec::new());
+    let (mut proc_cpu, mut cpu_source) = (0.0, UsageSource::Cgroup);
+    let (mut cg_peak, mut cg_means) = (None::<u64>, Vec::new());
+    for (outcome, sample) in &m.repeats {
+        let _ = histogram::merge(&mut merged, &outcome.latency);
+        let e = outcome.errors;
+        errors += e;
+        rps.push(outcome.rps());
+        requests += outcome.answered;
+        bytes_per_s.push(outcome.bytes as f64 / outcome.duration.as_secs_f64().max(1e-9));
+        let secs = outcome.duration.as_secs_f64().max(1e-9);
+        server_cpu += sample.cpu.as_secs_f64();
+        proc_cpu += sample.proc_cpu.as_secs_f64();
+        if sample.cpu_source == UsageSource::Proc {
+            cpu_source = UsageSource::Proc;
+        }
+        server_time += secs;
+        loadgen_cpu += (outcome.cpu_user + outcome.cpu_system).as_secs_f64();
+        rss_peak = rss_peak.max(sample.memory.rss_peak);
+        rss_means.push(sample.memory.rss_mean as f64);
+        if let Some(p) = sample.memory.cgroup_peak {
+            cg_peak = Some(cg_peak.unwrap_or(0).max(p));
+        }
+        if let Some(m) = sample.memory.cgroup_mean {
+            cg_means.push(m as f64);
+        }
+        cell.repeats.push(RepeatResult {
+            rps: outcome.rps(),
+            requests: outcome.answered,
+            duration_s: secs,
+            latency_us: LatencySummary::from_histogram(&outcome.latency),
+            errors: e,
+            server_cpu_cores: sample.cpu.as_secs_f64() / secs,
+            loadgen_cpu_cores: (outcome.cpu_user + outcome.cpu_system).as_secs_f64() / secs,
+        });
+    }
+    cell.rps = RpsStats {
+        median: stats::median(&rps),
+        min: rps.iter().copied().fold(f64::INFINITY, f64::min),
+        max: rps.iter().copied().fold(0.0, f64::max),
+        cv: stats::cv(&rps),
+        ci95: stats::bootstrap_median_ci(&rps),
+    };
+    cell.latency_us = LatencySummary::from_histogram(&merged);
+    cell.histogram = Some(histogram::encode(&merged));
+    cell.errors = errors;
+    cell.requests = requests;
+    cell.bytes_per_s = stats::median(&bytes_per_s);
+    let per_req = |cpu: f64| {
+        if requests > 0 {
+            cpu * 1e6 / requests as f64
+        } else {
+            0.0
+        }
+    };
+    cell.server = ServerUsage {
+        cpu_cores: server_cpu / server_time.max(1e-9),
+        cpu_us_per_req: per_req(server_cpu),
+        rss_peak_bytes: rss_peak,
+        rss_mean_bytes: stats::mean(&rss_means) as u64,
+        cpu_limit_cores: limit.cpu_quota_cores,
+        cpu_source,
+        proc_cpu_cores: Some(proc_cpu / server_time.max(1e-9)),
+        cgroup_memory_peak_bytes: cg_peak,
+        cgroup_memory_mean_bytes: (!cg_means.is_empty()).then(|| stats::mean(&cg_means) as u64),
+    };
+    cell.placement = limit.clone();
+    cell.warmup_s = m.warmup.as_secs_f64();
+    let loadgen_cores = loadgen_cpu / server_time.max(1e-9);
+    let client_bound = is_client_bound(
+        cell.rps.median,
+        loadgen_cores,
+        placement,
+        loadgen_ceiling_rps,
+    );
+    cell.loadgen = LoadgenUsage {
+        cpu_cores: loadgen_cores,
+        cpu_us_per_req: per_req(loadgen_cpu),
+        client_bound,
+    };
+    if client_bound {
+        cell.raise(Flag::ClientBound);
+    }
+    if cell.rps.cv > 0.10 {
+        cell.raise(Flag::Noisy);
+    }
+    if !limit_held(cell.server.cpu_cores, limit.allowed_cores) {
+        cell.raise(Flag::LimitNotHeld);
+    }
+    if !m.warmup_settled {
+        cell.raise(Flag::WarmupUnsettled);
+    }
+    if errors.total() > 0 {
+        cell.raise(Flag::Errors);
+    }
+    if cell.findings.iter().any(|f| f.level == FindingLevel::Warn) {
+        cell.raise(Flag::VerificationWarnings);
+    }
+}
+
+/// The generator, not the server, set the rate: it saturated its CPUs, or the rate came within
+/// 10 % of the generator's calibrated ceiling.
+pub fn is_client_bound(
+    rps: f64,
+    loadgen_cores: f64,
+    placement: &Placement,
+    ceiling_rps: Option<f64>,
+) -> bool {
+    let saturated = !placement.shared && loadgen_cores >= 0.85 * placement.loadgen.len() as f64;
+    let near_ceiling = ceiling_rps.is_some_and(|c| c > 0.0 && rps >= 0.9 * c);
+    saturated || near_ceiling
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_bound_by_saturation_or_by_the_ceiling() {
+        let p = Placement::split(&[0, 1]);
+        assert!(
+            is_client_bound(1000.0, 0.95, &p, None),
+            "saturated generator"
+        );
+        assert!(!is_client_bound(1000.0, 0.5, &p, None));
+        assert!(
+            is_client_bound(95_000.0, 0.5, &p, Some(100_000.0)),
+            "near ceiling"
+        );
+        assert!(!is_client_bound(50_000.0, 0.5, &p, Some(100_000.0)));
+        // Sharing one CPU, saturation says nothing about who limited whom.
+        let shared = Placement::split(&[0]);
+        assert!(!is_client_bound(1000.0, 1.0, &shared, None));
+    }
+}

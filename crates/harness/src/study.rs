@@ -1,0 +1,308 @@
+//! Planning a seed study's run from its published figures (`restbench_model::published`): the
+//! cells every figure needs, the Rust contenders beside them, and the seed's load shape.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use restbench_loadgen::{HttpVersion, StopAt};
+use restbench_model::cpus::format_cpu_list;
+use restbench_model::published::PublishedStudy;
+use restbench_model::{Scenario, StudyInfo};
+
+use crate::placement::Placement;
+use crate::runner::{LoadShape, RunEntry};
+use crate::subject::Subject;
+
+/// A subject × scenario (× settings) a study run needs so that every figure has a measured
+/// counterpart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedCell {
+    pub subject: String,
+    pub scenario: Scenario,
+    /// Extra environment for this cell (placeholders allowed), empty for the scenario's own.
+    pub settings: BTreeMap<String, String>,
+    pub variant: Option<String>,
+}
+
+/// The cells a study run needs so that every figure has a measured counterpart, in the order of
+/// the figures (a figure whose scenario this version does not know is left out).
+pub fn planned_cells(study: &PublishedStudy) -> Vec<PlannedCell> {
+    let mut out: Vec<PlannedCell> = Vec::new();
+    for f in &study.figures {
+        let Some(subject) = &f.subject else { continue };
+        let Some(scenario) = Scenario::parse(&f.scenario) else {
+            continue;
+        };
+        let cell = PlannedCell {
+            subject: subject.clone(),
+            scenario,
+            settings: f.settings.clone(),
+            variant: f.variant.clone(),
+        };
+        if !out.iter().any(|c| {
+            c.subject == cell.subject && c.scenario == cell.scenario && c.settings == cell.settings
+        }) {
+            out.push(cell);
+        }
+    }
+    out
+}
+
+/// The scenarios a study's figures use, in report order.
+pub fn study_scenarios(study: &PublishedStudy) -> Vec<Scenario> {
+    Scenario::ALL
+        .into_iter()
+        .filter(|s| study.figures.iter().any(|f| f.scenario == s.name()))
+        .collect()
+}
+
+/// Repeats per cell when none are asked for: one for a first look, three otherwise.
+pub fn default_repeats(length: Length) -> u32 {
+    match length {
+        Length::Quick => 1,
+        _ => 3,
+    }
+}
+
+/// What `results.json` records about a study run: how it differs from the seed, where the
+/// generator and server ran, how often each cell was repeated.
+pub fn study_info(
+    id: &str,
+    length: Length,
+    shortening: &str,
+    placement: &Placement,
+    repeats: u32,
+) -> Option<StudyInfo> {
+    StudyInfo::new(
+        id,
+        length != Length::Faithful,
+        format!(
+            "{shortening} restbench's generator on CPU {} and the server on CPU {}; {repeats} repeat(s) per cell.",
+            format_cpu_list(&placement.loadgen),
+            format_cpu_list(&placement.server),
+        ),
+    )
+}
+
+/// The contenders restbench adds to every study.
+const RUST_CONTENDERS: [&str; 4] = ["rust-hyper", "rust-axum", "rust-actix", "rust-reference"];
+
+/// How long a study runs: the seed's own figures, the default shortening, or a first look.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Length {
+    Faithful,
+    Default,
+    Quick,
+}
+
+/// The load shape of a study, and a sentence on how it differs from the seed's.
+pub fn study_shape(id: &str, length: Length, loadgen_cpus: usize) -> (LoadShape, String) {
+    use Length::*;
+    let secs = |f: u64, d: u64, q: u64| {
+        Duration::from_secs(match length {
+            Faithful => f,
+            Default => d,
+            Quick => q,
+        })
+    };
+    let warmup = secs(3, 3, 1);
+    let warmup_max = secs(30, 30, 8);
+    match id {
+        "a" => (
+            LoadShape {
+                connections: 10,
+                threads: 2,
+                stop: StopAt::Duration(secs(20, 10, 2)),
+                warmup,
+                warmup_max,
+                ..LoadShape::default()
+            },
+            match length {
+                Faithful => "20 s per repeat as the seed (wrk -d 20s -t2 -c10).".into(),
+                Default => "10 s per repeat instead of the seed's 20 s.".into(),
+                Quick => "2 s per repeat instead of the seed's 20 s (--quick).".into(),
+            },
+        ),
+        "b" => {
+            let (warm, measure) = match length {
+                Faithful => (100_000, 100_000),
+                Default => (20_000, 100_000),
+                Quick => (5_000, 20_000),
+            };
+            (
+                LoadShape {
+                    connections: 32,
+                    threads: 4,
+                    stop: StopAt::Requests(measure),
+                    warmup: Duration::ZERO,
+                    warmup_requests: Some(warm),
+                    ..LoadShape::default()
+                },
+                if length == Faithful {
+                    "100,000 warm-up requests on 1 connection, then 100,000 on 32 connections with 4 threads, as the seed.".into()
+                } else {
+                    format!(
+                        "{warm} warm-up requests on 1 connection (seed: 100,000), then {measure} on 32 connections with 4 threads (seed: 100,000)."
+                    )
+                },
+            )
+        }
+        "c" => {
+            let requests = if length == Quick { 2_000 } else { 10_000 };
+            (
+                LoadShape {
+                    connections: 128,
+                    threads: 1,
+                    stop: StopAt::Requests(requests),
+                    warmup: secs(5, 2, 1),
+                    warmup_max,
+                    keepalive: false,
+                    http_version: HttpVersion::Http10,
+                    timeout: Duration::from_secs(30),
+                    ..LoadShape::default()
+                },
+                if length == Quick {
+                    "2,000 requests at concurrency 128 (seed: 10,000), one connection per request as ab; a time warm-up instead of ab's four earlier runs.".into()
+                } else {
+                    "10,000 requests at concurrency 128, one connection per request as ab; a time warm-up instead of ab's four earlier runs.".into()
+                },
+            )
+        }
+        _ => (
+            LoadShape {
+                connections: 512,
+                threads: 8.max(loadgen_cpus as u32),
+                stop: StopAt::Duration(secs(600, 15, 3)),
+                warmup,
+                warmup_max,
+                timeout: Duration::from_secs(60),
+                ..LoadShape::default()
+            },
+            match length {
+                Faithful => {
+                    "10 min per repeat as the seed (wrk -t8 -c512 -d10m --timeout 1m).".into()
+                }
+                Default => "15 s per repeat instead of the seed's 10 min.".into(),
+                Quick => "3 s per repeat instead of the seed's 10 min (--quick).".into(),
+            },
+        ),
+    }
+}
+
+/// The cells of a study: every published figure that maps to a subject, then the Rust
+/// contenders in each of the study's scenarios.
+pub fn study_entries(
+    study: &PublishedStudy,
+    subjects: &[Subject],
+    only: &[String],
+) -> (Vec<RunEntry>, Vec<String>) {
+    let wanted = |id: &str| only.is_empty() || only.iter().any(|o| o == id);
+    let mut entries: Vec<RunEntry> = Vec::new();
+    let mut missing = Vec::new();
+    for cell in planned_cells(study) {
+        if !wanted(&cell.subject) {
+            continue;
+        }
+        let Some(subject) = subjects.iter().find(|s| s.id == cell.subject) else {
+            missing.push(cell.subject.clone());
+            continue;
+        };
+        // Consecutive scenarios of one subject without extra settings share an entry.
+        if cell.settings.is_empty()
+            && let Some(last) = entries.last_mut()
+            && last.subject.id == subject.id
+            && !last.scenarios.contains(&cell.scenario)
+            && last.subject.scenarios == subject.scenarios
+        {
+            last.scenarios.push(cell.scenario);
+            continue;
+        }
+        entries.push(RunEntry::with_settings(
+            subject.clone(),
+            cell.scenario,
+            &cell.settings,
+        ));
+    }
+    for id in RUST_CONTENDERS {
+        if !wanted(id) || entries.iter().any(|e| e.subject.id == id) {
+            continue;
+        }
+        match subjects.iter().find(|s| s.id == id) {
+            Some(s) => entries.push(RunEntry {
+                subject: s.clone(),
+                scenarios: study_scenarios(study),
+            }),
+            None => missing.push(id.to_string()),
+        }
+    }
+    (entries, missing)
+}
+
+#[cfg(test)]
+mod tests {
+    use restbench_model::published::published_study;
+
+    use super::*;
+
+    fn subjects() -> Vec<Subject> {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../subjects");
+        crate::subject::discover(&root).unwrap()
+    }
+
+    #[test]
+    fn study_a_runs_go_twice_under_one_cpu_and_adds_the_contenders() {
+        let a = published_study("a").unwrap();
+        let (entries, missing) = study_entries(&a, &subjects(), &[]);
+        assert!(missing.is_empty(), "{missing:?}");
+        let go_one_cpu: Vec<&RunEntry> = entries
+            .iter()
+            .filter(|e| e.subject.id == "go-nethttp" && e.scenarios.contains(&Scenario::OneCpu))
+            .collect();
+        assert_eq!(go_one_cpu.len(), 2);
+        let gomaxprocs: Vec<Option<&String>> = go_one_cpu
+            .iter()
+            .map(|e| e.subject.scenarios[&Scenario::OneCpu].env.get("GOMAXPROCS"))
+            .collect();
+        assert!(gomaxprocs.contains(&None) && gomaxprocs.contains(&Some(&"1".to_string())));
+        for id in RUST_CONTENDERS {
+            let e = entries.iter().find(|e| e.subject.id == id).unwrap();
+            assert_eq!(e.scenarios, Scenario::ALL);
+        }
+        // Only what was asked for.
+        let (only, _) = study_entries(&a, &subjects(), &["rust-hyper".into()]);
+        assert_eq!(only.len(), 1);
+    }
+
+    #[test]
+    fn planned_cells_tell_variants_apart() {
+        let a = published_study("a").unwrap();
+        let planned = planned_cells(&a);
+        assert_eq!(
+            planned
+                .iter()
+                .filter(|p| p.subject == "go-nethttp" && p.scenario == Scenario::OneCpu)
+                .count(),
+            2
+        );
+        assert_eq!(study_scenarios(&a), Scenario::ALL);
+    }
+
+    #[test]
+    fn study_shapes_follow_the_seeds() {
+        let (c, note) = study_shape("c", Length::Default, 1);
+        assert_eq!((c.connections, c.keepalive), (128, false));
+        assert_eq!(c.http_version, HttpVersion::Http10);
+        assert!(matches!(c.stop, StopAt::Requests(10_000)), "{note}");
+        let (b, _) = study_shape("b", Length::Faithful, 1);
+        assert_eq!((b.connections, b.threads), (32, 4));
+        assert_eq!(b.warmup_requests, Some(100_000));
+        let (d, note) = study_shape("d", Length::Faithful, 1);
+        assert_eq!((d.connections, d.threads), (512, 8));
+        assert_eq!(d.timeout, Duration::from_secs(60));
+        assert!(matches!(d.stop, StopAt::Duration(t) if t == Duration::from_secs(600)));
+        assert!(note.contains("10 min"));
+        let (a, note) = study_shape("a", Length::Quick, 1);
+        assert_eq!((a.connections, a.threads), (10, 2));
+        assert!(note.contains("--quick"));
+    }
+}

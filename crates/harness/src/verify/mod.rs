@@ -1,0 +1,61 @@
+//! The workload contract as checks, one module per workload (the contract is described in
+//! `docs/workloads.md`). Each returns findings, never errors: a wrong answer is data about the
+//! subject, not a failure of restbench.
+//!
+//! JSON is compared by meaning. Known cross-language differences (key order, `\u003e` escapes,
+//! `null` vs an absent field, date spellings) are normalised and reported as warnings.
+
+mod answer;
+mod echo;
+mod plaintext;
+mod todo;
+mod users;
+
+use std::net::SocketAddr;
+
+use restbench_model::{Finding, FindingLevel, Workload};
+
+use crate::db::Database;
+use crate::http;
+
+pub use crate::dates::{format_timestamp, normalise_timestamp};
+pub use echo::{BODY_LIMIT, oversized_json};
+
+use answer::TIMEOUT;
+
+/// True when no finding failed.
+pub fn passed(findings: &[Finding]) -> bool {
+    findings.iter().all(|f| f.level != FindingLevel::Fail)
+}
+
+/// Checks that apply to the whole server: an unknown path gets 404.
+pub fn common(addr: SocketAddr) -> Vec<Finding> {
+    let mut f = Vec::new();
+    for path in ["/no/such/path", "/api/test/extra"] {
+        match http::get(addr, path, TIMEOUT) {
+            Ok(r) if r.status == 404 => f.push(Finding::pass("unknown-path", format!("GET {path} → 404"))),
+            Ok(r) => f.push(Finding::fail(
+                "unknown-path",
+                format!("GET {path} → {} (an unknown path must get 404; the server answers paths it does not serve)", r.status),
+            )),
+            Err(e) => f.push(Finding::fail("unknown-path", format!("GET {path}: no answer ({e})"))),
+        }
+    }
+    f
+}
+
+/// The checks of one workload.
+pub fn workload(addr: SocketAddr, w: Workload, db: Option<&Database>) -> Vec<Finding> {
+    match w {
+        Workload::Plaintext => plaintext::check(addr),
+        Workload::Todo => todo::check(addr),
+        Workload::Echo => echo::check(addr),
+        Workload::Users => match db {
+            Some(db) => users::check(addr, db),
+            None => vec![Finding::fail(
+                "database",
+                "the users workload needs a database (none was started)",
+            )],
+        },
+    }
+}

@@ -1,0 +1,136 @@
+//! `restbench verify` as one function: for each subject, prepare → start → check every workload
+//! it serves → stop, with a database provided once for the users workload.
+
+use std::path::Path;
+use std::time::Duration;
+
+use restbench_model::{Finding, SCHEMA_VERSION, Scenario, VerifyOutcome, VerifyReport, Workload};
+
+use crate::cgroup::Backend;
+use crate::db;
+use crate::error::chain;
+use crate::placement::{Placement, available_cpus};
+use crate::runner::{StartOptions, start_subject};
+use crate::subject::Subject;
+use crate::{prepare, verify};
+
+/// What to verify, and how.
+pub struct VerifyOptions<'a> {
+    pub subjects: &'a [Subject],
+    pub workloads: &'a [Workload],
+    pub scenario: Scenario,
+    /// The subjects folder's build cache (`prepare::cache_dir`).
+    pub cache: &'a Path,
+    /// A database to use instead of a throwaway cluster.
+    pub database_url: Option<&'a str>,
+    pub db_pool_total: u32,
+}
+
+/// What happened to one subject, as it happens.
+pub enum VerifyEvent<'a> {
+    /// A tool it needs is missing here.
+    Skipped { subject: &'a str, reason: &'a str },
+    /// It could not be built or started; every workload it serves failed with `reason`.
+    Failed { subject: &'a str, reason: &'a str },
+    /// One workload was checked.
+    Checked(&'a VerifyOutcome),
+}
+
+/// Verifies every subject in `options` in turn, telling `on_event` as it goes, and returns the
+/// report (`restbench verify --json`).
+pub fn verify_subjects(
+    options: &VerifyOptions,
+    mut on_event: impl FnMut(VerifyEvent),
+) -> VerifyReport {
+    let placement = Placement::split(&available_cpus());
+    let backend = Backend::affinity_only("not requested");
+    let needs_db = options.subjects.iter().any(|s| {
+        s.unavailable_reason().is_none()
+            && options
+                .workloads
+                .iter()
+                .any(|w| w.needs_database() && s.supports(*w))
+    });
+    let provision = match db::provide(needs_db, options.database_url, &options.cache.join("logs")) {
+        Ok(p) => p,
+        Err(e) => db::Provision {
+            problem: Some(e),
+            ..db::Provision::default()
+        },
+    };
+    let db_problem = provision.problem.as_ref().map(|e| chain(e));
+    let start = StartOptions {
+        placement: &placement,
+        backend: &backend,
+        cache: options.cache,
+        database_url: provision.url.as_deref(),
+        db_pool_total: options.db_pool_total,
+    };
+    let mut results = Vec::new();
+    for s in options.subjects {
+        let mine: Vec<Workload> = options
+            .workloads
+            .iter()
+            .copied()
+            .filter(|w| s.supports(*w))
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        if let Some(reason) = s.unavailable_reason() {
+            on_event(VerifyEvent::Skipped {
+                subject: &s.id,
+                reason: &reason,
+            });
+            continue;
+        }
+        let started = prepare::prepare(s, options.cache)
+            .and_then(|_| start_subject(s, options.scenario, &start, None));
+        let mut running = match started {
+            Ok(r) => r,
+            Err(e) => {
+                let reason = chain(&e);
+                on_event(VerifyEvent::Failed {
+                    subject: &s.id,
+                    reason: &reason,
+                });
+                results.extend(mine.iter().map(|&w| VerifyOutcome {
+                    subject: s.id.clone(),
+                    workload: w,
+                    passed: false,
+                    findings: vec![Finding::fail("start", reason.clone())],
+                }));
+                continue;
+            }
+        };
+        let common = verify::common(running.addr);
+        for w in mine {
+            let mut findings = common.clone();
+            if w.needs_database() && provision.database.is_none() {
+                findings.push(Finding::fail(
+                    "database",
+                    db_problem.clone().unwrap_or_else(|| "no database".into()),
+                ));
+            } else {
+                findings.extend(verify::workload(
+                    running.addr,
+                    w,
+                    provision.database.as_ref(),
+                ));
+            }
+            let outcome = VerifyOutcome {
+                subject: s.id.clone(),
+                workload: w,
+                passed: verify::passed(&findings),
+                findings,
+            };
+            on_event(VerifyEvent::Checked(&outcome));
+            results.push(outcome);
+        }
+        running.child.stop(Duration::from_secs(5));
+    }
+    VerifyReport {
+        schema_version: SCHEMA_VERSION,
+        results,
+    }
+}

@@ -1,0 +1,147 @@
+//! Flags: what a reader must see beside a cell's figures. Each flag's name, severity and
+//! explanation are defined here once; the runner raises them and every report explains them from
+//! here, so a renamed flag cannot drop out of a legend.
+//!
+//! In `results.json` a cell's flags are plain strings (the [`Flag::name`]s), so documents written
+//! by older or newer versions with flags this version does not know still read.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::UnknownName;
+
+/// How much a flag weakens a figure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Read the figure with care.
+    Caution,
+    /// The figure does not measure what the scenario promised (requests failed, the CPU limit did
+    /// not hold).
+    Severe,
+}
+
+/// One flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Flag {
+    ClientBound,
+    WarmupUnsettled,
+    Noisy,
+    LimitNotHeld,
+    VerificationWarnings,
+    Errors,
+}
+
+impl Flag {
+    /// Every flag, in legend order.
+    pub const ALL: [Flag; 6] = [
+        Flag::ClientBound,
+        Flag::WarmupUnsettled,
+        Flag::Noisy,
+        Flag::LimitNotHeld,
+        Flag::VerificationWarnings,
+        Flag::Errors,
+    ];
+
+    /// The name written into `results.json`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Flag::ClientBound => "client_bound",
+            Flag::WarmupUnsettled => "warmup_unsettled",
+            Flag::Noisy => "noisy",
+            Flag::LimitNotHeld => "limit_not_held",
+            Flag::VerificationWarnings => "verification_warnings",
+            Flag::Errors => "errors",
+        }
+    }
+
+    pub const fn severity(self) -> Severity {
+        match self {
+            Flag::Errors | Flag::LimitNotHeld => Severity::Severe,
+            _ => Severity::Caution,
+        }
+    }
+
+    /// What the flag means, in full, for a report's legend.
+    pub const fn legend(self) -> &'static str {
+        match self {
+            Flag::ClientBound => {
+                "The load generator saturated its CPUs or came within 10 % of its calibrated ceiling: the server might have done more, so the figure is a floor."
+            }
+            Flag::WarmupUnsettled => {
+                "The rate was still climbing when the warm-up reached its cap (a JIT still compiling): the figure understates the warmed-up server."
+            }
+            Flag::Noisy => {
+                "The repeats vary by more than 10 % (coefficient of variation): read the median with care."
+            }
+            Flag::LimitNotHeld => {
+                "The scenario's CPU limit was not held: the server used more CPU than its cap, or the cap could not be enforced."
+            }
+            Flag::VerificationWarnings => {
+                "The verifier found deviations from the workload contract that do not fail the cell (see the findings)."
+            }
+            Flag::Errors => {
+                "Some requests failed (connect, read, write, timeout, status or parse errors)."
+            }
+        }
+    }
+
+    /// What the flag means, in a short clause for one-line legends (Markdown).
+    pub const fn summary(self) -> &'static str {
+        match self {
+            Flag::ClientBound => {
+                "the load generator saturated its CPUs or came within 10 % of its calibrated ceiling, so the figure is a floor for the server"
+            }
+            Flag::WarmupUnsettled => "the rate was still climbing when the warm-up reached its cap",
+            Flag::Noisy => "the repeats vary by more than 10 %",
+            Flag::LimitNotHeld => "the scenario's CPU limit was not held",
+            Flag::VerificationWarnings => "see the findings",
+            Flag::Errors => "some requests failed",
+        }
+    }
+
+    /// The flag of a name, if it is one this version knows.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
+/// Every flag with its legend text, in legend order.
+pub fn legend() -> impl Iterator<Item = (Flag, &'static str)> {
+    Flag::ALL.into_iter().map(|f| (f, f.legend()))
+}
+
+impl fmt::Display for Flag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Flag {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse(s).ok_or_else(|| UnknownName::new("flag", s, &Self::ALL.map(Flag::name)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_flag_has_a_name_a_legend_and_a_summary() {
+        for f in Flag::ALL {
+            assert_eq!(Flag::parse(f.name()), Some(f));
+            assert_eq!(serde_json::to_string(&f).unwrap(), format!("\"{f}\""));
+            assert!(!f.legend().is_empty() && !f.summary().is_empty());
+        }
+        assert_eq!(legend().count(), Flag::ALL.len());
+        assert_eq!(Flag::Errors.severity(), Severity::Severe);
+        assert_eq!(Flag::Noisy.severity(), Severity::Caution);
+        assert!(Flag::parse("from_the_future").is_none());
+    }
+}
