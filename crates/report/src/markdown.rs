@@ -11,7 +11,7 @@ pub use crate::escape::markdown as escape;
 use crate::ratios::{self, row_label};
 use crate::text::{comparison_heading, comparison_rows, comparison_summary};
 use crate::units::{bytes, micros, ratio, thousands};
-use crate::vocabulary::MARKDOWN_FLAG_LEGEND;
+use crate::vocabulary::markdown_flag_legend;
 
 /// The summary table, one row per cell.
 pub fn cell_table(cells: &[&Cell]) -> String {
@@ -151,7 +151,7 @@ pub fn report(r: &RunResults) -> String {
         }
         o.push('\n');
     }
-    o.push_str(MARKDOWN_FLAG_LEGEND);
+    o.push_str(&markdown_flag_legend());
     o.push_str(
         " Efficiency: requests per second of server CPU time, and req/s per MB of peak RSS.\n",
     );

@@ -9,7 +9,7 @@ use restbench_model::{Cell, CellStatus, RunResults};
 use crate::cells::{CellLabel, cell_labels};
 use crate::escape::html as escape;
 use crate::units::{bytes_short, thousands};
-use crate::vocabulary::{FLAGS, cpu_list, scenario_rank, workload_about, workload_rank};
+use crate::vocabulary::{cpu_list, flags, scenario_rank, workload_about, workload_rank};
 
 use super::markup::{anchor, dl, flag_badge};
 use super::{charts, study, tables};
@@ -337,7 +337,7 @@ fn group(o: &mut String, w: &str, s: &str, cells: &[&Cell], colors: &BTreeMap<St
 
 fn legend(o: &mut String) {
     o.push_str("<section id=\"flags\"><h2>Reading this report</h2><dl class=\"flags\">");
-    for (f, why) in FLAGS {
+    for (f, why) in flags() {
         let _ = write!(o, "<dt>{}</dt><dd>{}</dd>", flag_badge(f), escape(why));
     }
     o.push_str(
