@@ -157,3 +157,68 @@ impl LoadSpec {
         self.threads.min(self.connections)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> LoadSpec {
+        LoadSpec::get(Target::parse("http://127.0.0.1:1/").unwrap())
+    }
+
+    #[test]
+    fn defaults_and_the_bounds_themselves_are_valid() {
+        spec().validate().unwrap();
+        let mut s = spec();
+        s.connections = MAX_CONNECTIONS;
+        s.threads = MAX_THREADS;
+        s.pipeline = MAX_PIPELINE;
+        s.timeout = MAX_TIMEOUT;
+        s.stop = StopAt::Duration(MAX_DURATION);
+        s.warmup = MAX_DURATION;
+        s.rate = Some(RATE_RANGE.0);
+        s.validate().unwrap();
+        s.rate = Some(RATE_RANGE.1);
+        s.validate().unwrap();
+    }
+
+    #[test]
+    fn values_beyond_the_bounds_are_refused_not_panics() {
+        type Change = fn(&mut LoadSpec);
+        let cases: [(&str, Change); 14] = [
+            ("connections 0", |s| s.connections = 0),
+            ("connections max", |s| s.connections = u32::MAX),
+            ("threads 0", |s| s.threads = 0),
+            ("threads max", |s| s.threads = u32::MAX),
+            ("pipeline 0", |s| s.pipeline = 0),
+            ("pipeline max", |s| s.pipeline = u32::MAX),
+            ("timeout", |s| s.timeout = Duration::from_secs(u64::MAX)),
+            ("duration", |s| {
+                s.stop = StopAt::Duration(Duration::from_secs(u64::MAX))
+            }),
+            ("warmup", |s| s.warmup = MAX_DURATION * 2),
+            ("tiny rate", |s| s.rate = Some(1e-30)),
+            ("tiny rate, many connections", |s| {
+                s.rate = Some(1e-17);
+                s.connections = 200;
+            }),
+            ("huge rate", |s| s.rate = Some(1e300)),
+            ("NaN rate", |s| s.rate = Some(f64::NAN)),
+            ("burst", |s| {
+                s.body = vec![b'x'; 200_000];
+                s.pipeline = MAX_PIPELINE;
+            }),
+        ];
+        for (name, change) in cases {
+            let mut s = spec();
+            change(&mut s);
+            assert!(
+                matches!(s.validate(), Err(LoadError::InvalidSpec(_))),
+                "{name}"
+            );
+        }
+        let mut s = spec();
+        s.body = vec![0; MAX_BODY + 1];
+        assert!(s.validate().is_err(), "body over 64 MiB");
+    }
+}
