@@ -28,7 +28,7 @@ pub fn run(
 ) -> Result<LoadOutcome, LoadError> {
     spec.validate()?;
     let addr = spec.target.resolve()?;
-    raise_open_file_limit(spec.connections);
+    ensure_open_files(spec.connections, spec.effective_threads())?;
     let first = TcpStream::connect_timeout(&addr, spec.timeout).map_err(|source| {
         LoadError::Unreachable {
             addr: addr.to_string(),
@@ -47,10 +47,23 @@ pub fn run(
         StopAt::Duration(d) => (Some(measure_from + d), None),
         StopAt::Requests(n) => (None, Some(n)),
     };
-    let schedule = spec.rate.map(|rate| {
-        let gap = Duration::from_secs_f64(1.0 / rate);
-        (gap * spec.connections, gap)
-    });
+    let schedule = match spec.rate {
+        Some(rate) => {
+            let gap = Duration::try_from_secs_f64(1.0 / rate)
+                .ok()
+                .filter(|g| !g.is_zero());
+            let interval = gap.and_then(|g| g.checked_mul(spec.connections));
+            match (interval, gap) {
+                (Some(interval), Some(gap)) => Some((interval, gap)),
+                _ => {
+                    return Err(LoadError::InvalidSpec(format!(
+                        "--rate {rate} gives no representable interval between requests"
+                    )));
+                }
+            }
+        }
+        None => None,
+    };
     let mut preconnected = Some(first);
     let mut configs = Vec::with_capacity(threads);
     let mut first_connection = 0;
@@ -73,7 +86,7 @@ pub fn run(
             start,
             measure_from,
             deadline,
-            stall_limit: (spec.timeout * 5).max(Duration::from_secs(10)),
+            stall_limit: spec.timeout.saturating_mul(5).max(Duration::from_secs(10)),
             progress: progress.clone(),
             preconnected: preconnected.take(),
         });
@@ -104,13 +117,32 @@ pub fn run(
     LoadOutcome::merge(reports, measure_from)
 }
 
-/// Lifts the soft open-file limit to the hard one when many connections are asked for.
-fn raise_open_file_limit(connections: u32) {
+/// File descriptors a run needs beside its connections: standard streams, the first check's
+/// socket, logs, and slack for the caller.
+const SPARE_FILES: u64 = 64;
+
+/// Makes room for the run's sockets: lifts the soft open-file limit to the hard one when needed,
+/// and refuses, before any load, a run that still would not fit (it would otherwise fail
+/// connection by connection with `EMFILE`). Each thread also holds an epoll and a timer fd.
+pub fn ensure_open_files(connections: u32, threads: u32) -> Result<(), LoadError> {
     use nix::sys::resource::{Resource, getrlimit, setrlimit};
-    let wanted = u64::from(connections) + 64;
-    if let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE)
-        && soft < wanted
-    {
-        let _ = setrlimit(Resource::RLIMIT_NOFILE, hard.min(wanted.max(soft)), hard);
+    let wanted = u64::from(connections) + 2 * u64::from(threads) + SPARE_FILES;
+    let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else {
+        return Ok(()); // unknown limit: let the connections tell
+    };
+    if soft >= wanted {
+        return Ok(());
     }
+    let limit = match setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+        Ok(()) => hard,
+        Err(_) => soft,
+    };
+    if limit >= wanted {
+        return Ok(());
+    }
+    let fits = limit.saturating_sub(2 * u64::from(threads) + SPARE_FILES);
+    Err(LoadError::InvalidSpec(format!(
+        "--connections {connections} needs about {wanted} open files but this process may open \
+         {limit} (its hard limit); use at most -c {fits} or raise the limit (ulimit -Hn)"
+    )))
 }

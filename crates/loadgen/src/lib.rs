@@ -22,8 +22,10 @@ mod worker;
 
 pub mod trivial_server;
 
-pub use engine::{Progress, run};
+pub use engine::{Progress, ensure_open_files, run};
 pub use error::LoadError;
 pub use outcome::LoadOutcome;
-pub use spec::{HttpVersion, LoadSpec, StopAt};
+pub use spec::{
+    HttpVersion, LoadSpec, MAX_BODY, MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS, StopAt,
+};
 pub use target::Target;

@@ -4,6 +4,13 @@ use crate::{HttpVersion, LoadSpec};
 
 /// Encodes one request as it goes on the wire.
 pub fn encode(spec: &LoadSpec) -> Vec<u8> {
+    let mut out = head(spec);
+    out.extend_from_slice(&spec.body);
+    out
+}
+
+/// The request line and headers, up to and including the blank line (no body).
+pub fn head(spec: &LoadSpec) -> Vec<u8> {
     let version = match spec.http_version {
         HttpVersion::Http11 => "HTTP/1.1",
         HttpVersion::Http10 => "HTTP/1.0",
@@ -33,7 +40,6 @@ pub fn encode(spec: &LoadSpec) -> Vec<u8> {
         out.extend_from_slice(format!("Content-Length: {}\r\n", spec.body.len()).as_bytes());
     }
     out.extend_from_slice(b"\r\n");
-    out.extend_from_slice(&spec.body);
     out
 }
 

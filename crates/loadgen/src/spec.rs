@@ -2,7 +2,27 @@
 
 use std::time::Duration;
 
-use crate::{LoadError, Target};
+use crate::{LoadError, Target, request};
+
+/// The most connections one run opens: a client address has fewer than 65,536 ports, so no more
+/// connections to one server can be open at once.
+pub const MAX_CONNECTIONS: u32 = 65_535;
+/// The most threads: far beyond any machine's cores; more only costs stacks and context switches.
+pub const MAX_THREADS: u32 = 1024;
+/// The most requests in flight per connection (h2load's `-m` is rarely above a few hundred).
+pub const MAX_PIPELINE: u32 = 1024;
+/// The largest request body, so that a body file cannot exhaust memory.
+pub const MAX_BODY: usize = 64 * 1024 * 1024;
+/// The most bytes one connection writes at once (`pipeline` requests back to back): they are
+/// encoded once and kept in memory for the whole run.
+pub const MAX_BURST: usize = 128 * 1024 * 1024;
+/// The longest `--timeout`.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
+/// The longest measured period or warm-up.
+pub const MAX_DURATION: Duration = Duration::from_secs(7 * 24 * 3600);
+/// The slowest and fastest `--rate`, in requests per second: beyond them the interval between two
+/// requests of a connection is no longer a sane (or representable) duration.
+pub const RATE_RANGE: (f64, f64) = (0.001, 100_000_000.0);
 
 /// When a run ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,33 +85,58 @@ impl LoadSpec {
         }
     }
 
-    /// Checks the settings that would make a run meaningless.
+    /// Checks the settings that would make a run meaningless or exhaust the machine; every bound
+    /// is checked here so that the engine's arithmetic cannot overflow.
     pub fn validate(&self) -> Result<(), LoadError> {
         let bad = |m: &str| Err(LoadError::InvalidSpec(m.to_string()));
-        if self.connections == 0 {
-            return bad("--connections must be at least 1");
+        if !(1..=MAX_CONNECTIONS).contains(&self.connections) {
+            return bad(&format!(
+                "--connections must be from 1 to {MAX_CONNECTIONS} (the ports of one address)"
+            ));
         }
-        if self.threads == 0 {
-            return bad("--threads must be at least 1");
+        if !(1..=MAX_THREADS).contains(&self.threads) {
+            return bad(&format!("--threads must be from 1 to {MAX_THREADS}"));
         }
-        if self.pipeline == 0 {
-            return bad("--pipeline must be at least 1");
+        if !(1..=MAX_PIPELINE).contains(&self.pipeline) {
+            return bad(&format!("--pipeline must be from 1 to {MAX_PIPELINE}"));
+        }
+        if self.body.len() > MAX_BODY {
+            return bad("the request body is larger than 64 MiB");
+        }
+        let burst = request::head(self)
+            .len()
+            .saturating_add(self.body.len())
+            .saturating_mul(self.pipeline as usize);
+        if burst > MAX_BURST {
+            return bad(&format!(
+                "--pipeline {} makes {burst} bytes to send at once (at most 128 MiB): lower \
+                 --pipeline or the body",
+                self.pipeline
+            ));
         }
         if self.pipeline > 1 && (!self.keepalive || self.http_version == HttpVersion::Http10) {
             return bad("--pipeline needs keep-alive HTTP/1.1 (drop --no-keepalive / --http1.0)");
         }
-        if self.timeout.is_zero() {
-            return bad("--timeout must be more than zero");
+        if self.timeout.is_zero() || self.timeout > MAX_TIMEOUT {
+            return bad("--timeout must be more than zero and at most 1h");
         }
         match self.stop {
-            StopAt::Duration(d) if d.is_zero() => return bad("--duration must be more than zero"),
+            StopAt::Duration(d) if d.is_zero() || d > MAX_DURATION => {
+                return bad("--duration must be more than zero and at most 7 days");
+            }
             StopAt::Requests(0) => return bad("--requests must be at least 1"),
             _ => {}
         }
+        if self.warmup > MAX_DURATION {
+            return bad("--warmup must be at most 7 days");
+        }
         if let Some(rate) = self.rate
-            && !(rate.is_finite() && rate > 0.0)
+            && !(rate.is_finite() && (RATE_RANGE.0..=RATE_RANGE.1).contains(&rate))
         {
-            return bad("--rate must be a positive number of requests per second");
+            return bad(&format!(
+                "--rate must be from {} to {} requests per second",
+                RATE_RANGE.0, RATE_RANGE.1
+            ));
         }
         if self.method.is_empty() || !self.method.bytes().all(|b| b.is_ascii_alphabetic()) {
             return bad("--method must be letters only, such as GET or POST");
@@ -110,5 +155,70 @@ impl LoadSpec {
     /// Threads actually used: never more than connections.
     pub fn effective_threads(&self) -> u32 {
         self.threads.min(self.connections)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> LoadSpec {
+        LoadSpec::get(Target::parse("http://127.0.0.1:1/").unwrap())
+    }
+
+    #[test]
+    fn defaults_and_the_bounds_themselves_are_valid() {
+        spec().validate().unwrap();
+        let mut s = spec();
+        s.connections = MAX_CONNECTIONS;
+        s.threads = MAX_THREADS;
+        s.pipeline = MAX_PIPELINE;
+        s.timeout = MAX_TIMEOUT;
+        s.stop = StopAt::Duration(MAX_DURATION);
+        s.warmup = MAX_DURATION;
+        s.rate = Some(RATE_RANGE.0);
+        s.validate().unwrap();
+        s.rate = Some(RATE_RANGE.1);
+        s.validate().unwrap();
+    }
+
+    #[test]
+    fn values_beyond_the_bounds_are_refused_not_panics() {
+        type Change = fn(&mut LoadSpec);
+        let cases: [(&str, Change); 14] = [
+            ("connections 0", |s| s.connections = 0),
+            ("connections max", |s| s.connections = u32::MAX),
+            ("threads 0", |s| s.threads = 0),
+            ("threads max", |s| s.threads = u32::MAX),
+            ("pipeline 0", |s| s.pipeline = 0),
+            ("pipeline max", |s| s.pipeline = u32::MAX),
+            ("timeout", |s| s.timeout = Duration::from_secs(u64::MAX)),
+            ("duration", |s| {
+                s.stop = StopAt::Duration(Duration::from_secs(u64::MAX))
+            }),
+            ("warmup", |s| s.warmup = MAX_DURATION * 2),
+            ("tiny rate", |s| s.rate = Some(1e-30)),
+            ("tiny rate, many connections", |s| {
+                s.rate = Some(1e-17);
+                s.connections = 200;
+            }),
+            ("huge rate", |s| s.rate = Some(1e300)),
+            ("NaN rate", |s| s.rate = Some(f64::NAN)),
+            ("burst", |s| {
+                s.body = vec![b'x'; 200_000];
+                s.pipeline = MAX_PIPELINE;
+            }),
+        ];
+        for (name, change) in cases {
+            let mut s = spec();
+            change(&mut s);
+            assert!(
+                matches!(s.validate(), Err(LoadError::InvalidSpec(_))),
+                "{name}"
+            );
+        }
+        let mut s = spec();
+        s.body = vec![0; MAX_BODY + 1];
+        assert!(s.validate().is_err(), "body over 64 MiB");
     }
 }

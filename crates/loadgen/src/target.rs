@@ -24,6 +24,13 @@ impl Target {
             url: url.to_string(),
             reason: reason.to_string(),
         };
+        // The path goes into the request line as written: a space or a line break there would
+        // end the line early or inject headers.
+        if url.bytes().any(|b| b <= b' ' || b == 0x7f) {
+            return Err(invalid(
+                "spaces and control characters are not allowed; percent-encode them (%20)",
+            ));
+        }
         let rest = if let Some(rest) = url.strip_prefix("http://") {
             rest
         } else if url.starts_with("https://") {
@@ -143,6 +150,11 @@ mod tests {
             "http://a:99999/",
             "http://a:x/",
             "http://[::1/",
+            "http://a/a b",
+            "http://a/x\r\nX-Injected: 1",
+            "http://a/\t",
+            "http://a/\x7f",
+            "http://a\n:80/",
         ] {
             assert!(Target::parse(bad).is_err(), "{bad} should be rejected");
         }

@@ -31,6 +31,8 @@ const MAX_BUFFER: usize = 128 * 1024;
 const MIN_BACKOFF: Duration = Duration::from_millis(10);
 const MAX_BACKOFF: Duration = Duration::from_secs(1);
 const MAX_POLL_WAIT: Duration = Duration::from_millis(50);
+/// Connects made in a row before the loop looks at the deadline again.
+const CONNECTS_PER_CLOCK_CHECK: u32 = 64;
 
 /// Everything one thread needs; built by the engine.
 pub struct WorkerConfig {
@@ -53,7 +55,7 @@ pub struct WorkerConfig {
     pub start: Instant,
     pub measure_from: Instant,
     pub deadline: Option<Instant>,
-    /// In count mode: give up when nothing succeeded for this long.
+    /// In count mode: give up when no request was answered for this long.
     pub stall_limit: Duration,
     pub progress: Arc<Progress>,
     /// A connection opened by the engine to check the server is there; reused as the first one.
@@ -234,12 +236,22 @@ impl Worker {
                 end = now;
                 break;
             }
+            let mut opened = 0u32;
             while let Some(&Reverse((at, idx))) = self.reconnects.peek() {
                 if at > now {
                     break;
                 }
                 self.reconnects.pop();
                 self.connect(idx, now);
+                // Thousands of connects take a while: look at the clock and the stop flag now and
+                // then, so that the deadline holds however many connections are asked for.
+                opened += 1;
+                if opened.is_multiple_of(CONNECTS_PER_CLOCK_CHECK)
+                    && (stop.load(Ordering::Relaxed)
+                        || self.cfg.deadline.is_some_and(|d| Instant::now() >= d))
+                {
+                    break;
+                }
             }
             if now >= next_scan {
                 self.scan_timeouts(now);
@@ -398,8 +410,9 @@ impl Worker {
         if let Some(s) = c.stream.as_ref() {
             let _ = s.set_nodelay(true);
         }
+        // Not progress for the give-up guard: a server that accepts and never answers must not
+        // keep a count-mode run alive forever.
         self.rec.opened();
-        self.last_progress = now;
         self.fill(idx, now);
     }
 
@@ -602,6 +615,9 @@ impl Worker {
                 }) => {
                     c.start += consumed;
                     let Some(flight) = c.in_flight.pop_front() else {
+                        // A response no request asked for: the server is out of step with the
+                        // connection. Counted (as a malformed response), never silent.
+                        self.rec.error(ErrorClass::Parse, 1, now);
                         self.fail(idx, ErrorClass::Parse, now);
                         return false;
                     };

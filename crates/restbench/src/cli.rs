@@ -274,8 +274,11 @@ Examples:
   restbench load -t 8 -c 512 -d 10m --timeout 1m --latency http://127.0.0.1:8080/api/test
   restbench load -R 5000 -d 30s --latency --json result.json http://127.0.0.1:8080/api/test
 
-Exit status: 0 when every request got a 2xx/3xx answer; 3 when the run finished with errors
-(they are printed and written); 1 when it could not run; 2 for bad arguments.")]
+Exit status: 0 when every request got a 2xx/3xx answer; 3 when the run finished with errors or
+no answer at all (they are printed and written); 1 when it could not run (server unreachable,
+file unreadable or unwritable); 2 for bad arguments (out of range, malformed, or more connections
+than this process may open). Limits: -c 65535, -t 1024, --pipeline 1024, body 64 MiB, --timeout
+1h, -d and --warmup 7 days, -R 0.001 to 100000000.")]
 pub struct LoadArgs {
     /// The server, as http://host[:port]/path (loopback or a test namespace only).
     pub url: String,
@@ -327,19 +330,41 @@ pub struct LoadArgs {
     pub json: Option<PathBuf>,
 }
 
-/// Durations as wrk takes them: `10s`, `1m`, `250ms`, or a bare number of seconds.
+/// The longest duration any flag takes: beyond it a value is a typo, and adding it to a clock
+/// reading could overflow.
+const MAX_FLAG_DURATION: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// Durations as wrk takes them: `10s`, `1m`, `250ms`, or a bare number of seconds; at most a
+/// year (commands bound their own flags further).
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let t = text.trim();
-    if let Ok(secs) = t.parse::<f64>() {
-        return if secs.is_finite() && secs >= 0.0 {
-            Ok(Duration::from_secs_f64(secs))
-        } else {
-            Err(format!("{text:?} is not a duration"))
-        };
+    let d = if let Ok(secs) = t.parse::<f64>() {
+        if !(secs.is_finite() && secs >= 0.0) {
+            return Err(format!("{text:?} is not a duration"));
+        }
+        Duration::try_from_secs_f64(secs).map_err(|_| format!("{text:?} is too long"))?
+    } else {
+        humantime::parse_duration(t)
+            .map_err(|e| format!("{text:?} is not a duration such as 10s, 1m or 250ms ({e})"))?
+    };
+    if d > MAX_FLAG_DURATION {
+        return Err(format!("{text:?} is too long (at most a year)"));
     }
-    humantime::parse_duration(t)
-        .map_err(|e| format!("{text:?} is not a duration such as 10s, 1m or 250ms ({e})"))
+    Ok(d)
 }
+
+/// A flag value refused after parsing (out of range, malformed, too large for this machine):
+/// the binary exits with 2, as for clap's own errors.
+#[derive(Debug)]
+pub struct BadArgument(pub String);
+
+impl std::fmt::Display for BadArgument {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadArgument {}
 
 #[cfg(test)]
 mod tests {
@@ -353,6 +378,25 @@ mod tests {
         assert_eq!(parse_duration("1.5").unwrap(), Duration::from_millis(1500));
         assert!(parse_duration("soon").is_err());
         assert!(parse_duration("-1").is_err());
+    }
+
+    #[test]
+    fn huge_durations_are_errors_not_panics() {
+        for text in [
+            "1e20",
+            "1e19",
+            "99999999999999999999999",
+            "1e308",
+            "400d",
+            "inf",
+            "NaN",
+        ] {
+            assert!(parse_duration(text).is_err(), "{text}");
+        }
+        assert_eq!(
+            parse_duration("365d").unwrap(),
+            Duration::from_secs(365 * 24 * 3600)
+        );
     }
 
     #[test]

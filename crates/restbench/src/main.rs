@@ -17,7 +17,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             eprintln!("error: {}", message(&err));
-            ExitCode::from(1)
+            ExitCode::from(if err.is::<cli::BadArgument>() { 2 } else { 1 })
         }
     }
 }
@@ -27,10 +27,15 @@ fn message(err: &anyhow::Error) -> String {
     restbench_harness::error::chain(err.as_ref())
 }
 
+/// The reader of stdout went away (`| head`): not an error, exit quietly as ripgrep does.
+/// serde_json keeps the I/O error inside its own, so it is looked at too.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|e| {
         e.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || e.downcast_ref::<serde_json::Error>()
+                .and_then(serde_json::Error::io_error_kind)
+                == Some(std::io::ErrorKind::BrokenPipe)
     })
 }
 

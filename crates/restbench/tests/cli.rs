@@ -76,7 +76,11 @@ fn load_rejects_bad_flags() {
         .output()
         .unwrap();
     let (_, err) = text(&o);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "bad arguments exit 2 as the README says"
+    );
     assert!(err.contains("--connections"), "{err}");
     let o = restbench()
         .args(["load", "https://127.0.0.1/"])

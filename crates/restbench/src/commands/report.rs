@@ -1,5 +1,6 @@
 //! `restbench report DIR`: renders report.md and report.html again from results.json.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -12,7 +13,10 @@ use crate::cli::ReportArgs;
 pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let results = read_results(&args.dir.join("results.json"))?;
     let written = write_reports(&results, &args.dir)?;
-    print!("{}", restbench_report::markdown::report(&results));
+    // Written, not print!ed: a closed stdout (`| head`) is an error main ends quietly, not a panic.
+    let mut out = std::io::stdout().lock();
+    out.write_all(restbench_report::markdown::report(&results).as_bytes())?;
+    out.flush()?;
     for path in written {
         eprintln!("wrote {}", path.display());
     }
