@@ -14,6 +14,8 @@ pub enum ErrorClass {
     Write,
     Timeout,
     Parse,
+    /// A response no request asked for.
+    Protocol,
 }
 
 /// What one thread measured. Nothing is recorded until [`Recorder::start_measuring`].
@@ -109,6 +111,7 @@ impl Recorder {
             ErrorClass::Write => e.write += count,
             ErrorClass::Timeout => e.timeout += count,
             ErrorClass::Parse => e.parse += count,
+            ErrorClass::Protocol => e.protocol += count,
         }
         self.second(now).1 += count;
     }

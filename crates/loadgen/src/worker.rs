@@ -616,8 +616,9 @@ impl Worker {
                     c.start += consumed;
                     let Some(flight) = c.in_flight.pop_front() else {
                         // A response no request asked for: the server is out of step with the
-                        // connection. Counted (as a malformed response), never silent.
-                        self.rec.error(ErrorClass::Parse, 1, now);
+                        // connection. Counted as a protocol error, never silent; nothing is in
+                        // flight on it, so the connection is simply replaced.
+                        self.rec.error(ErrorClass::Protocol, 1, now);
                         self.fail(idx, ErrorClass::Parse, now);
                         return false;
                     };

@@ -27,7 +27,8 @@ pub struct LoadSettings {
     pub body_bytes: u64,
 }
 
-/// Failures by class. `status` counts answered requests whose status was not 2xx/3xx; the other
+/// Failures by class. `status` counts answered requests whose status was not 2xx/3xx; `protocol`
+/// counts responses no request asked for (sent before the request, or one too many); the other
 /// classes count requests that got no complete answer (and `connect`, connection attempts).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorCounts {
@@ -37,6 +38,9 @@ pub struct ErrorCounts {
     pub timeout: u64,
     pub status: u64,
     pub parse: u64,
+    /// Responses that answered no request; not a part of `sent`, so outside [`Self::unanswered`].
+    #[serde(default)]
+    pub protocol: u64,
 }
 
 impl std::ops::AddAssign for ErrorCounts {
@@ -49,6 +53,7 @@ impl std::ops::AddAssign for ErrorCounts {
             timeout,
             status,
             parse,
+            protocol,
         } = other;
         self.connect += connect;
         self.read += read;
@@ -56,13 +61,20 @@ impl std::ops::AddAssign for ErrorCounts {
         self.timeout += timeout;
         self.status += status;
         self.parse += parse;
+        self.protocol += protocol;
     }
 }
 
 impl ErrorCounts {
     /// Every error, connection attempts included.
     pub fn total(&self) -> u64 {
-        self.connect + self.read + self.write + self.timeout + self.status + self.parse
+        self.connect
+            + self.read
+            + self.write
+            + self.timeout
+            + self.status
+            + self.parse
+            + self.protocol
     }
 
     /// Requests that were sent but got no complete answer.
@@ -155,6 +167,7 @@ mod tests {
             timeout: 4,
             status: 5,
             parse: 6,
+            protocol: 7,
         };
         a += a;
         assert_eq!(
@@ -166,8 +179,14 @@ mod tests {
                 timeout: 8,
                 status: 10,
                 parse: 12,
+                protocol: 14,
             }
         );
-        assert_eq!(a.total(), 42);
+        assert_eq!(a.total(), 56);
+        assert_eq!(
+            a.unanswered(),
+            2 * (2 + 3 + 4 + 6),
+            "protocol errors answered nothing sent"
+        );
     }
 }

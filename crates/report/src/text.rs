@@ -94,6 +94,9 @@ pub fn load_report(r: &LoadResult, distribution: bool) -> String {
     if e.parse > 0 {
         let _ = writeln!(o, "  Malformed responses: {}", e.parse);
     }
+    if e.protocol > 0 {
+        let _ = writeln!(o, "  Responses no request asked for: {}", e.protocol);
+    }
     if e.status > 0 {
         let _ = writeln!(o, "  Non-2xx or 3xx responses: {}", e.status);
     }

@@ -81,7 +81,7 @@ const CASES: &[Case] = &[
         name: "answers before it is asked: the unsolicited response is counted",
         server: answers_before_asked,
         load_args: &["-n", "20", "-c", "1", "-t", "1"],
-        load: expect(3, Some("parse"), 20),
+        load: expect(3, Some("protocol"), 20),
         harness: None,
     },
     Case {
