@@ -1,6 +1,7 @@
 //! PostgreSQL for `/users` without a pool checkout on the hot path: each worker thread
 //! owns a few `tokio_postgres` clients with the statement prepared once per connection.
-//! Concurrent requests share a client, which pipelines their queries (performance.md §4.2).
+//! Concurrent requests share a client, which pipelines their queries (tokio-postgres sends a
+//! query without waiting for the previous answer: see its docs on pipelining).
 //! A closed client is replaced on demand; while the database is down, requests fail fast.
 
 use std::cell::{Cell, RefCell};
