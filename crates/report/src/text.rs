@@ -55,10 +55,11 @@ pub fn load_report(r: &LoadResult, distribution: bool) -> String {
     let t = &r.thread_rps;
     let _ = writeln!(
         o,
-        "    Req/Sec {:>9} {:>9} {:>9}",
+        "    Req/Sec {:>9} {:>9} {:>9} {:>8.2}%",
         count(t.mean),
         count(t.stdev),
-        count(t.max)
+        count(t.max),
+        t.within_stdev_pct
     );
     if distribution {
         let title = if r.uncorrected_latency_us.is_some() {
