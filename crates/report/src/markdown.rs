@@ -5,12 +5,12 @@ use std::fmt::Write;
 
 use restbench_model::{Cell, CellStatus, FindingLevel, RunResults, StudyInfo};
 
-use crate::cells::{cell_labels, first_line, per_cpu_second, per_mb, status_word};
+use crate::cells::{cell_labels, cv_text, first_line, per_cpu_second, per_mb, status_word};
 use crate::compare::{Comparison, Verdict};
 pub use crate::escape::markdown as escape;
 use crate::ratios::{self, row_label};
 use crate::text::{comparison_heading, comparison_rows, comparison_summary};
-use crate::units::{bytes, micros, ratio, thousands};
+use crate::units::{bytes, micros_short, ratio, thousands};
 use crate::vocabulary::MARKDOWN_FLAG_LEGEND;
 
 /// The summary table, one row per cell.
@@ -27,14 +27,14 @@ pub fn cell_table(cells: &[&Cell]) -> String {
         if c.status == CellStatus::Ok {
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | ok | {} | {:.1}% | {} | {} | {} | {:.2} cores | {:.1} | {} | {} | {} | {} |",
+                "| {} | {} | {} | ok | {} | {} | {} | {} | {} | {:.2} cores | {:.1} | {} | {} | {} | {} |",
                 subject,
                 c.workload,
                 c.scenario,
                 thousands(c.rps.median),
-                c.rps.cv * 100.0,
-                micros(c.latency_us.p50 as f64),
-                micros(c.latency_us.p99 as f64),
+                cv_text(c),
+                micros_short(c.latency_us.p50 as f64),
+                micros_short(c.latency_us.p99 as f64),
                 c.errors.total(),
                 c.server.cpu_cores,
                 c.server.cpu_us_per_req,

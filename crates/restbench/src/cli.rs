@@ -295,9 +295,9 @@ pub struct LoadArgs {
     /// request's intended send time (coordinated omission corrected, as wrk2).
     #[arg(short = 'R', long)]
     pub rate: Option<f64>,
-    /// HTTP method.
-    #[arg(short = 'm', long, default_value = "GET")]
-    pub method: String,
+    /// HTTP method [default: GET, or POST with -b as curl and ab send it].
+    #[arg(short = 'm', long)]
+    pub method: Option<String>,
     /// A request header, 'Name: value' (repeatable).
     #[arg(short = 'H', long = "header", value_name = "HEADER")]
     pub headers: Vec<String>,

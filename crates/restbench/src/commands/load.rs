@@ -16,6 +16,9 @@ pub const EXIT_WITH_ERRORS: u8 = 3;
 
 pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
     let spec = spec_from_args(&args)?;
+    if args.method.is_none() && args.body.is_some() {
+        eprintln!("note: sending POST because of -b (pass -m to choose another method)");
+    }
     let stop = signals::stop_flag()?;
     let outcome = restbench_loadgen::run(&spec, &stop, Arc::new(Progress::default()))?;
     let result = outcome.to_result(&spec);
@@ -46,11 +49,20 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// `-m`, else POST when there is a body (as curl and ab send it; [`run`] says so), else GET.
+fn method(args: &LoadArgs) -> String {
+    match (&args.method, &args.body) {
+        (Some(m), _) => m.to_ascii_uppercase(),
+        (None, Some(_)) => "POST".into(),
+        (None, None) => "GET".into(),
+    }
+}
+
 /// Turns the flags into a spec, reading the body file; every problem is one line naming it.
 pub fn spec_from_args(args: &LoadArgs) -> anyhow::Result<LoadSpec> {
     let target = Target::parse(&args.url)?;
     let mut spec = LoadSpec::get(target);
-    spec.method = args.method.to_ascii_uppercase();
+    spec.method = method(args);
     for h in &args.headers {
         let Some((name, value)) = h.split_once(':') else {
             bail!("invalid header {h:?}: expected 'Name: value'");
