@@ -4,17 +4,19 @@
 //! from `results.json` at any time (`restbench report DIR`).
 //!
 //! The modules form layers, each using only those above it:
-//! - leaves: [`escape`], [`units`], [`noise`], [`cells`], [`vocabulary`];
-//! - computing (data in, data out, no markup): [`mod@compare`], [`ratios`];
+//! - leaves: [`escape`], [`units`], [`noise`], [`cells`], [`vocabulary`], [`document`];
+//! - computing (data in, data out, no markup): [`mod@compare`], [`load_compare`], [`ratios`];
 //! - rendering: [`text`], [`markdown`], [`html`];
 //! - exporting: [`export`] (`--export-json`, `--export-csv`, `--export-markdown`), over the
 //!   renderers; the only module that writes files, and only those it was given.
 
 pub mod cells;
 pub mod compare;
+pub mod document;
 pub mod escape;
 pub mod export;
 pub mod html;
+pub mod load_compare;
 pub mod markdown;
 pub mod noise;
 pub mod ratios;
@@ -24,6 +26,8 @@ pub mod vocabulary;
 
 pub use cells::{CellLabel, cell_labels, first_line, per_cpu_second, per_mb};
 pub use compare::{Comparison, compare};
+pub use document::DocumentKind;
+pub use load_compare::{LoadComparison, compare_loads};
 
 #[cfg(test)]
 pub(crate) mod test_support {
