@@ -128,7 +128,13 @@ pub fn compare_loads(a: &LoadResult, b: &LoadResult) -> LoadComparison {
             a.errors.total() as f64,
             b.errors.total() as f64,
         ),
-        metric("error rate", Unit::Percent, Lower, error_pct(a), error_pct(b)),
+        metric(
+            "error rate",
+            Unit::Percent,
+            Lower,
+            error_pct(a),
+            error_pct(b),
+        ),
         metric(
             "transfer/s",
             Unit::BytesPerSecond,
@@ -189,13 +195,25 @@ fn differences(a: &LoadResult, b: &LoadResult) -> Vec<String> {
     };
     let opt = |v: Option<f64>| v.map_or("–".to_string(), |v| v.to_string());
     differ("method", x.method.clone(), y.method.clone());
-    differ("connections", x.connections.to_string(), y.connections.to_string());
+    differ(
+        "connections",
+        x.connections.to_string(),
+        y.connections.to_string(),
+    );
     differ("threads", x.threads.to_string(), y.threads.to_string());
     differ("rate", opt(x.rate), opt(y.rate));
     differ("pipeline", x.pipeline.to_string(), y.pipeline.to_string());
-    differ("keep-alive", x.keepalive.to_string(), y.keepalive.to_string());
+    differ(
+        "keep-alive",
+        x.keepalive.to_string(),
+        y.keepalive.to_string(),
+    );
     differ("HTTP", x.http_version.clone(), y.http_version.clone());
-    differ("body bytes", x.body_bytes.to_string(), y.body_bytes.to_string());
+    differ(
+        "body bytes",
+        x.body_bytes.to_string(),
+        y.body_bytes.to_string(),
+    );
     d
 }
 

@@ -8,8 +8,8 @@ use restbench_model::{Cell, CellStatus, FindingLevel, RunResults, StudyInfo};
 use crate::cells::{cell_labels, cv_text, first_line, per_cpu_second, per_mb, status_word};
 use crate::compare::{Comparison, Verdict};
 pub use crate::escape::markdown as escape;
-use crate::ratios::{self, row_label};
 use crate::load_compare::LoadComparison;
+use crate::ratios::{self, row_label};
 use crate::text::{
     comparison_heading, comparison_rows, comparison_summary, load_label, load_verdict_line,
     metric_value,

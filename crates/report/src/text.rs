@@ -371,7 +371,8 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut lines: Vec<String> = Vec::new();
     let mut current = String::new();
     for word in text.split(' ') {
-        let needed = current.chars().count() + usize::from(!current.is_empty()) + word.chars().count();
+        let needed =
+            current.chars().count() + usize::from(!current.is_empty()) + word.chars().count();
         if !current.is_empty() && needed > width {
             lines.push(std::mem::take(&mut current));
         }
@@ -633,7 +634,12 @@ mod tests {
         a.server.cpu_us_per_req = 8.1;
         a.server.rss_peak_bytes = 12 << 20;
         a.flags = vec!["client_bound".into()];
-        let mut b = cell("java-spring-boot-webflux", "plaintext", "all-cores", 40_000.0);
+        let mut b = cell(
+            "java-spring-boot-webflux",
+            "plaintext",
+            "all-cores",
+            40_000.0,
+        );
         b.rps.cv = 0.0;
         b.latency_us.p50 = 2_100;
         b.latency_us.p99 = 9_700;
@@ -663,11 +669,20 @@ mod tests {
         // Too narrow for the essentials: they stay, the rest goes.
         let t = cell_table(&refs, 40);
         let head = t.lines().next().unwrap();
-        assert!(t.contains("1.83 ms") && t.contains("failed") && !head.contains("p50"), "{t}");
+        assert!(
+            t.contains("1.83 ms") && t.contains("failed") && !head.contains("p50"),
+            "{t}"
+        );
         let wide = cell_table(&refs, 200);
-        assert!(wide.contains("req/s/MB") && !wide.contains("not shown"), "{wide}");
+        assert!(
+            wide.contains("req/s/MB") && !wide.contains("not shown"),
+            "{wide}"
+        );
         let narrow = cell_table(&refs, 80);
-        assert!(!narrow.lines().next().unwrap().contains("req/s/MB"), "{narrow}");
+        assert!(
+            !narrow.lines().next().unwrap().contains("req/s/MB"),
+            "{narrow}"
+        );
         assert!(narrow.contains("(not shown at 80 columns: "), "{narrow}");
     }
 
@@ -685,7 +700,10 @@ mod tests {
         assert!(axum.contains("0.5%"), "{axum}");
         // Columns are aligned: every row's p99 ends where the header's does.
         let head = t.lines().next().unwrap();
-        let end = |l: &str, needle: &str| l.find(needle).map(|i| l[..i].chars().count() + needle.chars().count());
+        let end = |l: &str, needle: &str| {
+            l.find(needle)
+                .map(|i| l[..i].chars().count() + needle.chars().count())
+        };
         assert_eq!(end(head, "p99"), end(axum, "1.83 ms"), "{t}");
     }
 
@@ -694,7 +712,10 @@ mod tests {
         let t = crate::load_compare::tests::sample().to_text();
         assert!(t.contains("connections 10 → 64"), "{t}");
         let p99 = t.lines().find(|l| l.starts_with("p99 ")).unwrap();
-        assert!(p99.contains("1.83 ms") && p99.contains("915 µs") && p99.ends_with("0.50×"), "{t}");
+        assert!(
+            p99.contains("1.83 ms") && p99.contains("915 µs") && p99.ends_with("0.50×"),
+            "{t}"
+        );
         let rps = t.lines().find(|l| l.starts_with("req/s")).unwrap();
         assert_eq!(rps.chars().count(), p99.chars().count(), "{t}");
         assert!(t.contains("B is faster beyond the noise"), "{t}");

@@ -57,8 +57,16 @@ mod tests {
         assert!(lines[0].starts_with("run,subject,variant,language,"));
         assert!(lines[1].contains(",120000,"), "{}", lines[1]);
         assert!(lines[1].ends_with(",client_bound;noisy"), "{}", lines[1]);
-        assert!(lines[2].contains("\"go-nethttp, \"\"std\"\"\""), "{}", lines[2]);
-        assert!(lines[3].contains(",failed,build failed: npm ci,"), "{}", lines[3]);
+        assert!(
+            lines[2].contains("\"go-nethttp, \"\"std\"\"\""),
+            "{}",
+            lines[2]
+        );
+        assert!(
+            lines[3].contains(",failed,build failed: npm ci,"),
+            "{}",
+            lines[3]
+        );
         assert_eq!(
             lines[1].matches(',').count(),
             crate::export::table::CELL_COLUMNS.len() - 1

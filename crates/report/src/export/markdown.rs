@@ -6,7 +6,7 @@ use std::fmt::Write;
 use restbench_model::{Cell, LoadResult, RunResults};
 
 use crate::escape::markdown as escape;
-use crate::units::{bytes, micros_short, thousands};
+use crate::units::{bytes_short, micros_short, thousands};
 
 /// A `load` result as a one-row table.
 pub fn load(r: &LoadResult) -> String {
@@ -33,7 +33,7 @@ pub fn load(r: &LoadResult) -> String {
         micros_short(l.p999 as f64),
         micros_short(l.max as f64),
         thousands(r.errors.total() as f64),
-        bytes(r.bytes_per_s)
+        bytes_short(r.bytes_per_s)
     );
     o
 }
@@ -77,7 +77,10 @@ mod tests {
         let mut b = a.clone();
         b.kind = "study b".into();
         let md = runs(&[&a, &b]);
-        assert!(md.contains("## run\n") && md.contains("## study b\n"), "{md}");
+        assert!(
+            md.contains("## run\n") && md.contains("## study b\n"),
+            "{md}"
+        );
         assert!(!runs(&[&a]).contains("## "));
     }
 }

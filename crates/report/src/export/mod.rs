@@ -41,17 +41,17 @@ impl Format {
 /// Why an export could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
-    #[error("{option}: cannot write {}: {source} (choose a path in a folder you can write to)", path.display())]
+    #[error("{option}: cannot write {}: {cause} (choose a path in a folder you can write to)", path.display())]
     Open {
         option: &'static str,
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
-    #[error("{option}: cannot write {}: {source}", path.display())]
+    #[error("{option}: cannot write {}: {cause}", path.display())]
     Write {
         option: &'static str,
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("{} is given to both {first} and {second}: give each export its own file", path.display())]
     SamePath {
@@ -81,10 +81,10 @@ impl Exports {
                     path: path.to_path_buf(),
                 });
             }
-            let file = File::create(path).map_err(|source| ExportError::Open {
+            let file = File::create(path).map_err(|cause| ExportError::Open {
                 option: format.option(),
                 path: path.to_path_buf(),
-                source,
+                cause,
             })?;
             files.push((*format, path.to_path_buf(), file));
         }
@@ -121,10 +121,10 @@ impl Exports {
         for (format, path, mut file) in self.files {
             file.write_all(render(format).as_bytes())
                 .and_then(|()| file.flush())
-                .map_err(|source| ExportError::Write {
+                .map_err(|cause| ExportError::Write {
                     option: format.option(),
                     path: path.clone(),
-                    source,
+                    cause,
                 })?;
             written.push(path);
         }
@@ -147,9 +147,12 @@ mod tests {
             "{text}"
         );
         let same = dir.path().join("x");
-        let err = Exports::open(&[(Format::Csv, Some(&same)), (Format::Json, Some(&same))])
-            .unwrap_err();
-        assert!(err.to_string().contains("both --export-csv and --export-json"));
+        let err =
+            Exports::open(&[(Format::Csv, Some(&same)), (Format::Json, Some(&same))]).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("both --export-csv and --export-json")
+        );
         assert!(Exports::open(&[(Format::Json, None)]).unwrap().is_empty());
     }
 

@@ -328,7 +328,12 @@ pub(crate) mod tests {
             loadgen_cpu_cores: 1.0,
         };
         three.repeats = vec![repeat.clone(), repeat.clone(), repeat.clone()];
-        let mut once = cell("go-nethttp, \"std\"", "plaintext", "single-thread", 40_000.0);
+        let mut once = cell(
+            "go-nethttp, \"std\"",
+            "plaintext",
+            "single-thread",
+            40_000.0,
+        );
         once.rps.cv = 0.0;
         once.rps.ci95 = None;
         once.repeats = vec![repeat];

@@ -16,6 +16,7 @@ pub const EXIT_WITH_ERRORS: u8 = 3;
 
 pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
     let spec = spec_from_args(&args)?;
+    let exports = super::output::open_exports(&args.export)?;
     if args.method.is_none() && args.body.is_some() {
         eprintln!("note: sending POST because of -b (pass -m to choose another method)");
     }
@@ -38,6 +39,7 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("cannot write the result to {}", path.display()))?;
         }
     }
+    super::output::report_written(&exports.write_load(&result)?);
     if outcome.gave_up {
         eprintln!("error: stopped early: nothing succeeded for a long time (did the server die?)");
     }
