@@ -28,8 +28,10 @@ pub struct LoadOutcome {
     pub uncorrected: Option<Histogram<u64>>,
     /// Per second: (answered, errors), all threads.
     pub series: Vec<(u64, u64)>,
-    /// Per thread and whole second: answered.
-    pub thread_seconds: Vec<u64>,
+    /// wrk's Req/Sec samples: each thread's answers per second, one sample per thread and whole
+    /// second when every thread measured at least two whole seconds, else one per thread over
+    /// its own measuring window (so that short runs, `-n 500` or `-d 1s`, still have a figure).
+    pub thread_rates: Vec<f64>,
     pub cpu_user: Duration,
     pub cpu_system: Duration,
     pub max_lag: Option<Duration>,
@@ -54,13 +56,14 @@ impl LoadOutcome {
             latency: new_latency_histogram(),
             uncorrected: None,
             series: Vec::new(),
-            thread_seconds: Vec::new(),
+            thread_rates: Vec::new(),
             cpu_user: Duration::ZERO,
             cpu_system: Duration::ZERO,
             max_lag: None,
             gave_up: false,
         };
         let mut end = measure_from;
+        let mut windows = Vec::with_capacity(reports.len());
         for r in reports {
             let rec = r.recorder;
             end = end.max(r.end);
@@ -83,19 +86,25 @@ impl LoadOutcome {
             if out.series.len() < rec.series.len() {
                 out.series.resize(rec.series.len(), (0, 0));
             }
-            let measured_whole = r.end.saturating_duration_since(rec.t0).as_secs() as usize;
             for (i, (a, b)) in rec.series.iter().enumerate() {
                 out.series[i].0 += a;
                 out.series[i].1 += b;
-                if i < measured_whole {
-                    out.thread_seconds.push(*a);
-                }
             }
+            windows.push(ThreadWindow {
+                answered: rec.answered,
+                window: if rec.measuring {
+                    r.end.saturating_duration_since(rec.t0)
+                } else {
+                    Duration::ZERO
+                },
+                seconds: rec.series.iter().map(|(a, _)| *a).collect(),
+            });
             out.cpu_user += r.cpu_user;
             out.cpu_system += r.cpu_system;
             out.gave_up |= r.gave_up;
         }
         out.duration = end.saturating_duration_since(measure_from);
+        out.thread_rates = thread_rates(&windows);
         Ok(out)
     }
 
@@ -107,7 +116,6 @@ impl LoadOutcome {
     pub fn to_result(&self, spec: &LoadSpec) -> LoadResult {
         let secs = self.duration.as_secs_f64();
         let cpu = (self.cpu_user + self.cpu_system).as_secs_f64();
-        let mean = mean(&self.thread_seconds);
         LoadResult {
             schema_version: SCHEMA_VERSION,
             restbench_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -166,11 +174,7 @@ impl LoadOutcome {
                     errors: *e,
                 })
                 .collect(),
-            thread_rps: ThreadRps {
-                mean,
-                stdev: stdev(&self.thread_seconds, mean),
-                max: self.thread_seconds.iter().copied().max().unwrap_or(0) as f64,
-            },
+            thread_rps: thread_rps(&self.thread_rates),
             loadgen_cpu: LoadgenCpu {
                 user_s: self.cpu_user.as_secs_f64(),
                 system_s: self.cpu_system.as_secs_f64(),
@@ -194,18 +198,108 @@ fn per_second(n: f64, d: Duration) -> f64 {
     }
 }
 
-fn mean(v: &[u64]) -> f64 {
-    if v.is_empty() {
+/// What one thread answered while it measured, for its Req/Sec samples.
+#[derive(Debug, Clone, Default)]
+struct ThreadWindow {
+    answered: u64,
+    /// From the start of its measuring to its end.
+    window: Duration,
+    /// Answers per second since the start of measuring (the last second may be partial).
+    seconds: Vec<u64>,
+}
+
+/// wrk's Req/Sec samples. Whole seconds when every thread measured at least two of them (the
+/// partial last second is left out, as it would read low); otherwise each thread's answers over
+/// its own window, so a run shorter than two seconds still reports its threads' rates.
+fn thread_rates(threads: &[ThreadWindow]) -> Vec<f64> {
+    let whole = |t: &ThreadWindow| (t.window.as_secs() as usize).min(t.seconds.len());
+    if !threads.is_empty() && threads.iter().all(|t| whole(t) >= 2) {
+        return threads
+            .iter()
+            .flat_map(|t| t.seconds[..whole(t)].iter().map(|n| *n as f64))
+            .collect();
+    }
+    threads
+        .iter()
+        .filter(|t| !t.window.is_zero())
+        .map(|t| t.answered as f64 / t.window.as_secs_f64())
+        .collect()
+}
+
+/// Mean, sample standard deviation, maximum, and the share of samples within one standard
+/// deviation of the mean (wrk's `+/- Stdev` column).
+fn thread_rps(samples: &[f64]) -> ThreadRps {
+    if samples.is_empty() {
+        return ThreadRps::default();
+    }
+    let n = samples.len() as f64;
+    let mean = samples.iter().sum::<f64>() / n;
+    let stdev = if samples.len() < 2 {
         0.0
     } else {
-        v.iter().sum::<u64>() as f64 / v.len() as f64
+        (samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+    };
+    let within = samples
+        .iter()
+        .filter(|x| (**x - mean).abs() <= stdev)
+        .count() as f64;
+    ThreadRps {
+        mean,
+        stdev,
+        max: samples.iter().copied().fold(0.0, f64::max),
+        within_stdev_pct: 100.0 * within / n,
     }
 }
 
-fn stdev(v: &[u64], mean: f64) -> f64 {
-    if v.len() < 2 {
-        return 0.0;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(answered: u64, ms: u64, seconds: &[u64]) -> ThreadWindow {
+        ThreadWindow {
+            answered,
+            window: Duration::from_millis(ms),
+            seconds: seconds.to_vec(),
+        }
     }
-    let var = v.iter().map(|x| (*x as f64 - mean).powi(2)).sum::<f64>() / (v.len() - 1) as f64;
-    var.sqrt()
+
+    #[test]
+    fn a_run_shorter_than_two_seconds_rates_each_thread_over_its_window() {
+        // `-n 500` on two threads, done in 50 ms: no whole second, yet each thread's rate is known.
+        let rates = thread_rates(&[window(250, 50, &[250]), window(250, 40, &[250])]);
+        assert_eq!(rates.len(), 2);
+        assert!((rates[0] - 5_000.0).abs() < 1e-6, "{rates:?}");
+        assert!((rates[1] - 6_250.0).abs() < 1e-6, "{rates:?}");
+        let t = thread_rps(&rates);
+        assert!(t.mean > 0.0 && t.stdev > 0.0 && t.max == 6_250.0, "{t:?}");
+        assert_eq!(t.within_stdev_pct, 100.0);
+
+        // `-d 1s`: the window is just under or over one second.
+        let rates = thread_rates(&[window(900, 1_002, &[898, 2]), window(1_000, 999, &[1_000])]);
+        assert_eq!(rates.len(), 2);
+        assert!(rates.iter().all(|r| *r > 800.0), "{rates:?}");
+    }
+
+    #[test]
+    fn longer_runs_take_one_sample_per_thread_and_whole_second() {
+        let rates = thread_rates(&[
+            window(3_050, 3_010, &[1_000, 1_010, 990, 50]),
+            window(2_000, 2_500, &[1_000, 1_000, 0]),
+        ]);
+        assert_eq!(rates, vec![1_000.0, 1_010.0, 990.0, 1_000.0, 1_000.0]);
+        let t = thread_rps(&rates);
+        assert!((t.mean - 1_000.0).abs() < 1e-9);
+        assert_eq!(t.max, 1_010.0);
+        // 1000 ×3 are within one stdev (≈7), 1010 and 990 are not.
+        assert!((t.within_stdev_pct - 60.0).abs() < 1e-9, "{t:?}");
+    }
+
+    #[test]
+    fn no_answers_is_zero_not_nan() {
+        assert_eq!(thread_rps(&thread_rates(&[])), ThreadRps::default());
+        let t = thread_rps(&thread_rates(&[window(0, 0, &[])]));
+        assert_eq!(t, ThreadRps::default());
+        let t = thread_rps(&[7.0]);
+        assert_eq!((t.mean, t.stdev, t.within_stdev_pct), (7.0, 0.0, 100.0));
+    }
 }

@@ -139,12 +139,17 @@ pub struct LoadResult {
     pub max_schedule_lag_us: Option<u64>,
 }
 
-/// Per-thread, per-second request rates.
+/// Per-thread request rates, as wrk's "Req/Sec" line: one sample per thread and whole second
+/// when every thread measured at least two seconds, else one per thread over its measuring window.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct ThreadRps {
     pub mean: f64,
     pub stdev: f64,
     pub max: f64,
+    /// Share of the samples within one standard deviation of the mean, in percent (wrk's
+    /// `+/- Stdev`); 0 in documents written before it was recorded.
+    #[serde(default)]
+    pub within_stdev_pct: f64,
 }
 
 impl LoadResult {

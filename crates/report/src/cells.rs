@@ -99,3 +99,18 @@ pub fn status_word(s: CellStatus) -> &'static str {
         CellStatus::Skipped => "skipped",
     }
 }
+
+/// True when a cell's req/s comes from one repeat, so that its spread is unknown (not 0 %):
+/// tables show `–` for its cv.
+pub fn single_repeat(c: &Cell) -> bool {
+    c.repeats.len() == 1 || (c.repeats.is_empty() && c.rps.cv == 0.0)
+}
+
+/// A cell's coefficient of variation for tables: `1.2%`, or `–` for a single repeat.
+pub fn cv_text(c: &Cell) -> String {
+    if single_repeat(c) {
+        "–".into()
+    } else {
+        format!("{:.1}%", c.rps.cv * 100.0)
+    }
+}

@@ -4,14 +4,19 @@
 //! from `results.json` at any time (`restbench report DIR`).
 //!
 //! The modules form layers, each using only those above it:
-//! - leaves: [`escape`], [`units`], [`noise`], [`cells`], [`vocabulary`];
-//! - computing (data in, data out, no markup): [`mod@compare`], [`ratios`];
-//! - rendering: [`text`], [`markdown`], [`html`].
+//! - leaves: [`escape`], [`units`], [`noise`], [`cells`], [`vocabulary`], [`document`];
+//! - computing (data in, data out, no markup): [`mod@compare`], [`load_compare`], [`ratios`];
+//! - rendering: [`text`], [`markdown`], [`html`];
+//! - exporting: [`export`] (`--export-json`, `--export-csv`, `--export-markdown`), over the
+//!   renderers; the only module that writes files, and only those it was given.
 
 pub mod cells;
 pub mod compare;
+pub mod document;
 pub mod escape;
+pub mod export;
 pub mod html;
+pub mod load_compare;
 pub mod markdown;
 pub mod noise;
 pub mod ratios;
@@ -21,10 +26,65 @@ pub mod vocabulary;
 
 pub use cells::{CellLabel, cell_labels, first_line, per_cpu_second, per_mb};
 pub use compare::{Comparison, compare};
+pub use document::DocumentKind;
+pub use load_compare::{LoadComparison, compare_loads};
 
 #[cfg(test)]
 pub(crate) mod test_support {
-    use restbench_model::{Cell, CellSubject, RpsStats};
+    use restbench_model::{
+        Cell, CellSubject, ErrorCounts, LatencySummary, LoadResult, LoadSettings, RpsStats,
+    };
+
+    /// A small load result: 2,000 requests in 1 s, p50 442 µs, p99 1.83 ms.
+    pub fn load_result() -> LoadResult {
+        LoadResult {
+            schema_version: restbench_model::SCHEMA_VERSION,
+            restbench_version: "0".into(),
+            settings: LoadSettings {
+                url: "http://127.0.0.1:8080/".into(),
+                method: "GET".into(),
+                connections: 10,
+                threads: 2,
+                duration_s: Some(1.0),
+                requests: None,
+                rate: None,
+                pipeline: 1,
+                keepalive: true,
+                http_version: "1.1".into(),
+                timeout_s: 2.0,
+                warmup_s: 0.0,
+                body_bytes: 0,
+            },
+            sent: 2_000,
+            requests: 2_000,
+            in_flight: 0,
+            duration_s: 1.0,
+            rps: 2_000.0,
+            bytes: 200_000,
+            bytes_per_s: 200_000.0,
+            connections_opened: 10,
+            latency_us: LatencySummary {
+                min: 100,
+                p50: 442,
+                p75: 600,
+                p90: 900,
+                p99: 1_830,
+                p999: 3_000,
+                max: 4_000,
+                mean: 500.0,
+                stdev: 200.0,
+            },
+            uncorrected_latency_us: None,
+            errors: ErrorCounts::default(),
+            status_counts: [("200".to_string(), 2_000)].into_iter().collect(),
+            histogram: String::new(),
+            uncorrected_histogram: None,
+            timeseries: vec![],
+            thread_rps: Default::default(),
+            loadgen_cpu: Default::default(),
+            max_schedule_lag_us: None,
+        }
+    }
 
     /// A measured cell with a tight confidence interval (±0.5 %).
     pub fn cell(subject: &str, workload: &str, scenario: &str, rps: f64) -> Cell {

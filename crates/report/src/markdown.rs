@@ -5,12 +5,16 @@ use std::fmt::Write;
 
 use restbench_model::{Cell, CellStatus, FindingLevel, RunResults, StudyInfo};
 
-use crate::cells::{cell_labels, first_line, per_cpu_second, per_mb, status_word};
+use crate::cells::{cell_labels, cv_text, first_line, per_cpu_second, per_mb, status_word};
 use crate::compare::{Comparison, Verdict};
 pub use crate::escape::markdown as escape;
+use crate::load_compare::LoadComparison;
 use crate::ratios::{self, row_label};
-use crate::text::{comparison_heading, comparison_rows, comparison_summary};
-use crate::units::{bytes, micros, ratio, thousands};
+use crate::text::{
+    comparison_heading, comparison_rows, comparison_summary, load_label, load_verdict_line,
+    metric_value,
+};
+use crate::units::{bytes, micros_short, ratio, thousands};
 use crate::vocabulary::markdown_flag_legend;
 
 /// The summary table, one row per cell.
@@ -27,14 +31,14 @@ pub fn cell_table(cells: &[&Cell]) -> String {
         if c.status == CellStatus::Ok {
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | ok | {} | {:.1}% | {} | {} | {} | {:.2} cores | {:.1} | {} | {} | {} | {} |",
+                "| {} | {} | {} | ok | {} | {} | {} | {} | {} | {:.2} cores | {:.1} | {} | {} | {} | {} |",
                 subject,
                 c.workload,
                 c.scenario,
                 thousands(c.rps.median),
-                c.rps.cv * 100.0,
-                micros(c.latency_us.p50 as f64),
-                micros(c.latency_us.p99 as f64),
+                cv_text(c),
+                micros_short(c.latency_us.p50 as f64),
+                micros_short(c.latency_us.p99 as f64),
                 c.errors.total(),
                 c.server.cpu_cores,
                 c.server.cpu_us_per_req,
@@ -328,8 +332,44 @@ impl Comparison {
     }
 }
 
+impl LoadComparison {
+    /// Markdown: the two loads, a table of figures with B ÷ A, the verdict on req/s.
+    pub fn to_markdown(&self) -> String {
+        let mut o = String::from("# restbench compare (load results)\n\n");
+        let _ = writeln!(o, "- A: {}", escape(&load_label(&self.a)));
+        let _ = writeln!(o, "- B: {}", escape(&load_label(&self.b)));
+        if !self.differences.is_empty() {
+            let _ = writeln!(
+                o,
+                "- The loads differ ({}): the ratios mix the server's change with the load's.",
+                escape(&self.differences.join(", "))
+            );
+        }
+        o.push_str("\n| metric | A | B | B÷A |\n|---|---:|---:|---:|\n");
+        for m in &self.metrics {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} |",
+                m.metric,
+                metric_value(m, m.a),
+                metric_value(m, m.b),
+                m.ratio.map_or("–".into(), ratio)
+            );
+        }
+        let _ = writeln!(o, "\n{}", escape(&load_verdict_line(self)));
+        o
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_load_comparison_as_markdown() {
+        let md = crate::load_compare::tests::sample().to_markdown();
+        assert!(md.contains("| p99 | 1.83 ms | 915 µs | 0.50× |"), "{md}");
+        assert!(md.contains("| errors | 0 | 4 | – |"), "{md}");
+    }
+
     #[test]
     fn a_comparison_as_markdown() {
         let md = crate::compare::tests::sample().to_markdown();

@@ -33,14 +33,15 @@ pub enum Command {
     /// A throwaway PostgreSQL server for the users workload.
     #[command(subcommand)]
     Db(DbCommand),
-    /// Render report.md and report.html again from a run's results.json.
+    /// Render report.md and report.html again from a run's results.json (its folder or the file).
     Report(ReportArgs),
     /// What this machine can run and enforce: cores, cgroup backend, toolchains, PostgreSQL.
     Doctor(DoctorArgs),
     /// Re-run a seed study (a: JSON echo, b: todo list, c: users from PostgreSQL, d: plaintext)
     /// and report it against the published figures.
     Study(StudyArgs),
-    /// Set two runs side by side as ratios and name what got faster or slower beyond the noise.
+    /// Set two runs (or two `load` results) side by side as ratios and name what got faster or
+    /// slower beyond the noise.
     Compare(CompareArgs),
 }
 
@@ -92,14 +93,16 @@ pub struct StudyArgs {
     pub no_cgroups: bool,
     #[command(flatten)]
     pub dir: SubjectsDir,
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
 
 /// `restbench compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The baseline: a run's folder or its results.json.
+    /// The baseline: a run's folder or its results.json, or a `restbench load --json` result.
     pub a: PathBuf,
-    /// The run compared with it.
+    /// The run (or load result) compared with it.
     pub b: PathBuf,
     /// Markdown instead of aligned text.
     #[arg(long, conflicts_with = "json")]
@@ -188,6 +191,8 @@ pub struct RunArgs {
     pub no_calibrate: bool,
     #[command(flatten)]
     pub dir: SubjectsDir,
+    #[command(flatten)]
+    pub export: ExportArgs,
 }
 
 /// `restbench verify`.
@@ -260,7 +265,8 @@ pub struct DbStartArgs {
 /// `restbench report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A run's folder (holding results.json); report.md and report.html are written beside it.
+    /// A run's folder or its results.json; report.md and report.html are written beside it.
+    #[arg(value_name = "DIR|RESULTS")]
     pub dir: PathBuf,
 }
 
@@ -298,9 +304,9 @@ pub struct LoadArgs {
     /// request's intended send time (coordinated omission corrected, as wrk2).
     #[arg(short = 'R', long)]
     pub rate: Option<f64>,
-    /// HTTP method.
-    #[arg(short = 'm', long, default_value = "GET")]
-    pub method: String,
+    /// HTTP method [default: GET, or POST with -b as curl and ab send it].
+    #[arg(short = 'm', long)]
+    pub method: Option<String>,
     /// A request header, 'Name: value' (repeatable).
     #[arg(short = 'H', long = "header", value_name = "HEADER")]
     pub headers: Vec<String>,
@@ -328,6 +334,23 @@ pub struct LoadArgs {
     /// Write the result document (JSON) to PATH, or to stdout with '-'.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub export: ExportArgs,
+}
+
+/// Exports as hyperfine writes them, for `load` (a row per run) and `run`/`study` (a row per
+/// cell). The files are created before any load starts, so a bad path fails at once.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ExportArgs {
+    /// Write the figures as JSON rows ({"results": [...]}, base units) to PATH.
+    #[arg(long, value_name = "PATH")]
+    pub export_json: Option<PathBuf>,
+    /// Write the figures as CSV (a header, then a row per load run or cell) to PATH.
+    #[arg(long, value_name = "PATH")]
+    pub export_csv: Option<PathBuf>,
+    /// Write the figures as a Markdown table to PATH.
+    #[arg(long, value_name = "PATH")]
+    pub export_markdown: Option<PathBuf>,
 }
 
 /// The longest duration any flag takes: beyond it a value is a typo, and adding it to a clock

@@ -211,10 +211,11 @@ fn workspace_dependencies(krate: &str) -> Vec<String> {
             in_deps = line == "[dependencies]";
             continue;
         }
-        if in_deps && let Some(name) = line.split(['=', '.', ' ']).next() {
-            if name.starts_with("restbench-") {
-                deps.push(name.to_string());
-            }
+        if in_deps
+            && let Some(name) = line.split(['=', '.', ' ']).next()
+            && name.starts_with("restbench-")
+        {
+            deps.push(name.to_string());
         }
     }
     deps

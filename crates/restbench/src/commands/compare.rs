@@ -1,15 +1,41 @@
-//! `restbench compare A B`: two runs side by side as ratios.
+//! `restbench compare A B`: two runs, or two `load` results, side by side as ratios.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use restbench_model::{Versioned, read_run};
+use anyhow::{Context, bail};
+use restbench_model::{LoadResult, Versioned, read_run};
+use restbench_report::DocumentKind;
 
 use crate::cli::CompareArgs;
 
 pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
-    let a = read_run(&args.a)?;
-    let b = read_run(&args.b)?;
+    let (fa, fb) = (file(&args.a), file(&args.b));
+    match (kind(&fa)?, kind(&fb)?) {
+        (DocumentKind::Load, DocumentKind::Load) => {
+            let comparison =
+                restbench_report::compare_loads(&load_result(&fa)?, &load_result(&fb)?);
+            let text = if args.json {
+                serde_json::to_string_pretty(&Versioned::new(comparison))? + "\n"
+            } else if args.markdown {
+                comparison.to_markdown()
+            } else {
+                comparison.to_text()
+            };
+            return write_out(&text);
+        }
+        (DocumentKind::Run, DocumentKind::Run) => {}
+        (ka, kb) => bail!(
+            "cannot compare {} ({}) with {} ({}): give two runs or two load results",
+            fa.display(),
+            ka.describe(),
+            fb.display(),
+            kb.describe()
+        ),
+    }
+    let a = read_run(&fa)?;
+    let b = read_run(&fb)?;
     let comparison = restbench_report::compare::compare(&a, &b);
     let text = if args.json {
         serde_json::to_string_pretty(&Versioned::new(comparison))? + "\n"
@@ -18,9 +44,49 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     } else {
         comparison.to_text()
     };
-    // Written, not print!ed: a closed stdout (`| head`) is an error main ends quietly, not a panic.
+    write_out(&text)
+}
+
+/// Written, not print!ed: a closed stdout (`| head`) is an error main ends quietly, not a panic.
+fn write_out(text: &str) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The file a path names: a folder's results.json, or the path itself.
+fn file(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        path.join("results.json")
+    } else {
+        path.to_path_buf()
+    }
+}
+
+/// Which document a file holds; an export or anything else is an error that says what to give.
+fn kind(file: &Path) -> anyhow::Result<DocumentKind> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", file.display()))?;
+    match DocumentKind::detect(&value) {
+        Some(DocumentKind::Export) => bail!(
+            "{} is an --export-json table; compare the results themselves (a run's results.json \
+             or a `restbench load --json` file)",
+            file.display()
+        ),
+        Some(k) => Ok(k),
+        None => bail!(
+            "{} is neither a run's results.json nor a `restbench load --json` result",
+            file.display()
+        ),
+    }
+}
+
+fn load_result(file: &Path) -> anyhow::Result<LoadResult> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a readable load result", file.display()))
 }

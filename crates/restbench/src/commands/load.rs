@@ -21,6 +21,10 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
     let spec = spec_from_args(&args)?;
     // Checked before the load, so that a wrong path costs nothing and loses nothing.
     let mut json = JsonOutput::open(args.json.as_deref())?;
+    let exports = super::output::open_exports(&args.export)?;
+    if args.method.is_none() && args.body.is_some() {
+        eprintln!("note: sending POST because of -b (pass -m to choose another method)");
+    }
     let stop = signals::stop_flag()?;
     let outcome = match restbench_loadgen::run(&spec, &stop, Arc::new(Progress::default())) {
         Ok(outcome) => outcome,
@@ -40,6 +44,7 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
         out.flush()?;
     }
     json.write(&result)?;
+    super::output::report_written(&exports.write_load(&result)?);
     if outcome.gave_up {
         eprintln!(
             "error: stopped early: no request was answered for a long time (did the server die?)"
@@ -159,13 +164,22 @@ fn write_document(out: &mut impl Write, result: &LoadResult) -> io::Result<()> {
     writeln!(out)
 }
 
+/// `-m`, else POST when there is a body (as curl and ab send it; [`run`] says so), else GET.
+fn method(args: &LoadArgs) -> String {
+    match (&args.method, &args.body) {
+        (Some(m), _) => m.to_ascii_uppercase(),
+        (None, Some(_)) => "POST".into(),
+        (None, None) => "GET".into(),
+    }
+}
+
 /// Turns the flags into a spec, reading the body file; every problem is one line naming it.
 /// Values refused as such are [`BadArgument`]s (exit 2); an unreadable body file is not.
 pub fn spec_from_args(args: &LoadArgs) -> anyhow::Result<LoadSpec> {
     let bad = |e: &dyn std::fmt::Display| anyhow::Error::new(BadArgument(e.to_string()));
     let target = Target::parse(&args.url).map_err(|e| bad(&e))?;
     let mut spec = LoadSpec::get(target);
-    spec.method = args.method.to_ascii_uppercase();
+    spec.method = method(args);
     for h in &args.headers {
         let Some((name, value)) = h.split_once(':') else {
             return Err(bad(&format!(

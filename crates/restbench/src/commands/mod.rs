@@ -4,6 +4,7 @@ mod compare;
 mod db;
 mod doctor;
 mod load;
+mod output;
 mod progress;
 mod report;
 mod run;

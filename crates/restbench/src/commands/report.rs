@@ -11,8 +11,18 @@ use restbench_model::{RunResults, read_results};
 use crate::cli::ReportArgs;
 
 pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
-    let results = read_results(&args.dir.join("results.json"))?;
-    let written = write_reports(&results, &args.dir)?;
+    // A folder holding results.json, or the file itself: the reports go beside it.
+    let (file, dir) = if args.dir.is_dir() {
+        (args.dir.join("results.json"), args.dir.clone())
+    } else {
+        let parent = args.dir.parent().filter(|p| !p.as_os_str().is_empty());
+        (
+            args.dir.clone(),
+            parent.unwrap_or(Path::new(".")).to_path_buf(),
+        )
+    };
+    let results = read_results(&file)?;
+    let written = write_reports(&results, &dir)?;
     // Written, not print!ed: a closed stdout (`| head`) is an error main ends quietly, not a panic.
     let mut out = std::io::stdout().lock();
     out.write_all(restbench_report::markdown::report(&results).as_bytes())?;

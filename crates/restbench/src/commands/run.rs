@@ -24,6 +24,7 @@ use crate::signals;
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let stop = signals::stop_flag()?;
     let root = super::subjects_root(&args.dir)?;
+    let exports = super::output::open_exports(&args.export)?;
     let subjects = subject::select(subject::discover(&root)?, &args.subjects)?;
     let workloads = parse_workloads(&args.workloads)?;
     let scenarios = parse_scenarios(&args.scenarios)?;
@@ -103,7 +104,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let result = runner::run(&plan, &stop, &progress);
     progress.finish();
     drop(provision);
-    finish(&result?, &out_dir)
+    let results = result?;
+    super::output::report_written(&exports.write_runs(&[&results])?);
+    finish(&results, &out_dir)
 }
 
 /// The CPU placement and the enforcement backend for a run.
@@ -167,7 +170,10 @@ pub(crate) fn calibrate(
 pub(crate) fn finish(results: &RunResults, out_dir: &Path) -> anyhow::Result<ExitCode> {
     let written = super::report::write_reports(results, out_dir)?;
     let cells: Vec<_> = results.cells.iter().collect();
-    print!("{}", restbench_report::markdown::cell_table(&cells));
+    print!(
+        "{}",
+        restbench_report::text::cell_table(&cells, super::output::table_width())
+    );
     eprintln!(
         "\nwrote {} and {}",
         out_dir.join("results.json").display(),

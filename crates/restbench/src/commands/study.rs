@@ -40,6 +40,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
     };
     let stop = signals::stop_flag()?;
     let root = super::subjects_root(&args.dir)?;
+    let exports = super::output::open_exports(&args.export)?;
     let subjects = subject::discover(&root)?;
     let cache = restbench_harness::prepare::cache_dir(&root);
     let (placement, backend) = machine(args.loadgen_cpus.as_deref(), args.no_cgroups)?;
@@ -124,8 +125,11 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
         let results = result?;
         super::report::write_reports(&results, &out_dir)?;
         let cells: Vec<_> = results.cells.iter().collect();
-        println!("\n## Study {id} (seed {}): {}\n", study.seed, study.title);
-        print!("{}", restbench_report::markdown::cell_table(&cells));
+        println!("\nStudy {id} (seed {}): {}\n", study.seed, study.title);
+        print!(
+            "{}",
+            restbench_report::text::cell_table(&cells, super::output::table_width())
+        );
         if results.cells.iter().any(|c| c.status == CellStatus::Failed) {
             exit = ExitCode::from(1);
         }
@@ -137,6 +141,8 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
     if args.study == "all" && !finished.is_empty() {
         write_index(&base_out, &finished)?;
     }
+    let all: Vec<&RunResults> = finished.iter().map(|(_, r)| r).collect();
+    super::output::report_written(&exports.write_runs(&all)?);
     for (dir, _) in &finished {
         eprintln!("wrote {}", dir.join("report.html").display());
     }
