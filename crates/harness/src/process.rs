@@ -266,7 +266,22 @@ fn spawn_guard(
         ));
     }
     if let Some(dir) = dir {
-        script.push_str(&format!("; sleep 0.2; rm -rf -- {}", quote(dir)));
+        script.push_str("; sleep 0.2");
+        // A PostgreSQL server in the folder keeps a small System V segment as its interlock
+        // (even with `shared_memory_type = mmap`); killed, it cannot release it, and once its
+        // folder is gone nothing else would: the id is on line 7 of its postmaster.pid. Only a
+        // segment owned by the pid file's owner is released.
+        script.push_str(&format!(
+            "; for _pidfile in {dir}/postmaster.pid {dir}/*/postmaster.pid; do \
+             [ -f \"$_pidfile\" ] || continue; \
+             _shm=$({{ read _l; read _l; read _l; read _l; read _l; read _l; read _key _id; \
+             echo \"$_id\"; }} < \"$_pidfile\"); \
+             _owner=$(stat -c %u \"$_pidfile\"); \
+             [ -n \"$_shm\" ] && ipcs -m -i \"$_shm\" 2>/dev/null | grep -q \"^uid=$_owner[^0-9]\" \
+             && ipcrm -m \"$_shm\" 2>/dev/null; done",
+            dir = quote(dir),
+        ));
+        script.push_str(&format!("; rm -rf -- {}", quote(dir)));
     }
     let mut child = Command::new("/bin/sh")
         .arg("-c")
