@@ -151,6 +151,8 @@ func newPool() *pgxpool.Pool {
 		cfg.MaxConns = int32(n)
 	}
 	cfg.ConnConfig.ConnectTimeout = 2 * time.Second
+	// The server cancels a query stuck on a lock after 2 s: 503, and the connection is free again.
+	cfg.ConnConfig.RuntimeParams["statement_timeout"] = "2000"
 	pool, err := pgxpool.NewWithConfig(context.Background(), cfg) // connects lazily: starts with the DB down
 	if err != nil {
 		log.Fatalf("pool: %v", err)

@@ -158,8 +158,10 @@ main = do
   port <- maybe 8080 id . (>>= readMaybe) <$> lookupEnv "PORT"
   dbUrl <- maybe "postgres://postgres:bench@127.0.0.1:55432/postgres" id <$> lookupEnv "DATABASE_URL"
   poolSize <- maybe 10 id . (>>= readMaybe) <$> lookupEnv "DB_POOL_SIZE"
-  -- libpq takes the URL as is; connect_timeout bounds a connection attempt
-  let connStr = BC.pack (dbUrl ++ (if '?' `elem` dbUrl then "&" else "?") ++ "connect_timeout=2")
+  -- libpq takes the URL as is; connect_timeout bounds a connection attempt, and the server
+  -- cancels a query stuck on a lock after 2 s (options=-c statement_timeout=2000)
+  let connStr = BC.pack (dbUrl ++ (if '?' `elem` dbUrl then "&" else "?")
+                         ++ "connect_timeout=2&options=-c%20statement_timeout%3D2000")
   -- one stripe of DB_POOL_SIZE connections, opened on demand, idle ones closed after 60 s
   pool <- createPool (connectPostgreSQL connStr) close 1 60 poolSize
   now <- getCurrentTime

@@ -67,6 +67,7 @@ function createPool() {
     connectionString: process.env.DATABASE_URL,
     max: DB_POOL_SIZE,
     connectionTimeoutMillis: 2000, // bounded acquire/connect wait -> 503
+    statement_timeout: 2000, // the server cancels a query stuck on a lock -> 503
     application_name: 'restbench',
   });
   // Errors of idle clients (database restarted, connection dropped) must not crash us.

@@ -79,7 +79,13 @@ def make_pool():
         reconnect_timeout=5,
         # autocommit: no transaction (and no rollback on return) around the SELECT;
         # prepare_threshold=0: the statement is prepared on its first use per connection.
-        kwargs={"autocommit": True, "prepare_threshold": 0, "connect_timeout": 2},
+        # options: the server cancels a query stuck on a lock after 2 s (-> 503).
+        kwargs={
+            "autocommit": True,
+            "prepare_threshold": 0,
+            "connect_timeout": 2,
+            "options": "-c statement_timeout=2000",
+        },
         open=True,
         name="users",
     )

@@ -71,7 +71,7 @@ pub fn prepare(subject: &Subject, cache: &Path) -> Result<Prepared, HarnessError
         log.extend_from_slice(format!("$ {command}\n").as_bytes());
         log.extend_from_slice(&out.stdout);
         log.extend_from_slice(&out.stderr);
-        let _ = std::fs::write(&log_path, &log);
+        let _ = crate::process::write_afresh(&log_path, &log);
         if !out.status.success() {
             let text = String::from_utf8_lossy(&log).into_owned();
             let lines: Vec<&str> = text.lines().collect();
@@ -84,7 +84,7 @@ pub fn prepare(subject: &Subject, cache: &Path) -> Result<Prepared, HarnessError
             });
         }
     }
-    std::fs::write(&stamp, &hash)
+    crate::process::write_afresh(&stamp, hash.as_bytes())
         .map_err(|e| HarnessError::io(format!("cannot write {}", stamp.display()), e))?;
     Ok(Prepared::Built {
         seconds: started.elapsed().as_secs_f64(),
@@ -169,4 +169,50 @@ fn collect(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MANIFEST: &str = r#"
+id = "demo-server"
+language = "rust"
+framework = "demo"
+framework_version = "1.0"
+seeds = ["004"]
+workloads = ["plaintext"]
+[requires]
+tools = ["sh"]
+[build]
+commands = ["echo built"]
+[start]
+command = "exec ./server"
+"#;
+
+    #[test]
+    fn the_build_log_and_stamp_are_not_written_through_planted_links() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("demo-server");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("subject.toml"), MANIFEST).unwrap();
+        let subject = Subject::load(&dir).unwrap();
+        let cache = root.path().join("cache");
+        let victim = root.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        for (folder, name) in [("logs", "build-demo-server.log"), ("stamps", "demo-server")] {
+            std::fs::create_dir_all(cache.join(folder)).unwrap();
+            std::os::unix::fs::symlink(&victim, cache.join(folder).join(name)).unwrap();
+        }
+        let prepared = prepare(&subject, &cache).unwrap();
+        assert!(matches!(prepared, Prepared::Built { .. }), "{prepared:?}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        let log = std::fs::read_to_string(cache.join("logs/build-demo-server.log")).unwrap();
+        assert!(log.contains("built"), "{log}");
+        // The stamp is restbench's own now, and current.
+        assert!(matches!(
+            prepare(&subject, &cache).unwrap(),
+            Prepared::Cached
+        ));
+    }
 }

@@ -60,10 +60,26 @@ impl ManagedChild {
             what: spec.name.clone(),
             source,
         };
-        if let Some(dir) = spec.log.parent() {
-            std::fs::create_dir_all(dir).map_err(spawn_err)?;
-        }
-        let log = File::create(&spec.log).map_err(spawn_err)?;
+        let log = if spec.log == Path::new("/dev/null") {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&spec.log)
+                .map_err(spawn_err)?
+        } else {
+            if let Some(dir) = spec.log.parent() {
+                std::fs::create_dir_all(dir).map_err(spawn_err)?;
+            }
+            create_afresh(&spec.log).map_err(|e| {
+                HarnessError::io(
+                    format!(
+                        "cannot create the log of {} at {}",
+                        spec.name,
+                        spec.log.display()
+                    ),
+                    e,
+                )
+            })?
+        };
         let log2 = log.try_clone().map_err(spawn_err)?;
         let mut cmd = Command::new("/bin/sh");
         cmd.arg("-c")
@@ -250,7 +266,22 @@ fn spawn_guard(
         ));
     }
     if let Some(dir) = dir {
-        script.push_str(&format!("; sleep 0.2; rm -rf -- {}", quote(dir)));
+        script.push_str("; sleep 0.2");
+        // A PostgreSQL server in the folder keeps a small System V segment as its interlock
+        // (even with `shared_memory_type = mmap`); killed, it cannot release it, and once its
+        // folder is gone nothing else would: the id is on line 7 of its postmaster.pid. Only a
+        // segment owned by the pid file's owner is released.
+        script.push_str(&format!(
+            "; for _pidfile in {dir}/postmaster.pid {dir}/*/postmaster.pid; do \
+             [ -f \"$_pidfile\" ] || continue; \
+             _shm=$({{ read _l; read _l; read _l; read _l; read _l; read _l; read _key _id; \
+             echo \"$_id\"; }} < \"$_pidfile\"); \
+             _owner=$(stat -c %u \"$_pidfile\"); \
+             [ -n \"$_shm\" ] && ipcs -m -i \"$_shm\" 2>/dev/null | grep -q \"^uid=$_owner[^0-9]\" \
+             && ipcrm -m \"$_shm\" 2>/dev/null; done",
+            dir = quote(dir),
+        ));
+        script.push_str(&format!("; rm -rf -- {}", quote(dir)));
     }
     let mut child = Command::new("/bin/sh")
         .arg("-c")
@@ -265,6 +296,50 @@ fn spawn_guard(
         .take()
         .ok_or_else(|| std::io::Error::other("guard has no stdin"))?;
     Ok((child, stdin))
+}
+
+/// Creates `path` as a new, empty file of restbench's own. Whatever was there is unlinked, never
+/// followed or written through: restbench runs as root, and a symlink (or a hard link) planted at
+/// a log's path by another user must not turn into root writing over the file it points at. If
+/// something is planted again between the unlink and the create, the create fails (`O_EXCL`).
+pub fn create_afresh(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    match std::fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// A new folder in the system's temporary folder that only restbench's user may enter (0700),
+/// removed when dropped. Files restbench writes under the shared temporary folder go in one: a
+/// fixed path there is a place where anyone can plant a symlink first.
+pub fn private_temp_dir(prefix: &str) -> Result<tempfile::TempDir, HarnessError> {
+    use std::os::unix::fs::PermissionsExt;
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir()
+        .map_err(|e| {
+            HarnessError::io(
+                format!(
+                    "cannot create a folder in {} (set TMPDIR to a writable folder)",
+                    std::env::temp_dir().display()
+                ),
+                e,
+            )
+        })
+}
+
+/// Writes `bytes` to `path` through [`create_afresh`].
+pub fn write_afresh(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    create_afresh(path)?.write_all(bytes)
 }
 
 /// The last lines of a file.
@@ -398,6 +473,63 @@ mod tests {
         assert!(child.log_tail(5).contains("started"));
         child.stop(Duration::from_millis(500));
         assert!(!group_alive(pgid), "a grandchild survived");
+    }
+
+    /// A victim file outside the log folder, and a symlink and a hard link to it planted where
+    /// restbench will write.
+    fn plant(dir: &Path, symlinked: &Path, hardlinked: &Path) -> PathBuf {
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        std::os::unix::fs::symlink(&victim, symlinked).unwrap();
+        std::fs::hard_link(&victim, hardlinked).unwrap();
+        victim
+    }
+
+    #[test]
+    fn logs_are_not_written_through_planted_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let logs = dir.path().join("logs");
+        std::fs::create_dir(&logs).unwrap();
+        let victim = plant(dir.path(), &logs.join("a.log"), &logs.join("b.log"));
+        for name in ["a.log", "b.log"] {
+            let mut s = spec("echo written", dir.path());
+            s.log = logs.join(name);
+            let mut child = ManagedChild::spawn(&s).unwrap();
+            let _ = child.child.wait();
+            assert_eq!(child.log_tail(1), "written", "{name}");
+            assert!(s.log.symlink_metadata().unwrap().file_type().is_file());
+        }
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    }
+
+    #[test]
+    fn create_afresh_replaces_links_and_never_follows_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let (sym, hard) = (dir.path().join("sym"), dir.path().join("hard"));
+        let victim = plant(dir.path(), &sym, &hard);
+        write_afresh(&sym, b"mine").unwrap();
+        write_afresh(&hard, b"mine").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert_eq!(std::fs::read_to_string(&sym).unwrap(), "mine");
+        assert!(!sym.symlink_metadata().unwrap().file_type().is_symlink());
+        // A file of restbench's own is replaced as File::create would truncate it.
+        write_afresh(&sym, b"again").unwrap();
+        assert_eq!(std::fs::read_to_string(&sym).unwrap(), "again");
+    }
+
+    #[test]
+    fn private_temp_dirs_are_fresh_and_closed_to_others() {
+        use std::os::unix::fs::PermissionsExt;
+        let (a, b) = (
+            private_temp_dir("restbench-test-").unwrap(),
+            private_temp_dir("restbench-test-").unwrap(),
+        );
+        assert_ne!(a.path(), b.path());
+        for d in [&a, &b] {
+            let meta = d.path().symlink_metadata().unwrap();
+            assert!(meta.is_dir());
+            assert_eq!(meta.permissions().mode() & 0o777, 0o700);
+        }
     }
 
     #[test]

@@ -34,7 +34,8 @@ const LOAD_RSS_CAP_MIB: u64 = 64;
 struct Expect {
     /// Exit status (for the harness client: 0 = an answer, 1 = an error).
     exit: i32,
-    /// An error class that must be counted (`errors.<class>` of load's --json).
+    /// An error class that must be counted (`errors.<class>` of load's --json); for the harness
+    /// client, its error's kind (`a|b`: either, where a race decides which comes first).
     class: Option<&'static str>,
     /// Wall-clock limit; the run is killed (and the case fails) beyond it.
     within: Duration,
@@ -48,9 +49,8 @@ struct Case {
     /// `restbench load` flags (the URL and `--json` are added).
     load_args: &'static [&'static str],
     load: Expect,
-    /// The harness's client (`restbench_harness::http`, readiness probe and verifier) against
-    /// the same server; `None` until that column is wired by the harness's owner.
-    #[allow(dead_code)]
+    /// The harness's client (`restbench_harness::http`: readiness probe, verifier, `serve`)
+    /// against the same server; `class` is the client error's kind. `None`: not applicable.
     harness: Option<Expect>,
 }
 
@@ -68,77 +68,77 @@ const CASES: &[Case] = &[
         server: silent,
         load_args: &["-n", "100000", "-c", "2", "-t", "1", "--timeout", "200ms"],
         load: expect(3, Some("timeout"), 45),
-        harness: None,
+        harness: Some(expect(1, Some("timeout"), 10)),
     },
     Case {
         name: "silent server, timed run: nothing answered is not a success",
         server: silent,
         load_args: &["-d", "1", "-c", "2", "-t", "1"],
         load: expect(3, None, 20),
-        harness: None,
+        harness: Some(expect(1, Some("timeout"), 10)),
     },
     Case {
         name: "answers before it is asked: the unsolicited response is counted",
         server: answers_before_asked,
         load_args: &["-n", "20", "-c", "1", "-t", "1"],
         load: expect(3, Some("protocol"), 20),
-        harness: None,
+        harness: Some(expect(0, None, 10)),
     },
     Case {
         name: "chunk size ffffffffffffffff",
         server: huge_chunk_size,
         load_args: &["-n", "5", "-c", "1", "-t", "1"],
         load: expect(3, Some("parse"), 20),
-        harness: None,
+        harness: Some(expect(1, Some("body-too-large"), 10)),
     },
     Case {
         name: "Content-Length of 20 digits",
         server: huge_content_length,
         load_args: &["-n", "5", "-c", "1", "-t", "1"],
         load: expect(3, Some("parse"), 20),
-        harness: None,
+        harness: Some(expect(1, Some("body-too-large"), 10)),
     },
     Case {
         name: "garbage status line",
         server: garbage_status_line,
         load_args: &["-n", "5", "-c", "1", "-t", "1"],
         load: expect(3, Some("parse"), 20),
-        harness: None,
+        harness: Some(expect(1, Some("malformed"), 10)),
     },
     Case {
         name: "endless head",
         server: endless_head,
         load_args: &["-n", "3", "-c", "1", "-t", "1"],
         load: expect(3, Some("parse"), 20),
-        harness: None,
+        harness: Some(expect(1, Some("head-too-large"), 10)),
     },
     Case {
         name: "endless body with a Content-Length",
         server: endless_body,
         load_args: &["-d", "1", "-c", "1", "-t", "1", "--timeout", "300ms"],
         load: expect(3, Some("timeout"), 20),
-        harness: None,
+        harness: Some(expect(1, Some("body-too-large"), 10)),
     },
     Case {
         name: "endless chunked body",
         server: endless_chunks,
         load_args: &["-d", "1", "-c", "1", "-t", "1", "--timeout", "300ms"],
         load: expect(3, Some("timeout"), 20),
-        harness: None,
+        harness: Some(expect(1, Some("body-too-large"), 10)),
     },
     Case {
         name: "endless body until close",
         server: endless_until_close,
         load_args: &["-d", "1", "-c", "1", "-t", "1", "--timeout", "300ms"],
         load: expect(3, Some("timeout"), 20),
-        harness: None,
+        harness: Some(expect(1, Some("body-too-large"), 10)),
     },
     Case {
         name: "closes every connection at once",
         server: drop,
         load_args: &["-n", "5", "-c", "1", "-t", "1"],
         load: expect(3, None, 20),
-        harness: None,
+        harness: Some(expect(1, Some("closed|io"), 10)),
     },
 ];
 
@@ -155,6 +155,55 @@ fn hostile_servers_against_load() {
             .collect()
     });
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+/// Every row against the harness's HTTP client, in parallel; all failures reported together.
+#[test]
+fn hostile_servers_against_the_harness_client() {
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let runs: Vec<_> = CASES
+            .iter()
+            .filter(|case| case.harness.is_some())
+            .map(|case| scope.spawn(move || check_harness(case).err()))
+            .collect();
+        runs.into_iter()
+            .filter_map(|h| h.join().unwrap_or_else(|_| Some("panicked".into())))
+            .collect()
+    });
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+/// The harness client in a thread of its own, so that a hang is a failure, not a stuck test.
+/// Its memory bounds are asserted in `restbench_harness::http`'s own tests (the bytes it reads).
+fn check_harness(case: &Case) -> Result<(), String> {
+    let Some(expect) = case.harness else {
+        return Ok(());
+    };
+    let server = Hostile::start(case.server);
+    let addr = server.addr;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let outcome = std::panic::catch_unwind(|| {
+            restbench_harness::http::get(addr, "/", Duration::from_secs(1))
+                .map(|r| r.status)
+                .map_err(|e| e.kind())
+        });
+        let _ = tx.send(outcome);
+    });
+    let fail = |why: String| Err(format!("{} (harness client): {why}", case.name));
+    let outcome = match rx.recv_timeout(expect.within) {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(_)) => return fail("panicked".into()),
+        Err(_) => return fail(format!("not done within {:?}", expect.within)),
+    };
+    match (outcome, expect.exit, expect.class) {
+        (Ok(_), 0, None) => Ok(()),
+        (Err(kind), 1, Some(class)) if class.split('|').any(|c| c == kind) => Ok(()),
+        (got, _, _) => fail(format!(
+            "got {got:?}, expected {}",
+            expect.class.unwrap_or("an answer")
+        )),
+    }
 }
 
 fn check_load(case: &Case) -> Result<(), String> {

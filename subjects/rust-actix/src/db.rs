@@ -18,6 +18,9 @@ const POOL_TIMEOUT: Duration = Duration::from_secs(2);
 pub fn pool(url: &str, size: usize) -> Result<Pool, String> {
     let mut pg: tokio_postgres::Config = url.parse().map_err(|e| format!("DATABASE_URL: {e}"))?;
     pg.connect_timeout(POOL_TIMEOUT);
+    // The server cancels a query stuck on a lock after the same bound: 503, and the
+    // connection is free again.
+    pg.options(&format!("-c statement_timeout={}", POOL_TIMEOUT.as_millis()));
     let manager = Manager::from_config(
         pg,
         NoTls,

@@ -20,6 +20,9 @@ pub type Pool = r2d2::Pool<Manager>;
 pub fn pool(url: &str, size: usize) -> Result<Pool, String> {
     let mut config: postgres::Config = url.parse().map_err(|e| format!("DATABASE_URL: {e}"))?;
     config.connect_timeout(POOL_TIMEOUT);
+    // The server cancels a query stuck on a lock after the same bound: 503, and the
+    // connection is free again.
+    config.options(&format!("-c statement_timeout={}", POOL_TIMEOUT.as_millis()));
     let size = u32::try_from(size).unwrap_or(u32::MAX);
     Ok(r2d2::Pool::builder()
         .max_size(size)

@@ -181,6 +181,8 @@ impl Cluster {
             "-c full_page_writes=off",
             "-c shared_preload_libraries=pg_stat_statements",
             "-c logging_collector=off",
+            "-c shared_memory_type=mmap",
+            "-c dynamic_shared_memory_type=mmap",
         ]
         .join(" ");
         let spec = SpawnSpec {

@@ -46,6 +46,8 @@ public class Database {
         // driver: bounded connect and read, so a dead database never hangs a request
         cfg.addDataSourceProperty("connectTimeout", "2");
         cfg.addDataSourceProperty("socketTimeout", "10");
+        // the server cancels a query stuck on a lock after 2 s → 503
+        cfg.addDataSourceProperty("options", "-c statement_timeout=2000");
         cfg.addDataSourceProperty("tcpKeepAlive", "true");
         return new HikariDataSource(cfg);
     }
