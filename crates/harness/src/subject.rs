@@ -228,12 +228,23 @@ impl Subject {
             return Err(err("start.command", "must not be empty".into()));
         }
         let ready_timeout = match &raw.start.ready_timeout {
-            Some(t) => parse_duration(t).ok_or_else(|| {
-                err(
-                    "start.ready_timeout",
-                    format!("{t:?} is not a duration such as 60s"),
-                )
-            })?,
+            Some(t) => parse_duration(t)
+                .ok_or_else(|| {
+                    err(
+                        "start.ready_timeout",
+                        format!("{t:?} is not a duration such as 60s"),
+                    )
+                })
+                .and_then(|d| {
+                    if d > MAX_READY_TIMEOUT {
+                        Err(err(
+                            "start.ready_timeout",
+                            format!("{t:?} is longer than the most allowed, 1h"),
+                        ))
+                    } else {
+                        Ok(d)
+                    }
+                })?,
             None => DEFAULT_READY_TIMEOUT,
         };
         for output in &raw.build.outputs {
@@ -399,8 +410,12 @@ fn parse_duration(t: &str) -> Option<Duration> {
         "m" | "min" => n * 60.0,
         _ => return None,
     };
-    Some(Duration::from_secs_f64(secs))
+    // Checked: a manifest's number may be anything (`99999999999999999999` must not panic).
+    Duration::try_from_secs_f64(secs).ok()
 }
+
+/// The longest a subject may take to answer after it starts: beyond that a manifest is wrong.
+const MAX_READY_TIMEOUT: Duration = Duration::from_secs(3600);
 
 #[cfg(test)]
 mod tests {
@@ -501,6 +516,15 @@ processes = "{cores}"
 
         let e = load_err("demo-server", &VALID.replace("\"90s\"", "\"soon\""));
         assert!(e.contains("start.ready_timeout"), "{e}");
+
+        // Numbers beyond any Duration, or beyond an hour, are errors, not panics.
+        for huge in ["99999999999999999999999", "1e400", "2h", "3601s"] {
+            let e = load_err(
+                "demo-server",
+                &VALID.replace("\"90s\"", &format!("\"{huge}\"")),
+            );
+            assert!(e.contains("start.ready_timeout"), "{huge}: {e}");
+        }
 
         let e = load_err("demo-server", "id = [");
         assert!(e.contains("subject.toml"), "{e}");
