@@ -2,6 +2,7 @@
 //!
 //! - [`subject`]: `subjects/<id>/subject.toml`, loaded and checked, with errors that name the file,
 //!   the field and the reason; whether a subject's toolchain is here.
+//! - [`toolchain`]: toolchain versions against each subject's minimums, with the fixing command.
 //! - [`prepare`]: builds with each ecosystem's own tool, cached by a hash of the subject's folder.
 //! - [`process`]: every child in its own process group, killed on drop, when restbench dies
 //!   (PR_SET_PDEATHSIG plus a guard process), and on Ctrl-C.
@@ -26,6 +27,7 @@ pub mod runner;
 pub mod sample;
 pub mod stats;
 pub mod subject;
+pub mod toolchain;
 pub mod verify;
 pub mod workload;
 

@@ -52,6 +52,10 @@ struct RawRequires {
     tools: Vec<String>,
     #[serde(default)]
     hint: String,
+    #[serde(default)]
+    versions: BTreeMap<String, String>,
+    #[serde(default)]
+    ghc_packages: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -108,6 +112,10 @@ pub struct Subject {
     pub description: String,
     pub tools: Vec<String>,
     pub hint: String,
+    /// `[requires] versions`: minimum versions by tool (see `toolchain`).
+    pub min_versions: BTreeMap<String, String>,
+    /// `[requires] ghc_packages`: GHC libraries `ghc-pkg` must list.
+    pub ghc_packages: Vec<String>,
     pub build_commands: Vec<String>,
     pub build_outputs: Vec<String>,
     pub start_command: String,
@@ -242,6 +250,20 @@ impl Subject {
                 ));
             }
         }
+        for (tool, version) in &raw.requires.versions {
+            if !raw.requires.tools.contains(tool) {
+                return Err(err(
+                    &format!("requires.versions.{tool}"),
+                    format!("{tool:?} is not listed in requires.tools"),
+                ));
+            }
+            if crate::toolchain::Version::parse(version).is_none() {
+                return Err(err(
+                    &format!("requires.versions.{tool}"),
+                    format!("{version:?} is not a version such as \"1.26\""),
+                ));
+            }
+        }
         let mut scenarios = BTreeMap::new();
         for (name, s) in raw.scenarios {
             if !SCENARIOS.contains(&name.as_str()) {
@@ -290,6 +312,8 @@ impl Subject {
             description: raw.description,
             tools: raw.requires.tools,
             hint: raw.requires.hint,
+            min_versions: raw.requires.versions,
+            ghc_packages: raw.requires.ghc_packages,
             build_commands: raw.build.commands,
             build_outputs: raw.build.outputs,
             start_command: raw.start.command,
@@ -300,7 +324,8 @@ impl Subject {
         })
     }
 
-    /// Why the subject cannot run here (a missing tool and how to get it), or `None`.
+    /// Why the subject cannot run here (a missing tool and how to get it, or one too old, with the
+    /// command that fixes it), or `None`.
     pub fn unavailable_reason(&self) -> Option<String> {
         let missing: Vec<&str> = self
             .tools
@@ -309,7 +334,7 @@ impl Subject {
             .filter(|t| find_on_path(t).is_none())
             .collect();
         if missing.is_empty() {
-            return None;
+            return crate::toolchain::shortfall_reason(self);
         }
         let mut reason = format!("{} not found on PATH", missing.join(", "));
         if !self.hint.is_empty() {
@@ -506,6 +531,25 @@ processes = "{cores}"
             reason.contains("no-such-tool-xyz") && reason.contains("apt-get install xyz"),
             "{reason}"
         );
+    }
+
+    #[test]
+    fn required_versions_are_checked_when_loaded() {
+        let (_root, dir) = write(
+            "demo-server",
+            &VALID.replace("tools = [\"sh\"]", "tools = [\"sh\"]\nversions = { sh = \"1.0\" }"),
+        );
+        assert_eq!(Subject::load(&dir).unwrap().min_versions["sh"], "1.0");
+        let e = load_err(
+            "demo-server",
+            &VALID.replace("tools = [\"sh\"]", "tools = [\"sh\"]\nversions = { go = \"1.26\" }"),
+        );
+        assert!(e.contains("requires.versions.go") && e.contains("requires.tools"), "{e}");
+        let e = load_err(
+            "demo-server",
+            &VALID.replace("tools = [\"sh\"]", "tools = [\"sh\"]\nversions = { sh = \"new\" }"),
+        );
+        assert!(e.contains("requires.versions.sh") && e.contains("not a version"), "{e}");
     }
 
     #[test]
