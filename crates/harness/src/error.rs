@@ -48,6 +48,9 @@ pub enum HarnessError {
     Results { path: PathBuf, source: io::Error },
     #[error("{context}: {source}")]
     Io { context: String, source: io::Error },
+    /// `restbench new` / `subjects --install` refused: a bad name, an existing folder.
+    #[error("{0}")]
+    Scaffold(String),
 }
 
 impl HarnessError {

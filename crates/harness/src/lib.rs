@@ -7,6 +7,7 @@
 //! - [`process`]: every child in its own process group, killed on drop, when restbench dies
 //!   (PR_SET_PDEATHSIG plus a guard process), and on Ctrl-C.
 //! - [`verify`]: the workload contract as checks that return findings.
+//! - [`scaffold`]: a new subject copied from an existing one; the catalogue copied to a data folder.
 //! - [`sample`]: CPU and memory of a server's whole process tree.
 //! - [`db`]: throwaway PostgreSQL clusters and the seed data of the users workload.
 //! - [`runner`]: the run loop (prepare → start → ready → verify → warm up → measure → stop).
@@ -25,6 +26,7 @@ pub mod prepare;
 pub mod process;
 pub mod runner;
 pub mod sample;
+pub mod scaffold;
 pub mod stats;
 pub mod subject;
 pub mod toolchain;
