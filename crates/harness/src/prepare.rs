@@ -46,7 +46,9 @@ fn choose_cache_dir(
         .and_then(absolute)
         .or_else(|| home.and_then(absolute).map(|h| h.join(".cache")));
     match base {
-        Some(base) => base.join("restbench").join(cache_folder_name(subjects_root)),
+        Some(base) => base
+            .join("restbench")
+            .join(cache_folder_name(subjects_root)),
         None => subjects_root
             .parent()
             .unwrap_or(subjects_root)
@@ -223,7 +225,10 @@ mod tests {
     fn the_cache_follows_restbench_cache_then_xdg_then_home() {
         let root = Path::new("/src/restbench/subjects");
         let name = cache_folder_name(root);
-        assert!(name.starts_with("subjects-") && name.len() == "subjects-".len() + 16, "{name}");
+        assert!(
+            name.starts_with("subjects-") && name.len() == "subjects-".len() + 16,
+            "{name}"
+        );
         let os = |s: &str| Some(OsString::from(s));
         assert_eq!(
             choose_cache_dir(os("/c"), os("/x"), os("/h"), root),

@@ -221,7 +221,16 @@ mod tests {
         for good in ["my-server", "a", "go-nethttp2"] {
             assert!(check_id(good).is_ok(), "{good}");
         }
-        for bad in ["", "My-Server", "1server", "my_server", "my-", "a--b", "../x", "a b"] {
+        for bad in [
+            "",
+            "My-Server",
+            "1server",
+            "my_server",
+            "my-",
+            "a--b",
+            "../x",
+            "a b",
+        ] {
             assert!(check_id(bad).is_err(), "{bad}");
         }
     }
@@ -233,7 +242,11 @@ mod tests {
             "id = \"mine\""
         );
         assert_eq!(
-            rename_id("go-nethttp-dynamic go-nethttp2 xgo-nethttp", "go-nethttp", "mine"),
+            rename_id(
+                "go-nethttp-dynamic go-nethttp2 xgo-nethttp",
+                "go-nethttp",
+                "mine"
+            ),
             "go-nethttp-dynamic go-nethttp2 xgo-nethttp"
         );
         assert_eq!(
@@ -274,7 +287,11 @@ mod tests {
              [build]\noutputs = [\"node_modules\"]\n[start]\ncommand = \"exec node demo-one.js\"\n",
         )
         .unwrap();
-        std::fs::write(dir.join("package.json"), "{\"name\": \"restbench-demo-one\"}").unwrap();
+        std::fs::write(
+            dir.join("package.json"),
+            "{\"name\": \"restbench-demo-one\"}",
+        )
+        .unwrap();
         std::fs::write(dir.join("src/main.js"), "// demo-one-extra stays\n").unwrap();
         std::fs::write(dir.join("node_modules/pkg/index.js"), "x").unwrap();
         std::fs::write(dir.join(".venv/x"), "x").unwrap();
@@ -306,9 +323,13 @@ mod tests {
             vec![PathBuf::from("package.json"), PathBuf::from("subject.toml")]
         );
 
-        let again = new_subject(&from, &root, "my-server").unwrap_err().to_string();
+        let again = new_subject(&from, &root, "my-server")
+            .unwrap_err()
+            .to_string();
         assert!(again.contains("already exists"), "{again}");
-        let bad = new_subject(&from, &root, "My Server").unwrap_err().to_string();
+        let bad = new_subject(&from, &root, "My Server")
+            .unwrap_err()
+            .to_string();
         assert!(bad.contains("not a subject name"), "{bad}");
     }
 
@@ -320,7 +341,10 @@ mod tests {
         std::fs::write(catalogue.join("README.md"), "# Subjects").unwrap();
         let data = tmp.path().join("data/subjects");
         new_subject(&from, &data, "own-server").unwrap();
-        assert_eq!(install_catalogue(&catalogue, &data).unwrap(), vec!["demo-one"]);
+        assert_eq!(
+            install_catalogue(&catalogue, &data).unwrap(),
+            vec!["demo-one"]
+        );
         let ids: Vec<String> = discover(&data).unwrap().into_iter().map(|s| s.id).collect();
         assert_eq!(ids, vec!["demo-one", "own-server"]);
         assert!(data.join("README.md").is_file());

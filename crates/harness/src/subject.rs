@@ -537,19 +537,34 @@ processes = "{cores}"
     fn required_versions_are_checked_when_loaded() {
         let (_root, dir) = write(
             "demo-server",
-            &VALID.replace("tools = [\"sh\"]", "tools = [\"sh\"]\nversions = { sh = \"1.0\" }"),
+            &VALID.replace(
+                "tools = [\"sh\"]",
+                "tools = [\"sh\"]\nversions = { sh = \"1.0\" }",
+            ),
         );
         assert_eq!(Subject::load(&dir).unwrap().min_versions["sh"], "1.0");
         let e = load_err(
             "demo-server",
-            &VALID.replace("tools = [\"sh\"]", "tools = [\"sh\"]\nversions = { go = \"1.26\" }"),
+            &VALID.replace(
+                "tools = [\"sh\"]",
+                "tools = [\"sh\"]\nversions = { go = \"1.26\" }",
+            ),
         );
-        assert!(e.contains("requires.versions.go") && e.contains("requires.tools"), "{e}");
+        assert!(
+            e.contains("requires.versions.go") && e.contains("requires.tools"),
+            "{e}"
+        );
         let e = load_err(
             "demo-server",
-            &VALID.replace("tools = [\"sh\"]", "tools = [\"sh\"]\nversions = { sh = \"new\" }"),
+            &VALID.replace(
+                "tools = [\"sh\"]",
+                "tools = [\"sh\"]\nversions = { sh = \"new\" }",
+            ),
         );
-        assert!(e.contains("requires.versions.sh") && e.contains("not a version"), "{e}");
+        assert!(
+            e.contains("requires.versions.sh") && e.contains("not a version"),
+            "{e}"
+        );
     }
 
     #[test]

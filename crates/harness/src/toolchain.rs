@@ -136,7 +136,13 @@ pub fn version_in_output(tool: &str, output: &str) -> Option<Version> {
     {
         // Before Java 9 the version was 1.x.
         if v.parts.len() > 1 && v.parts[0] == 1 {
-            return Version::parse(&v.parts[1..].iter().map(u32::to_string).collect::<Vec<_>>().join("."));
+            return Version::parse(
+                &v.parts[1..]
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join("."),
+            );
         }
         return Some(v);
     }
@@ -354,7 +360,10 @@ pub fn ghc_packages_shortfall(names: &[String]) -> Option<Shortfall> {
         .and_then(|p| cached_output("packages", &p, &["list", "--simple-output", "--names-only"]))
         .unwrap_or_default();
     let have: Vec<&str> = listed.split_whitespace().collect();
-    let missing: Vec<&String> = names.iter().filter(|n| !have.contains(&n.as_str())).collect();
+    let missing: Vec<&String> = names
+        .iter()
+        .filter(|n| !have.contains(&n.as_str()))
+        .collect();
     if missing.is_empty() {
         return None;
     }
@@ -488,7 +497,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!(go_mod_minimum(&dir.path().join("go.mod")), Some(v("1.26")));
-        for (range, want) in [(">=20", Some("20")), ("^20.1.0", Some("20.1")), ("<22", None)] {
+        for (range, want) in [
+            (">=20", Some("20")),
+            ("^20.1.0", Some("20.1")),
+            ("<22", None),
+        ] {
             std::fs::write(
                 dir.path().join("package.json"),
                 format!(r#"{{"name": "x", "engines": {{"node": "{range}"}}}}"#),
@@ -518,7 +531,12 @@ mod tests {
         assert_eq!(s.problem, "go 1.19.8 < 1.26 (go.mod)");
         assert!(s.fix.contains("go1.26.0.linux-"), "{}", s.fix);
         assert!(judge(&req, &found("1.26.8")).is_none());
-        assert!(judge(&req, &found("?")).unwrap().problem.contains("unknown"));
+        assert!(
+            judge(&req, &found("?"))
+                .unwrap()
+                .problem
+                .contains("unknown")
+        );
     }
 
     #[test]

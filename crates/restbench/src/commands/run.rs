@@ -50,12 +50,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         },
         ..LoadShape::default()
     };
-    let out_dir = args.out.clone().unwrap_or_else(|| {
-        root.parent()
-            .unwrap_or(&root)
-            .join("results")
-            .join(runner::utc_stamp())
-    });
+    let out_dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| super::results_folder().join(runner::utc_stamp()));
     let cache = restbench_harness::prepare::cache_dir(&root);
     let needs_db = workloads.iter().any(|w| w.needs_database())
         && subjects.iter().any(|s| {

@@ -24,6 +24,9 @@ struct Entry<'a> {
 }
 
 pub fn run(args: SubjectsArgs) -> anyhow::Result<ExitCode> {
+    if let Some(to) = args.install {
+        return super::install::run(&args.dir, to);
+    }
     let root = super::subjects_root(&args.dir)?;
     let all = subject::discover(&root)?;
     let entries: Vec<Entry> = all
