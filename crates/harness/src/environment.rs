@@ -82,7 +82,7 @@ pub fn command_version(cwd: &std::path::Path, command: &str) -> String {
 }
 
 /// Removes terminal colour sequences (`ESC [ … letter`), which some tools print even into pipes.
-fn strip_ansi(text: &str) -> String {
+pub(crate) fn strip_ansi(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars();
     while let Some(c) = chars.next() {

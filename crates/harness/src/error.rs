@@ -64,6 +64,9 @@ pub enum HarnessError {
     Document(#[from] restbench_model::DocumentError),
     #[error("{context}")]
     Io { context: String, source: io::Error },
+    /// `restbench new` / `subjects --install` refused: a bad name, an existing folder.
+    #[error("{0}")]
+    Scaffold(String),
 }
 
 impl HarnessError {

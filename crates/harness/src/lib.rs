@@ -2,12 +2,15 @@
 //!
 //! - [`subject`]: `subjects/<id>/subject.toml`, loaded and checked, with errors that name the file,
 //!   the field and the reason; whether a subject's toolchain is here.
+//! - [`toolchain`]: toolchain versions against each subject's minimums, with the fixing command.
 //! - [`prepare`]: builds with each ecosystem's own tool, cached by a hash of the subject's folder.
 //! - [`process`]: every child in its own process group, killed on drop, when restbench dies
 //!   (PR_SET_PDEATHSIG plus a guard process), and on Ctrl-C.
 //! - [`verify`]: the workload contract as checks that return findings, one module per workload;
 //!   [`verify_subjects`]: `restbench verify`'s prepare → start → check loop.
 //! - [`dates`]: timestamp normalisation shared by the verifier and the database code.
+//! - [`scaffold`]: a new subject copied from an existing one; the catalogue copied to a data folder.
+//! - [`toolchain`]: the versions of the subjects' toolchains against what each subject needs.
 //! - [`sample`]: CPU and memory of a server's whole process tree.
 //! - [`db`]: a PostgreSQL client, throwaway clusters, the seed data, and provisioning for a run.
 //! - [`runner`]: the run loop (prepare → start → ready → verify → warm up → measure → stop).
@@ -28,9 +31,11 @@ pub mod prepare;
 pub mod process;
 pub mod runner;
 pub mod sample;
+pub mod scaffold;
 pub mod stats;
 pub mod study;
 pub mod subject;
+pub mod toolchain;
 pub mod verify;
 pub mod verify_subjects;
 pub mod workload;

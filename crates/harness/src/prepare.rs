@@ -1,6 +1,7 @@
 //! Builds subjects with their own tools, once: a build is skipped while the hash of the
 //! subject's folder (build outputs excluded) matches the stamp of the last successful build.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -15,16 +16,61 @@ pub enum Prepared {
     NothingToBuild,
 }
 
-/// restbench's cache folder: `$RESTBENCH_CACHE`, else `target/restbench` beside `subjects/`.
+/// restbench's cache folder: `$RESTBENCH_CACHE`, else `$XDG_CACHE_HOME/restbench/<folder>`
+/// (default `~/.cache/restbench/<folder>`), where `<folder>` is named after the subjects folder
+/// (`subjects-3f2a…`, a hash of its absolute path). One cache per subjects folder, because stamps
+/// and binaries are keyed by subject id: two checkouts with different sources under one id must not
+/// take each other's builds. Without a home folder, `target/restbench` beside `subjects/`.
 pub fn cache_dir(subjects_root: &Path) -> PathBuf {
-    match std::env::var_os("RESTBENCH_CACHE") {
-        Some(dir) => PathBuf::from(dir),
+    choose_cache_dir(
+        std::env::var_os("RESTBENCH_CACHE"),
+        std::env::var_os("XDG_CACHE_HOME"),
+        std::env::var_os("HOME"),
+        subjects_root,
+    )
+}
+
+/// [`cache_dir`] with the environment passed in. `$XDG_CACHE_HOME` counts only when absolute (the
+/// XDG rule); an empty `RESTBENCH_CACHE` counts as unset.
+fn choose_cache_dir(
+    restbench_cache: Option<OsString>,
+    xdg_cache_home: Option<OsString>,
+    home: Option<OsString>,
+    subjects_root: &Path,
+) -> PathBuf {
+    if let Some(dir) = restbench_cache.filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    let absolute = |v: OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    let base = xdg_cache_home
+        .and_then(absolute)
+        .or_else(|| home.and_then(absolute).map(|h| h.join(".cache")));
+    match base {
+        Some(base) => base
+            .join("restbench")
+            .join(cache_folder_name(subjects_root)),
         None => subjects_root
             .parent()
             .unwrap_or(subjects_root)
             .join("target")
             .join("restbench"),
     }
+}
+
+/// `subjects-<16 hex digits>`: FNV-1a of the subjects folder's absolute path.
+fn cache_folder_name(subjects_root: &Path) -> String {
+    let root = subjects_root
+        .canonicalize()
+        .unwrap_or_else(|_| subjects_root.to_path_buf());
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for b in root.as_os_str().as_encoded_bytes() {
+        h = (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3);
+    }
+    let name = root
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("subjects");
+    format!("{name}-{h:016x}")
 }
 
 /// Builds `subject` unless its stamp is current. The log of every build is kept in the cache.
@@ -214,5 +260,33 @@ command = "exec ./server"
             prepare(&subject, &cache).unwrap(),
             Prepared::Cached
         ));
+    }
+
+    #[test]
+    fn the_cache_follows_restbench_cache_then_xdg_then_home() {
+        let root = Path::new("/src/restbench/subjects");
+        let name = cache_folder_name(root);
+        assert!(
+            name.starts_with("subjects-") && name.len() == "subjects-".len() + 16,
+            "{name}"
+        );
+        let os = |s: &str| Some(OsString::from(s));
+        assert_eq!(
+            choose_cache_dir(os("/c"), os("/x"), os("/h"), root),
+            PathBuf::from("/c")
+        );
+        assert_eq!(
+            choose_cache_dir(os(""), os("/x"), os("/h"), root),
+            Path::new("/x/restbench").join(&name)
+        );
+        assert_eq!(
+            choose_cache_dir(None, os("relative"), os("/h"), root),
+            Path::new("/h/.cache/restbench").join(&name)
+        );
+        assert_eq!(
+            choose_cache_dir(None, None, None, root),
+            PathBuf::from("/src/restbench/target/restbench")
+        );
+        assert_ne!(name, cache_folder_name(Path::new("/other/subjects")));
     }
 }

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use restbench_model::{CellSubject, Scenario, Workload};
 
 use crate::HarnessError;
+pub use crate::toolchain::find_on_path;
 
 /// Languages a subject may declare.
 pub const LANGUAGES: [&str; 6] = ["rust", "go", "node", "python", "java", "haskell"];
@@ -50,6 +51,10 @@ struct RawRequires {
     tools: Vec<String>,
     #[serde(default)]
     hint: String,
+    #[serde(default)]
+    versions: BTreeMap<String, String>,
+    #[serde(default)]
+    ghc_packages: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -106,6 +111,10 @@ pub struct Subject {
     pub description: String,
     pub tools: Vec<String>,
     pub hint: String,
+    /// `[requires] versions`: minimum versions by tool (see `toolchain`).
+    pub min_versions: BTreeMap<String, String>,
+    /// `[requires] ghc_packages`: GHC libraries `ghc-pkg` must list.
+    pub ghc_packages: Vec<String>,
     pub build_commands: Vec<String>,
     pub build_outputs: Vec<String>,
     pub start_command: String,
@@ -255,6 +264,20 @@ impl Subject {
                 ));
             }
         }
+        for (tool, version) in &raw.requires.versions {
+            if !raw.requires.tools.contains(tool) {
+                return Err(err(
+                    &format!("requires.versions.{tool}"),
+                    format!("{tool:?} is not listed in requires.tools"),
+                ));
+            }
+            if crate::toolchain::Version::parse(version).is_none() {
+                return Err(err(
+                    &format!("requires.versions.{tool}"),
+                    format!("{version:?} is not a version such as \"1.26\""),
+                ));
+            }
+        }
         let mut scenarios = BTreeMap::new();
         for (name, s) in raw.scenarios {
             let Some(scenario) = Scenario::parse(&name) else {
@@ -303,6 +326,8 @@ impl Subject {
             description: raw.description,
             tools: raw.requires.tools,
             hint: raw.requires.hint,
+            min_versions: raw.requires.versions,
+            ghc_packages: raw.requires.ghc_packages,
             build_commands: raw.build.commands,
             build_outputs: raw.build.outputs,
             start_command: raw.start.command,
@@ -313,7 +338,8 @@ impl Subject {
         })
     }
 
-    /// Why the subject cannot run here (a missing tool and how to get it), or `None`.
+    /// Why the subject cannot run here (a missing tool and how to get it, or one too old, with the
+    /// command that fixes it), or `None`.
     pub fn unavailable_reason(&self) -> Option<String> {
         let missing: Vec<&str> = self
             .tools
@@ -322,13 +348,24 @@ impl Subject {
             .filter(|t| find_on_path(t).is_none())
             .collect();
         if missing.is_empty() {
-            return None;
+            return crate::toolchain::shortfall_reason(&self.needs());
         }
         let mut reason = format!("{} not found on PATH", missing.join(", "));
         if !self.hint.is_empty() {
             reason.push_str(&format!(" ({})", self.hint));
         }
         Some(reason)
+    }
+
+    /// What the subject asks of its toolchain, for [`crate::toolchain`]'s checks.
+    pub fn needs(&self) -> crate::toolchain::Needs<'_> {
+        crate::toolchain::Needs {
+            id: &self.id,
+            dir: &self.dir,
+            tools: &self.tools,
+            min_versions: &self.min_versions,
+            ghc_packages: &self.ghc_packages,
+        }
     }
 
     pub fn supports(&self, workload: Workload) -> bool {
@@ -377,24 +414,6 @@ pub fn select(all: Vec<Subject>, ids: &[String]) -> Result<Vec<Subject>, Harness
         picked.push(s.clone());
     }
     Ok(picked)
-}
-
-/// The full path of an executable on PATH.
-pub fn find_on_path(tool: &str) -> Option<PathBuf> {
-    if tool.contains('/') {
-        let p = PathBuf::from(tool);
-        return p.is_file().then_some(p);
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(tool))
-        .find(|p| is_executable(p))
-}
-
-fn is_executable(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    p.metadata()
-        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 fn parse_duration(t: &str) -> Option<Duration> {
@@ -541,6 +560,40 @@ processes = "{cores}"
         assert!(
             reason.contains("no-such-tool-xyz") && reason.contains("apt-get install xyz"),
             "{reason}"
+        );
+    }
+
+    #[test]
+    fn required_versions_are_checked_when_loaded() {
+        let (_root, dir) = write(
+            "demo-server",
+            &VALID.replace(
+                "tools = [\"sh\"]",
+                "tools = [\"sh\"]\nversions = { sh = \"1.0\" }",
+            ),
+        );
+        assert_eq!(Subject::load(&dir).unwrap().min_versions["sh"], "1.0");
+        let e = load_err(
+            "demo-server",
+            &VALID.replace(
+                "tools = [\"sh\"]",
+                "tools = [\"sh\"]\nversions = { go = \"1.26\" }",
+            ),
+        );
+        assert!(
+            e.contains("requires.versions.go") && e.contains("requires.tools"),
+            "{e}"
+        );
+        let e = load_err(
+            "demo-server",
+            &VALID.replace(
+                "tools = [\"sh\"]",
+                "tools = [\"sh\"]\nversions = { sh = \"new\" }",
+            ),
+        );
+        assert!(
+            e.contains("requires.versions.sh") && e.contains("not a version"),
+            "{e}"
         );
     }
 

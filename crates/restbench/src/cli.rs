@@ -18,6 +18,21 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// Parses the arguments. On a terminal, help wraps at its width; anywhere else (a pipe, a
+    /// file, a test) it keeps the lines as written, so examples never break mid-command.
+    pub fn parse_args() -> Self {
+        use clap::{CommandFactory, FromArgMatches};
+        use std::io::IsTerminal;
+        let mut cmd = Self::command();
+        if !std::io::stdout().is_terminal() {
+            cmd = cmd.term_width(0);
+        }
+        let matches = cmd.get_matches();
+        Self::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// The main job: build, verify and measure every subject × workload × scenario.
@@ -28,6 +43,13 @@ pub enum Command {
     Verify(VerifyArgs),
     /// List the subjects: language, framework, seeds, workloads, whether they can run here.
     Subjects(SubjectsArgs),
+    /// Start a new subject from an existing one: its folder copied, build outputs left out, the
+    /// id renamed.
+    New(NewArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) on stdout: `restbench man | man -l -`.
+    Man,
     /// Build a subject if needed and run it in the foreground as `run` would (Ctrl-C stops it).
     Serve(ServeArgs),
     /// A throwaway PostgreSQL server for the users workload.
@@ -69,23 +91,25 @@ pub struct StudyArgs {
     /// The seeds' full durations and request counts.
     #[arg(long)]
     pub faithful: bool,
-    /// Only these subjects of the study, comma-separated.
+    /// Only these subjects of the study, comma-separated [default: all of the study's].
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub subjects: Vec<String>,
-    /// Repeats per cell (default 3, 1 with --quick).
+    /// Repeats per cell [default: 3; 1 with --quick].
     #[arg(long)]
     pub repeats: Option<u32>,
-    /// Measuring time per repeat for the timed studies (a, d).
+    /// Measuring time per repeat for the timed studies (a, d) [default: the study's, shortened
+    /// unless --faithful].
     #[arg(long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
-    /// Where to write (default: results/study-<id>-<UTC stamp>; `all` writes one folder per study
-    /// and an index report).
+    /// Where to write [default: results/study-<id>-<UTC stamp> in the current folder; `all` writes
+    /// one folder per study and an index report].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// An existing PostgreSQL server for study c (default: a throwaway one).
+    /// An existing PostgreSQL server for study c [default: a throwaway one].
     #[arg(long, value_name = "URL")]
     pub database_url: Option<String>,
-    /// CPUs for the load generator; the server gets the others.
+    /// CPUs for the load generator; the server gets the others [default: a quarter of the CPUs,
+    /// at least one].
     #[arg(long, value_name = "CPUS")]
     pub loadgen_cpus: Option<String>,
     /// Enforce and account with CPU affinity only.
@@ -125,7 +149,8 @@ pub struct DoctorArgs {
 /// Options shared by commands that start subjects.
 #[derive(Debug, Args, Clone)]
 pub struct SubjectsDir {
-    /// The folder of subjects (default: `subjects/` of this checkout).
+    /// The folder of subjects [default: `subjects/` of the checkout around the current folder or
+    /// the executable, else the catalogue installed with `restbench subjects --install`].
     #[arg(long, env = "RESTBENCH_SUBJECTS", value_name = "DIR", global = true)]
     pub subjects_dir: Option<PathBuf>,
 }
@@ -140,10 +165,10 @@ pub struct RunArgs {
     /// A short pass for a first look: 2 s per repeat, 1 repeat, 1 s warm-up.
     #[arg(long)]
     pub quick: bool,
-    /// Subjects to run, comma-separated (default: all).
+    /// Subjects to run, comma-separated [default: all].
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub subjects: Vec<String>,
-    /// Workloads, comma-separated: plaintext, todo, echo, users (default: all each subject serves).
+    /// Workloads, comma-separated: plaintext, todo, echo, users [default: all each subject serves].
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub workloads: Vec<String>,
     /// Scenarios, comma-separated: single-thread, one-cpu, all-cores.
@@ -154,32 +179,34 @@ pub struct RunArgs {
         default_value = "single-thread,all-cores"
     )]
     pub scenarios: Vec<String>,
-    /// Measuring time per repeat.
+    /// Measuring time per repeat [default: 10s; 2s with --quick].
     #[arg(long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
-    /// Repeats per cell.
+    /// Repeats per cell [default: 3; 1 with --quick].
     #[arg(long)]
     pub repeats: Option<u32>,
     /// Warm-up per cell, discarded; repeated until two in a row agree within 7 % (JIT runtimes),
-    /// for at most 8 s with --quick and 30 s otherwise.
+    /// for at most 8 s with --quick and 30 s otherwise [default: 3s; 1s with --quick].
     #[arg(long, value_parser = parse_duration)]
     pub warmup: Option<Duration>,
     /// Connections of the load generator.
     #[arg(short = 'c', long, default_value_t = 64)]
     pub connections: u32,
-    /// Threads of the load generator (default: one per CPU it is given).
+    /// Threads of the load generator [default: one per CPU it is given].
     #[arg(short = 't', long)]
     pub threads: Option<u32>,
-    /// Where to write results.json and report.md (default: results/<UTC stamp>).
+    /// Where to write results.json and report.md [default: results/<UTC stamp> in the current
+    /// folder].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// An existing PostgreSQL server for the users workload (default: a throwaway one).
+    /// An existing PostgreSQL server for the users workload [default: a throwaway one].
     #[arg(long, value_name = "URL")]
     pub database_url: Option<String>,
     /// Database connections in total over all server processes.
     #[arg(long, default_value_t = 100)]
     pub db_pool: u32,
-    /// CPUs for the load generator (such as 0 or 0-1); the server gets the others.
+    /// CPUs for the load generator (such as 0 or 0-1); the server gets the others [default: a
+    /// quarter of the CPUs, at least one].
     #[arg(long, value_name = "CPUS")]
     pub loadgen_cpus: Option<String>,
     /// Enforce and account with CPU affinity only, even where cgroups are usable.
@@ -198,15 +225,15 @@ pub struct RunArgs {
 /// `restbench verify`.
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// Subjects to verify (default: all available).
+    /// Subjects to verify [default: all available].
     pub subjects: Vec<String>,
-    /// Workloads, comma-separated (default: all each subject serves).
+    /// Workloads, comma-separated [default: all each subject serves].
     #[arg(long, value_delimiter = ',', value_name = "NAMES")]
     pub workloads: Vec<String>,
     /// The scenario to start subjects in.
     #[arg(long, default_value = "single-thread")]
     pub scenario: String,
-    /// An existing PostgreSQL server (default: a throwaway one when users is verified).
+    /// An existing PostgreSQL server [default: a throwaway one when users is verified].
     #[arg(long, value_name = "URL")]
     pub database_url: Option<String>,
     /// Print passing checks too.
@@ -225,8 +252,45 @@ pub struct SubjectsArgs {
     /// A JSON list instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Copy the subjects folder in use (this checkout's, or --subjects-dir) to DIR [default:
+    /// $XDG_DATA_HOME/restbench/subjects, or ~/.local/share/restbench/subjects], where an installed
+    /// restbench finds it from any folder. Build outputs are left out; subjects made there with
+    /// `restbench new` are kept.
+    #[arg(long, value_name = "DIR", num_args = 0..=1)]
+    pub install: Option<Option<PathBuf>>,
     #[command(flatten)]
     pub dir: SubjectsDir,
+}
+
+/// `restbench new`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+The copy goes to --subjects-dir (or RESTBENCH_SUBJECTS) when given, else to ./subjects. Every
+whole-word occurrence of the old id in the copied text files becomes the new name (subject.toml's id
+and start command, Cargo.toml and Cargo.lock, package.json and package-lock.json, go.mod and its
+imports, pom.xml); seeds is emptied. Then edit the sources and check the copy:
+  restbench verify my-server --subjects-dir subjects
+  restbench run --subjects my-server --subjects-dir subjects")]
+pub struct NewArgs {
+    /// The new subject's id: lowercase letters, digits and '-' (such as my-server).
+    pub name: String,
+    /// The subject to start from (see `restbench subjects`).
+    #[arg(long, value_name = "ID")]
+    pub from: String,
+    #[command(flatten)]
+    pub dir: SubjectsDir,
+}
+
+/// `restbench completions`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Install, for example:
+  restbench completions bash > ~/.local/share/bash-completion/completions/restbench
+  restbench completions zsh > ~/.zfunc/_restbench        # with fpath+=~/.zfunc before compinit
+  restbench completions fish > ~/.config/fish/completions/restbench.fish")]
+pub struct CompletionsArgs {
+    /// The shell.
+    pub shell: clap_complete::Shell,
 }
 
 /// `restbench serve`.
@@ -234,14 +298,16 @@ pub struct SubjectsArgs {
 pub struct ServeArgs {
     /// The subject's id (see `restbench subjects`).
     pub id: String,
-    /// Port to listen on (default: a free one, printed).
+    /// Port to listen on [default: a free one, printed].
     #[arg(long)]
     pub port: Option<u16>,
+    /// The scenario to start it in: single-thread, one-cpu, all-cores.
     #[arg(long, default_value = "single-thread")]
     pub scenario: String,
-    /// PostgreSQL for the users workload.
+    /// PostgreSQL for the users workload [default: a throwaway one when the subject serves users].
     #[arg(long, value_name = "URL")]
     pub database_url: Option<String>,
+    /// Database connections in total over all server processes.
     #[arg(long, default_value_t = 100)]
     pub db_pool: u32,
     #[command(flatten)]
@@ -257,7 +323,8 @@ pub enum DbCommand {
 
 #[derive(Debug, Args)]
 pub struct DbStartArgs {
-    /// Keep the cluster in DIR instead of a temporary folder (reused when it exists).
+    /// Keep the cluster in DIR, reused when it exists [default: a temporary folder, removed at the
+    /// end].
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
 }
@@ -294,7 +361,7 @@ pub struct LoadArgs {
     /// Threads, each with its own event loop over its share of the connections.
     #[arg(short = 't', long, default_value_t = 2)]
     pub threads: u32,
-    /// How long to measure (10s, 1m, 500ms; a bare number is seconds).
+    /// How long to measure (10s, 1m, 500ms; a bare number is seconds) [default: 10s unless -n].
     #[arg(short = 'd', long, value_parser = parse_duration, conflicts_with = "requests")]
     pub duration: Option<Duration>,
     /// Send exactly this many requests in total, then stop.

@@ -6,10 +6,8 @@ mod signals;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = cli::Cli::parse_args();
     match commands::dispatch(cli) {
         Ok(code) => code,
         Err(err) => {

@@ -16,6 +16,7 @@ const COMMANDS: &[&[&str]] = &[
     &["load"],
     &["verify"],
     &["subjects"],
+    &["new"],
     &["serve"],
     &["db", "start"],
     &["report"],

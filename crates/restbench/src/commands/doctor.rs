@@ -9,6 +9,8 @@ use restbench_harness::subject::{self, find_on_path};
 
 use crate::cli::DoctorArgs;
 
+mod versions;
+
 /// Tools worth knowing about: (name, version command, what needs it, Debian package).
 const TOOLS: [(&str, &str, &str, &str); 14] = [
     ("cargo", "cargo --version", "Rust subjects", "rustup"),
@@ -80,7 +82,12 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         placement.server.len(),
         if placement.server.len() == 1 { "" } else { "s" }
     ));
+    let subjects = super::subjects_root(&args.dir)
+        .ok()
+        .and_then(|root| subject::discover(&root).ok())
+        .unwrap_or_default();
     let mut json_tools = serde_json::Map::new();
+    let mut checks = Vec::new();
     lines.push("tools:".into());
     for (name, version, purpose, package) in TOOLS {
         let found = find_on_path(name).or_else(|| {
@@ -89,27 +96,63 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
                 .flatten()
                 .map(|dir| dir.join("initdb"))
         });
-        let line = match &found {
+        let check = versions::check(name, found.is_some(), package, &subjects);
+        match &found {
             Some(path) => {
                 let cmd = version.replacen(name, &path.display().to_string(), 1);
-                let v = command_version(std::path::Path::new("/"), &cmd);
+                // The toolchains were just probed for their versions: their first line is reused.
+                let v = versions::first_line(name)
+                    .unwrap_or_else(|| command_version(std::path::Path::new("/"), &cmd));
                 json_tools.insert(name.into(), serde_json::Value::String(v.clone()));
-                format!("  {name:<9} {v}  ({purpose})")
+                let verdict = if check.problems.is_empty() {
+                    let mut parts: Vec<String> =
+                        check.required.iter().map(|r| format!(">= {r}")).collect();
+                    parts.extend(check.also.iter().cloned());
+                    if parts.is_empty() {
+                        String::new()
+                    } else {
+                        format!("  ok: {}", parts.join(", "))
+                    }
+                } else {
+                    String::new()
+                };
+                lines.push(format!("  {name:<9} {v}{verdict}  ({purpose})"));
             }
             None => {
                 json_tools.insert(name.into(), serde_json::Value::Null);
-                format!("  {name:<9} missing: apt-get install {package}  ({purpose})")
+                lines.push(format!("  {name:<9} missing  ({purpose})"));
             }
-        };
-        lines.push(line);
+        }
+        for p in &check.problems {
+            lines.push(format!("  {:<9} {p}", ""));
+        }
+        if let Some(fix) = &check.fix {
+            lines.push(format!("  {:<9} fix: {fix}", ""));
+        }
+        checks.push(check);
     }
-    if let Ok(root) = super::subjects_root(&args.dir)
-        && let Ok(subjects) = subject::discover(&root)
-    {
-        let unavailable: Vec<String> = subjects
-            .iter()
-            .filter_map(|s| s.unavailable_reason().map(|r| format!("  {}: {r}", s.id)))
-            .collect();
+    lines.push(format!(
+        "build cache: {}",
+        super::subjects_root(&args.dir)
+            .map(|root| restbench_harness::prepare::cache_dir(&root)
+                .display()
+                .to_string())
+            .unwrap_or_else(|_| "(no subjects folder found)".into())
+    ));
+    let mut json_subjects = Vec::new();
+    if !subjects.is_empty() {
+        let mut unavailable = Vec::new();
+        for s in &subjects {
+            let reason = s.unavailable_reason();
+            if let Some(r) = &reason {
+                unavailable.push(format!("  {}: unavailable: {r}", s.id));
+            }
+            json_subjects.push(serde_json::json!({
+                "id": s.id,
+                "available": reason.is_none(),
+                "reason": reason,
+            }));
+        }
         lines.push(format!(
             "subjects: {} found, {} can run here",
             subjects.len(),
@@ -129,6 +172,8 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
             "cpu_accounting": backend.capabilities.cpu_accounting,
             "memory_accounting": backend.capabilities.memory_accounting,
             "tools": json_tools,
+            "toolchains": checks,
+            "subjects": json_subjects,
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {

@@ -1,9 +1,12 @@
 //! One module per subcommand.
 
 mod compare;
+mod completions;
 mod db;
 mod doctor;
+mod install;
 mod load;
+mod new;
 mod output;
 mod progress;
 mod report;
@@ -27,6 +30,9 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Load(args) => load::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Subjects(args) => subjects::run(args),
+        Command::New(args) => new::run(args),
+        Command::Completions(args) => completions::completions(args),
+        Command::Man => completions::man(),
         Command::Serve(args) => serve::run(args),
         Command::Db(DbCommand::Start(args)) => db::start(args),
         Command::Report(args) => report::run(args),
@@ -37,7 +43,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 /// The subjects folder: `--subjects-dir`, else `subjects/` in the current folder or a parent,
-/// else beside the executable's checkout (`target/release/restbench` → `subjects/`).
+/// else beside the executable's checkout (`target/release/restbench` → `subjects/`), else the
+/// catalogue installed in the data folder (`restbench subjects --install`).
 pub fn subjects_root(dir: &SubjectsDir) -> anyhow::Result<PathBuf> {
     if let Some(d) = &dir.subjects_dir {
         if !d.is_dir() {
@@ -60,5 +67,16 @@ pub fn subjects_root(dir: &SubjectsDir) -> anyhow::Result<PathBuf> {
             }
         }
     }
-    bail!("cannot find the subjects folder: run restbench from its checkout or pass --subjects-dir")
+    if let Some(installed) = install::data_subjects_dir().filter(|d| d.is_dir()) {
+        return Ok(installed);
+    }
+    bail!(
+        "cannot find the subjects folder: run restbench from its checkout, pass --subjects-dir, or \
+         install the catalogue once with `restbench subjects --install --subjects-dir <checkout>/subjects`"
+    )
+}
+
+/// Where `run` and `study` write by default: `results/` in the current folder.
+pub fn results_folder() -> PathBuf {
+    std::env::current_dir().unwrap_or_default().join("results")
 }

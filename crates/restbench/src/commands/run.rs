@@ -49,12 +49,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         },
         ..LoadShape::default()
     };
-    let out_dir = args.out.clone().unwrap_or_else(|| {
-        root.parent()
-            .unwrap_or(&root)
-            .join("results")
-            .join(utc_stamp())
-    });
+    let out_dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| super::results_folder().join(utc_stamp()));
     let cache = restbench_harness::prepare::cache_dir(&root);
     let needs_db = workloads.iter().any(|w| w.needs_database())
         && subjects

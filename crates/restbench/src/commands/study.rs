@@ -45,11 +45,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
     let cache = restbench_harness::prepare::cache_dir(&root);
     let (placement, backend) = machine(args.loadgen_cpus.as_deref(), args.no_cgroups)?;
     let base_out = args.out.clone().unwrap_or_else(|| {
-        root.parent().unwrap_or(&root).join("results").join(format!(
-            "study-{}-{}",
-            args.study,
-            utc_stamp()
-        ))
+        super::results_folder().join(format!("study-{}-{}", args.study, utc_stamp()))
     });
     let mut finished: Vec<(PathBuf, RunResults)> = Vec::new();
     let mut exit = ExitCode::SUCCESS;

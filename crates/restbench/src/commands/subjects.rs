@@ -9,6 +9,9 @@ use restbench_model::{SCHEMA_VERSION, SubjectCatalogue, SubjectEntry};
 use crate::cli::SubjectsArgs;
 
 pub fn run(args: SubjectsArgs) -> anyhow::Result<ExitCode> {
+    if let Some(to) = args.install {
+        return super::install::run(&args.dir, to);
+    }
     let root = super::subjects_root(&args.dir)?;
     let all = subject::discover(&root)?;
     let entries: Vec<SubjectEntry> = all
