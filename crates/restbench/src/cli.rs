@@ -78,11 +78,16 @@ pub struct StudyArgs {
     #[arg(long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
     /// Where to write (default: results/study-<id>-<UTC stamp>; `all` writes one folder per study
-    /// and an index report).
+    /// and an index report). A folder that already holds a results.json is refused.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replace the run already in --out (its results.json) instead of refusing.
+    #[arg(long)]
+    pub force: bool,
     /// An existing PostgreSQL server for study c (default: a throwaway one).
-    #[arg(long, value_name = "URL")]
+    /// Also from the environment (DATABASE_URL), which `ps` does not show; the value is never
+    /// printed unredacted.
+    #[arg(long, value_name = "URL", env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
     /// CPUs for the load generator; the server gets the others.
     #[arg(long, value_name = "CPUS")]
@@ -167,11 +172,17 @@ pub struct RunArgs {
     /// Threads of the load generator (default: one per CPU it is given).
     #[arg(short = 't', long)]
     pub threads: Option<u32>,
-    /// Where to write results.json and report.md (default: results/<UTC stamp>).
+    /// Where to write results.json and report.md (default: results/<UTC stamp>). A folder that
+    /// already holds a results.json is refused.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replace the run already in --out (its results.json) instead of refusing.
+    #[arg(long)]
+    pub force: bool,
     /// An existing PostgreSQL server for the users workload (default: a throwaway one).
-    #[arg(long, value_name = "URL")]
+    /// Also from the environment (DATABASE_URL), which `ps` does not show; the value is never
+    /// printed unredacted.
+    #[arg(long, value_name = "URL", env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
     /// Database connections in total over all server processes.
     #[arg(long, default_value_t = 100)]
@@ -202,7 +213,9 @@ pub struct VerifyArgs {
     #[arg(long, default_value = "single-thread")]
     pub scenario: String,
     /// An existing PostgreSQL server (default: a throwaway one when users is verified).
-    #[arg(long, value_name = "URL")]
+    /// Also from the environment (DATABASE_URL), which `ps` does not show; the value is never
+    /// printed unredacted.
+    #[arg(long, value_name = "URL", env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
     /// Print passing checks too.
     #[arg(short, long)]
@@ -235,7 +248,9 @@ pub struct ServeArgs {
     #[arg(long, default_value = "single-thread")]
     pub scenario: String,
     /// PostgreSQL for the users workload.
-    #[arg(long, value_name = "URL")]
+    /// Also from the environment (DATABASE_URL), which `ps` does not show; the value is never
+    /// printed unredacted.
+    #[arg(long, value_name = "URL", env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
     #[arg(long, default_value_t = 100)]
     pub db_pool: u32,
