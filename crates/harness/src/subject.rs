@@ -499,7 +499,11 @@ processes = "{cores}"
     fn quoted_placeholders_in_commands_are_manifest_errors() {
         for (from, to, field) in [
             ("exec ./server", "exec '{cache}/server'", "start.command"),
-            ("exec ./server", "exec \\\"{dir}/server\\\"", "start.command"),
+            (
+                "exec ./server",
+                "exec \\\"{dir}/server\\\"",
+                "start.command",
+            ),
         ] {
             let e = load_err("demo-server", &VALID.replace(from, to));
             assert!(

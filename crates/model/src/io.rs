@@ -151,7 +151,10 @@ mod tests {
         std::fs::create_dir_all(&d).unwrap();
         // Another shape entirely: the version is what is reported, not a missing field.
         for (file, text) in [
-            ("future.json", r#"{"schema_version": 999, "cells": "new shape"}"#),
+            (
+                "future.json",
+                r#"{"schema_version": 999, "cells": "new shape"}"#,
+            ),
             ("zero.json", r#"{"schema_version": 0}"#),
         ] {
             let path = d.join(file);
@@ -162,7 +165,10 @@ mod tests {
             ] {
                 assert!(matches!(e, DocumentError::Version { .. }), "{e}");
                 let msg = e.to_string();
-                assert!(!msg.contains('\n') && msg.contains("schema version"), "{msg}");
+                assert!(
+                    !msg.contains('\n') && msg.contains("schema version"),
+                    "{msg}"
+                );
             }
         }
         std::fs::remove_dir_all(&d).unwrap();

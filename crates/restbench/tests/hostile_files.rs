@@ -220,7 +220,12 @@ fn report_and_compare_refuse_an_unknown_schema_version() {
 fn loadgen_cpus_that_do_not_exist_are_refused_at_once() {
     let t = tempfile::tempdir().unwrap();
     let subjects = empty_subjects(t.path());
-    for list in ["0-4000000000", "4000000000", "99999999999999999999999", "1-0"] {
+    for list in [
+        "0-4000000000",
+        "4000000000",
+        "99999999999999999999999",
+        "1-0",
+    ] {
         let out = t.path().join("out");
         let run = restbench_within(
             &[
@@ -270,7 +275,10 @@ fn run_and_study_exit_2_for_a_load_shape_the_engine_refuses() {
     ];
     for (extra, needle) in [
         (&["run", "--no-calibrate", "-c", "0"][..], "--connections"),
-        (&["run", "--no-calibrate", "--duration", "0"][..], "--duration"),
+        (
+            &["run", "--no-calibrate", "--duration", "0"][..],
+            "--duration",
+        ),
         (&["study", "a", "--duration", "0"][..], "--duration"),
     ] {
         let o = restbench_within(&[extra, &base[..]].concat(), Duration::from_secs(30));
@@ -357,12 +365,7 @@ fn a_checkout_path_with_spaces_quotes_and_dollar_builds_and_serves() {
         Duration::from_secs(120),
     );
     let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{out}\n{:?}",
-        error_lines(&o)
-    );
+    assert_eq!(o.status.code(), Some(0), "{out}\n{:?}", error_lines(&o));
     assert!(
         cache.join("tiny-bin").join("server.py").is_file(),
         "{:?}",
@@ -463,10 +466,7 @@ fn db_start_keep_refuses_a_users_own_folder_and_chowns_nothing() {
             std::fs::write(own.join("notes.txt"), "mine").unwrap();
         }
         let before = (owner(&own), tree(&own));
-        let o = restbench_within(
-            &["db", "start", "--keep", s(&own)],
-            Duration::from_secs(30),
-        );
+        let o = restbench_within(&["db", "start", "--keep", s(&own)], Duration::from_secs(30));
         assert_refused(&o, 1, &[s(&own), "not made by restbench"]);
         assert_eq!((owner(&own), tree(&own)), before);
     }
@@ -492,15 +492,16 @@ fn db_start_keep_with_shell_characters_runs_nothing() {
         nix::sys::signal::Signal::SIGINT,
     );
     let out = child.wait_with_output().unwrap();
+    let pwned: Vec<PathBuf> = tree(t.path())
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n == "pwned"))
+        .collect();
+    assert!(pwned.is_empty(), "the folder name ran a command: {pwned:?}");
     assert!(
         read.is_ok() && url.starts_with("postgres://"),
         "no URL: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(keep.join("data").join("PG_VERSION").is_file());
-    let pwned: Vec<PathBuf> = tree(t.path())
-        .into_iter()
-        .filter(|p| p.file_name().is_some_and(|n| n == "pwned"))
-        .collect();
-    assert!(pwned.is_empty(), "{pwned:?}");
+    assert!(keep.join(restbench_harness::db::KEEP_MARKER).is_file());
 }

@@ -344,8 +344,18 @@ mod tests {
     #[test]
     fn odd_strings_never_panic() {
         for s in [
-            "", "=", "'", "\\", "password='", "password=\\", "a=\\é", "é=é", "://", "://@",
-            "x://a:b@", "password=\\é",
+            "",
+            "=",
+            "'",
+            "\\",
+            "password='",
+            "password=\\",
+            "a=\\é",
+            "é=é",
+            "://",
+            "://@",
+            "x://a:b@",
+            "password=\\é",
         ] {
             let _ = redact(s);
         }

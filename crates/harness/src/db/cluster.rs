@@ -72,7 +72,10 @@ pub fn find_server_binaries() -> Result<PathBuf, HarnessError> {
 pub fn check_keep_folder(dir: &Path) -> Result<(), HarnessError> {
     match dir.symlink_metadata() {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(HarnessError::io(format!("cannot read {}", dir.display()), e)),
+        Err(e) => Err(HarnessError::io(
+            format!("cannot read {}", dir.display()),
+            e,
+        )),
         Ok(m) if m.is_dir() && dir.join(KEEP_MARKER).is_file() => Ok(()),
         Ok(_) => Err(HarnessError::database(format!(
             "--keep {}: the folder exists and was not made by restbench; give a folder that does \
@@ -93,8 +96,11 @@ fn make_keep_folder(dir: &Path) -> Result<PathBuf, HarnessError> {
     }
     match std::fs::create_dir(dir) {
         Ok(()) => {
-            std::fs::write(dir.join(KEEP_MARKER), "a PostgreSQL cluster of restbench db start --keep\n")
-                .map_err(cannot)?;
+            std::fs::write(
+                dir.join(KEEP_MARKER),
+                "a PostgreSQL cluster of restbench db start --keep\n",
+            )
+            .map_err(cannot)?;
         }
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => check_keep_folder(dir)?,
         Err(e) => return Err(cannot(e)),
