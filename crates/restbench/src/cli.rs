@@ -267,7 +267,8 @@ pub enum DbCommand {
 
 #[derive(Debug, Args)]
 pub struct DbStartArgs {
-    /// Keep the cluster in DIR instead of a temporary folder (reused when it exists).
+    /// Keep the cluster in DIR instead of a temporary folder: a new folder (restbench creates it
+    /// and hands it to the postgres user), or one an earlier --keep made, which is reused.
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
 }
