@@ -41,14 +41,22 @@ impl Placement {
     }
 
     /// The generator on `loadgen` (a list like `0` or `0-1,4`); the server on the other CPUs.
+    ///
+    /// The list is checked range by range against `available` before it is expanded, so a
+    /// hostile `0-4000000000` is refused in one line instead of allocating the range.
     pub fn with_loadgen(available: &[usize], loadgen: &str) -> Result<Self, String> {
-        let wanted = parse_cpu_list(loadgen)?;
-        if let Some(c) = wanted.iter().find(|c| !available.contains(c)) {
+        let ranges = parse_cpu_ranges(loadgen)?;
+        // A run of present CPUs is at most `available.len()` long, so each search stops early.
+        if let Some(c) = ranges
+            .iter()
+            .find_map(|&(a, b)| (a..=b).find(|c| !available.contains(c)))
+        {
             return Err(format!(
                 "CPU {c} is not available to restbench (available: {})",
                 format_cpu_list(available)
             ));
         }
+        let wanted: Vec<usize> = ranges.into_iter().flat_map(|(a, b)| a..=b).collect();
         let server: Vec<usize> = available
             .iter()
             .copied()
@@ -110,7 +118,7 @@ pub fn pin_current_thread(cpus: &[usize]) -> Result<(), String> {
         .map_err(|e| format!("cannot pin to CPUs {cpus:?}: {e}"))
 }
 
-pub use restbench_model::cpus::{format_cpu_list, parse_cpu_list};
+pub use restbench_model::cpus::{format_cpu_list, parse_cpu_list, parse_cpu_ranges};
 
 #[cfg(test)]
 mod tests {
@@ -142,5 +150,14 @@ mod tests {
         assert_eq!((p.loadgen, p.server), (vec![3], vec![0, 1, 2]));
         assert!(Placement::with_loadgen(&[0, 1], "5").is_err());
         assert!(Placement::with_loadgen(&[0, 1], "0-1").unwrap().shared);
+    }
+
+    #[test]
+    fn a_huge_range_is_refused_at_the_first_missing_cpu() {
+        let e = Placement::with_loadgen(&[0, 1], "0-4000000000").unwrap_err();
+        assert_eq!(e, "CPU 2 is not available to restbench (available: 0-1)");
+        let e = Placement::with_loadgen(&[0, 1], "4000000000").unwrap_err();
+        assert!(e.starts_with("CPU 4000000000 is not available"), "{e}");
+        assert!(Placement::with_loadgen(&[0, 1], "99999999999999999999999").is_err());
     }
 }

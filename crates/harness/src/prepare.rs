@@ -102,7 +102,7 @@ pub fn prepare(subject: &Subject, cache: &Path) -> Result<Prepared, HarnessError
     };
     let mut log = Vec::new();
     for raw in &subject.build_commands {
-        let command = placeholders.apply(raw);
+        let command = placeholders.apply_shell(raw);
         let out = Command::new("/bin/sh")
             .arg("-c")
             .arg(&command)

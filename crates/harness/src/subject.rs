@@ -136,14 +136,32 @@ pub struct Placeholders {
 }
 
 impl Placeholders {
-    /// Replaces `{port}`, `{cores}`, `{machine_cores}`, `{cache}` and `{dir}`.
+    /// Replaces `{port}`, `{cores}`, `{machine_cores}`, `{cache}` and `{dir}` with their plain
+    /// values: for `env` values and `processes`, which no shell reads.
     pub fn apply(&self, text: &str) -> String {
+        self.substitute(text, |path| path.to_string())
+    }
+
+    /// The same for a `/bin/sh -c` command (`build.commands`, `start.command`): the folders are
+    /// inserted single-quoted, so a checkout path with spaces, quotes or `$` stays one word and
+    /// runs nothing. The numbers need no quoting. Manifests must not quote placeholders themselves.
+    pub fn apply_shell(&self, text: &str) -> String {
+        self.substitute(text, shell_quote)
+    }
+
+    fn substitute(&self, text: &str, path: impl Fn(&str) -> String) -> String {
         text.replace("{port}", &self.port.to_string())
             .replace("{machine_cores}", &self.machine_cores.to_string())
             .replace("{cores}", &self.cores.to_string())
-            .replace("{cache}", &self.cache.display().to_string())
-            .replace("{dir}", &self.dir.display().to_string())
+            .replace("{cache}", &path(&self.cache.display().to_string()))
+            .replace("{dir}", &path(&self.dir.display().to_string()))
     }
+}
+
+/// `text` as one `/bin/sh` word: single-quoted, each `'` written as `'\''`. Inside single quotes
+/// the shell expands nothing (`$`, backquotes, `\`, spaces and newlines are literal).
+pub fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
 }
 
 impl Subject {
@@ -235,6 +253,28 @@ impl Subject {
         }
         if raw.start.command.trim().is_empty() {
             return Err(err("start.command", "must not be empty".into()));
+        }
+        // The folders are inserted already quoted; quoting them again would put the quotes
+        // into the path (`"'/a b'/x"`), so a quoted placeholder is a manifest error.
+        for (field, command) in raw
+            .build
+            .commands
+            .iter()
+            .map(|c| ("build.commands", c))
+            .chain([("start.command", &raw.start.command)])
+        {
+            if ["{cache}", "{dir}"]
+                .iter()
+                .any(|p| command.contains(&format!("'{p}")) || command.contains(&format!("\"{p}")))
+            {
+                return Err(err(
+                    field,
+                    format!(
+                        "{command:?} quotes a placeholder: {{cache}} and {{dir}} are inserted \
+                         already quoted for the shell, write them bare"
+                    ),
+                ));
+            }
         }
         let ready_timeout = match &raw.start.ready_timeout {
             Some(t) => parse_duration(t)
@@ -490,6 +530,24 @@ processes = "{cores}"
     }
 
     #[test]
+    fn quoted_placeholders_in_commands_are_manifest_errors() {
+        for (from, to, field) in [
+            ("exec ./server", "exec '{cache}/server'", "start.command"),
+            (
+                "exec ./server",
+                "exec \\\"{dir}/server\\\"",
+                "start.command",
+            ),
+        ] {
+            let e = load_err("demo-server", &VALID.replace(from, to));
+            assert!(
+                e.contains(&format!(": {field}: ")) && e.contains("bare"),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
     fn errors_name_file_field_and_reason() {
         let e = load_err(
             "demo-server",
@@ -610,6 +668,44 @@ processes = "{cores}"
             p.apply("{port} {cores} {machine_cores} {cache}/x {dir}"),
             "8080 2 4 /c/x /d"
         );
+    }
+
+    #[test]
+    fn shell_commands_get_quoted_folders() {
+        let p = Placeholders {
+            port: 8080,
+            cores: 2,
+            machine_cores: 4,
+            cache: "/tmp/with space 'q' $HOME".into(),
+            dir: "/d".into(),
+        };
+        assert_eq!(
+            p.apply_shell("exec {cache}/bin/x --port {port} -C {dir}"),
+            "exec '/tmp/with space '\\''q'\\'' $HOME'/bin/x --port 8080 -C '/d'"
+        );
+        // env values see no shell: plain.
+        assert_eq!(p.apply("{cache}/x"), "/tmp/with space 'q' $HOME/x");
+    }
+
+    #[test]
+    fn quoted_words_come_back_unchanged_through_sh() {
+        for word in [
+            "plain",
+            "with space",
+            "'",
+            "it's",
+            "$HOME $(id) `id` \\n \"dq\"",
+            "a\nb",
+            "'$(touch /tmp/restbench-should-not-exist)'",
+            "é 😀",
+        ] {
+            let out = std::process::Command::new("/bin/sh")
+                .arg("-c")
+                .arg(format!("printf '%s' {}", shell_quote(word)))
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8_lossy(&out.stdout), word);
+        }
     }
 
     #[test]

@@ -23,6 +23,8 @@ enum Flaw {
     CachedEcho,
     NoContentType,
     NoBodyLimit,
+    /// `createdAt` with a non-ASCII time-zone offset (a slice inside `é` once panicked).
+    NonAsciiDate,
 }
 
 /// A server with `flaw`; the echo cache is per server.
@@ -89,7 +91,14 @@ fn handle(mut s: TcpStream, flaw: Flaw, cached: &Mutex<Option<Vec<u8>>>) {
         ("GET", "/rest/todo") => {
             let items: Vec<_> = restbench_harness::fixtures::TODO_TITLES
                 .iter()
-                .map(|t| serde_json::json!({"title": t, "createdAt": "2026-11-29T19:01:24.123Z"}))
+                .map(|t| {
+                    let at = if flaw == Flaw::NonAsciiDate {
+                        "2020-01-01T00:00:00+1é1"
+                    } else {
+                        "2026-11-29T19:01:24.123Z"
+                    };
+                    serde_json::json!({"title": t, "createdAt": at})
+                })
                 .collect();
             respond(
                 &mut s,
@@ -186,6 +195,15 @@ fn a_missing_body_limit_fails() {
         failed_checks(&f)
             .iter()
             .any(|m| m.starts_with("body-limit:")),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn a_non_ascii_time_zone_offset_is_a_date_failure_not_a_panic() {
+    let f = check(Flaw::NonAsciiDate, Workload::Todo);
+    assert!(
+        failed_checks(&f).iter().any(|m| m.starts_with("date:")),
         "{f:?}"
     );
 }

@@ -1,10 +1,15 @@
 //! Reading and writing `results.json`: the only place that knows the file's name and how it is
-//! replaced, so `report` and `compare` read runs without the harness.
+//! replaced, so `report` and `compare` read runs without the harness. Every read checks
+//! `schema_version` first: a document of a newer restbench is refused in one line rather than
+//! rendered with fields silently misread.
 
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::RunResults;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+use crate::{LoadResult, RunResults, SCHEMA_VERSION};
 
 /// The file a run writes into its folder.
 pub const RESULTS_FILE: &str = "results.json";
@@ -25,6 +30,10 @@ pub enum DocumentError {
         #[source]
         source: serde_json::Error,
     },
+    #[error(
+        "{path} has schema version {found}; this restbench reads version {SCHEMA_VERSION} (use the restbench that wrote it, or a newer one)"
+    )]
+    Version { path: PathBuf, found: u32 },
     #[error("cannot write results to {path}")]
     Write {
         path: PathBuf,
@@ -51,14 +60,41 @@ pub fn write_results(dir: &Path, results: &RunResults) -> Result<(), DocumentErr
 
 /// Reads a `results.json`.
 pub fn read_results(path: &Path) -> Result<RunResults, DocumentError> {
+    read_versioned(path)
+}
+
+/// Reads the JSON document of `restbench load --json`.
+pub fn read_load(path: &Path) -> Result<LoadResult, DocumentError> {
+    read_versioned(path)
+}
+
+/// Reads a document after checking its `schema_version` (0 and versions above ours are refused;
+/// a missing one is left to the full parse, which names the field).
+fn read_versioned<T: DeserializeOwned>(path: &Path) -> Result<T, DocumentError> {
+    /// Only the version: serde skips every other field, so a document of another shape still
+    /// gets the version message rather than a parse error about a field.
+    #[derive(Deserialize)]
+    struct Probe {
+        schema_version: Option<u32>,
+    }
     let text = std::fs::read_to_string(path).map_err(|source| DocumentError::Read {
         path: path.to_path_buf(),
         source,
     })?;
-    serde_json::from_str(&text).map_err(|source| DocumentError::Parse {
+    let parse_error = |source| DocumentError::Parse {
         path: path.to_path_buf(),
         source,
-    })
+    };
+    let probe: Probe = serde_json::from_str(&text).map_err(parse_error)?;
+    if let Some(found) = probe.schema_version
+        && !(1..=SCHEMA_VERSION).contains(&found)
+    {
+        return Err(DocumentError::Version {
+            path: path.to_path_buf(),
+            found,
+        });
+    }
+    serde_json::from_str(&text).map_err(parse_error)
 }
 
 /// Reads a run given its folder or its `results.json`.
@@ -103,6 +139,38 @@ mod tests {
         let missing = read_results(&d.join("missing.json")).unwrap_err();
         let source = std::error::Error::source(&missing).unwrap().to_string();
         assert!(!missing.to_string().contains(&source), "{missing}");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn unknown_schema_versions_are_refused_in_one_line() {
+        let d = std::env::temp_dir().join(format!(
+            "restbench-model-io-versions-{}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&d).unwrap();
+        // Another shape entirely: the version is what is reported, not a missing field.
+        for (file, text) in [
+            (
+                "future.json",
+                r#"{"schema_version": 999, "cells": "new shape"}"#,
+            ),
+            ("zero.json", r#"{"schema_version": 0}"#),
+        ] {
+            let path = d.join(file);
+            std::fs::write(&path, text).unwrap();
+            for e in [
+                read_results(&path).unwrap_err(),
+                read_load(&path).unwrap_err(),
+            ] {
+                assert!(matches!(e, DocumentError::Version { .. }), "{e}");
+                let msg = e.to_string();
+                assert!(
+                    !msg.contains('\n') && msg.contains("schema version"),
+                    "{msg}"
+                );
+            }
+        }
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

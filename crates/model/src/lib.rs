@@ -27,7 +27,7 @@ pub mod workload;
 pub use documents::{SubjectCatalogue, SubjectEntry, VerifyOutcome, VerifyReport, Versioned};
 pub use flag::{Flag, Severity};
 pub use histogram::{HistogramError, LatencySummary};
-pub use io::{DocumentError, read_results, read_run, write_results};
+pub use io::{DocumentError, read_load, read_results, read_run, write_results};
 pub use load::{ErrorCounts, LoadResult, LoadSettings, LoadgenCpu, SecondSample, ThreadRps};
 pub use names::UnknownName;
 pub use published::{

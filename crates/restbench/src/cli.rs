@@ -105,8 +105,13 @@ pub struct StudyArgs {
     /// one folder per study and an index report].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replace the run already in --out (its results.json) instead of refusing.
+    #[arg(long)]
+    pub force: bool,
     /// An existing PostgreSQL server for study c [default: a throwaway one].
-    #[arg(long, value_name = "URL")]
+    /// Also from the environment (DATABASE_URL), which `ps` does not show; the value is never
+    /// printed unredacted.
+    #[arg(long, value_name = "URL", env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
     /// CPUs for the load generator; the server gets the others [default: a quarter of the CPUs,
     /// at least one].
@@ -199,8 +204,13 @@ pub struct RunArgs {
     /// folder].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replace the run already in --out (its results.json) instead of refusing.
+    #[arg(long)]
+    pub force: bool,
     /// An existing PostgreSQL server for the users workload [default: a throwaway one].
-    #[arg(long, value_name = "URL")]
+    /// Also from the environment (DATABASE_URL), which `ps` does not show; the value is never
+    /// printed unredacted.
+    #[arg(long, value_name = "URL", env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
     /// Database connections in total over all server processes.
     #[arg(long, default_value_t = 100)]
@@ -234,7 +244,9 @@ pub struct VerifyArgs {
     #[arg(long, default_value = "single-thread")]
     pub scenario: String,
     /// An existing PostgreSQL server [default: a throwaway one when users is verified].
-    #[arg(long, value_name = "URL")]
+    /// Also from the environment (DATABASE_URL), which `ps` does not show; the value is never
+    /// printed unredacted.
+    #[arg(long, value_name = "URL", env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
     /// Print passing checks too.
     #[arg(short, long)]
@@ -305,7 +317,9 @@ pub struct ServeArgs {
     #[arg(long, default_value = "single-thread")]
     pub scenario: String,
     /// PostgreSQL for the users workload [default: a throwaway one when the subject serves users].
-    #[arg(long, value_name = "URL")]
+    /// Also from the environment (DATABASE_URL), which `ps` does not show; the value is never
+    /// printed unredacted.
+    #[arg(long, value_name = "URL", env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
     /// Database connections in total over all server processes.
     #[arg(long, default_value_t = 100)]
@@ -323,8 +337,9 @@ pub enum DbCommand {
 
 #[derive(Debug, Args)]
 pub struct DbStartArgs {
-    /// Keep the cluster in DIR, reused when it exists [default: a temporary folder, removed at the
-    /// end].
+    /// Keep the cluster in DIR: a new folder (restbench creates it and hands it to the postgres
+    /// user), or one an earlier --keep made, which is reused [default: a temporary folder, removed
+    /// at the end].
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
 }

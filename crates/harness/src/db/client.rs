@@ -172,18 +172,118 @@ impl Database {
     }
 }
 
-/// The URL without its password, for messages.
-pub fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(s), Some(at)) if at > s => {
-            let creds = &url[s + 3..at];
-            match creds.split_once(':') {
-                Some((user, _)) => format!("{}{user}:***{}", &url[..s + 3], &url[at..]),
-                None => url.to_string(),
-            }
-        }
-        _ => url.to_string(),
+/// A connection string without its passwords, for messages. All three spellings PostgreSQL
+/// takes are covered: `postgres://user:pw@host/db`, a query parameter `?password=pw` (and any
+/// other key naming a password, such as `sslpassword`), and libpq's `host=… password=pw`
+/// key/value form (quoted values included).
+pub fn redact(conn: &str) -> String {
+    match conn.find("://") {
+        Some(scheme_end) => redact_url(conn, scheme_end + 3),
+        None => redact_key_values(conn),
     }
+}
+
+/// `***` instead of the password in the user-info and in password query parameters.
+fn redact_url(url: &str, authority_start: usize) -> String {
+    // The user-info ends at the last `@` before the query: a raw `/` or `@` in a password still
+    // falls inside it (over-redacting an odd path is better than printing a secret).
+    let query_start = url[authority_start..]
+        .find(['?', '#'])
+        .map_or(url.len(), |i| authority_start + i);
+    let head = &url[authority_start..query_start];
+    let mut out = url[..authority_start].to_string();
+    match head.rfind('@') {
+        Some(at) => match head[..at].split_once(':') {
+            Some((user, _)) => {
+                out.push_str(user);
+                out.push_str(":***");
+                out.push_str(&head[at..]);
+            }
+            None => out.push_str(head),
+        },
+        None => out.push_str(head),
+    }
+    let query = &url[query_start..];
+    let params: Vec<String> = query
+        .split('&')
+        .map(|param| match param.split_once('=') {
+            Some((key, _)) if names_a_password(key.trim_start_matches(['?', '#'])) => {
+                format!("{key}=***")
+            }
+            _ => param.to_string(),
+        })
+        .collect();
+    out.push_str(&params.join("&"));
+    out
+}
+
+/// libpq's `key=value key='quoted \' value'` form with every password value replaced. Anything
+/// it cannot parse is kept only when it names no password.
+fn redact_key_values(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    // Indices only ever stop at ASCII bytes (whitespace, `=`, quotes) or the ends, so every
+    // slice below is on a character boundary.
+    while i < b.len() {
+        let start = i;
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let key_start = i;
+        while i < b.len() && b[i] != b'=' && !b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let key = &text[key_start..i];
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if key.is_empty() || i >= b.len() || b[i] != b'=' {
+            // Not key=value: keep the rest unless it might hold a password.
+            let rest = &text[start..];
+            if names_a_password(rest) {
+                out.push_str(&text[start..key_start]);
+                out.push_str("***");
+            } else {
+                out.push_str(rest);
+            }
+            return out;
+        }
+        i += 1;
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let value_start = i;
+        if i < b.len() && b[i] == b'\'' {
+            i += 1;
+            while i < b.len() && b[i] != b'\'' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i = (i + 1).min(b.len());
+        } else {
+            while i < b.len() && !b[i].is_ascii_whitespace() {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i = i.min(b.len());
+        }
+        // A backslash before a multi-byte character may leave `i` inside it: move on to the
+        // next boundary.
+        while !text.is_char_boundary(i) {
+            i += 1;
+        }
+        out.push_str(&text[start..value_start]);
+        if names_a_password(key) {
+            out.push_str("***");
+        } else {
+            out.push_str(&text[value_start..i]);
+        }
+    }
+    out
+}
+
+/// Whether a connection-string key is a password (`password`, `sslpassword`, any case).
+fn names_a_password(key: &str) -> bool {
+    key.to_ascii_lowercase().contains("password")
 }
 
 #[cfg(test)]
@@ -197,5 +297,67 @@ mod tests {
             "postgres://u:***@127.0.0.1:5432/db"
         );
         assert_eq!(redact("postgres://127.0.0.1/db"), "postgres://127.0.0.1/db");
+    }
+
+    #[test]
+    fn every_spelling_of_a_password_is_redacted() {
+        for (given, want) in [
+            (
+                "postgresql://u:s%40cr@t@127.0.0.1/db?sslmode=disable",
+                "postgresql://u:***@127.0.0.1/db?sslmode=disable",
+            ),
+            (
+                "postgres://u@127.0.0.1/db?password=secret&sslmode=disable",
+                "postgres://u@127.0.0.1/db?password=***&sslmode=disable",
+            ),
+            (
+                "postgres://127.0.0.1/db?sslmode=disable&PassWord=secret",
+                "postgres://127.0.0.1/db?sslmode=disable&PassWord=***",
+            ),
+            (
+                "postgres:///db?host=/run/postgresql&sslpassword=secret",
+                "postgres:///db?host=/run/postgresql&sslpassword=***",
+            ),
+            (
+                "postgres://:secret@127.0.0.1/db",
+                "postgres://:***@127.0.0.1/db",
+            ),
+            (
+                "host=127.0.0.1 password=secret dbname=db",
+                "host=127.0.0.1 password=*** dbname=db",
+            ),
+            (
+                "host=127.0.0.1 password = 'se cret\\' x' user=u",
+                "host=127.0.0.1 password = *** user=u",
+            ),
+            ("password=secret", "password=***"),
+            ("host=h PASSWORD=é\\ésecret", "host=h PASSWORD=***"),
+            ("host=h user=u", "host=h user=u"),
+            ("host=h password", "host=h ***"),
+        ] {
+            let got = redact(given);
+            assert_eq!(got, want, "{given}");
+            assert!(!got.contains("secret") && !got.contains("cret"), "{got}");
+        }
+    }
+
+    #[test]
+    fn odd_strings_never_panic() {
+        for s in [
+            "",
+            "=",
+            "'",
+            "\\",
+            "password='",
+            "password=\\",
+            "a=\\é",
+            "é=é",
+            "://",
+            "://@",
+            "x://a:b@",
+            "password=\\é",
+        ] {
+            let _ = redact(s);
+        }
     }
 }

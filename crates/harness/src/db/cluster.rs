@@ -7,12 +7,16 @@ use std::time::{Duration, Instant};
 use super::client::{Database, db_err};
 use crate::HarnessError;
 use crate::process::{ManagedChild, SpawnSpec};
+use crate::subject::shell_quote;
 
 /// The Debian package that ships the server binaries.
 pub const SERVER_PACKAGE: &str = "postgresql";
 const PASSWORD: &str = "bench";
 const USER: &str = "restbench";
 const DBNAME: &str = "restbench";
+/// The file that marks a `--keep` folder as made by restbench: only such a folder is handed to
+/// the `postgres` user (chowned) or reused; a user's own folder is never chowned.
+pub const KEEP_MARKER: &str = ".restbench-cluster";
 
 /// A throwaway PostgreSQL cluster: initdb into a temporary folder, the server on a free loopback
 /// port in its own process group (as the `postgres` user when restbench runs as root). Dropping
@@ -62,17 +66,58 @@ pub fn find_server_binaries() -> Result<PathBuf, HarnessError> {
         })
 }
 
+/// A `--keep` folder must be new, or one an earlier `--keep` made (it holds [`KEEP_MARKER`]):
+/// restbench hands it to the `postgres` user, and must never do that to a user's own folder.
+/// Checked before anything is started.
+pub fn check_keep_folder(dir: &Path) -> Result<(), HarnessError> {
+    match dir.symlink_metadata() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(HarnessError::io(
+            format!("cannot read {}", dir.display()),
+            e,
+        )),
+        Ok(m) if m.is_dir() && dir.join(KEEP_MARKER).is_file() => Ok(()),
+        Ok(_) => Err(HarnessError::database(format!(
+            "--keep {}: the folder exists and was not made by restbench; give a folder that does \
+             not exist yet (restbench creates it and hands it to the postgres user) or one an \
+             earlier --keep made",
+            dir.display()
+        ))),
+    }
+}
+
+/// Creates a new `--keep` folder with its marker, or returns one an earlier `--keep` made.
+/// `create_dir` (not `_all`) on the folder itself: one that appears meanwhile is checked again
+/// rather than taken over.
+fn make_keep_folder(dir: &Path) -> Result<PathBuf, HarnessError> {
+    let cannot = |e| HarnessError::io(format!("cannot create {}", dir.display()), e);
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(cannot)?;
+    }
+    match std::fs::create_dir(dir) {
+        Ok(()) => {
+            std::fs::write(
+                dir.join(KEEP_MARKER),
+                "a PostgreSQL cluster of restbench db start --keep\n",
+            )
+            .map_err(cannot)?;
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => check_keep_folder(dir)?,
+        Err(e) => return Err(cannot(e)),
+    }
+    Ok(dir.to_path_buf())
+}
+
 impl Cluster {
     /// Starts a cluster; `keep`: a folder to create it in and leave behind.
     pub fn start(keep: Option<&Path>, log_dir: &Path) -> Result<Self, HarnessError> {
+        if let Some(dir) = keep {
+            check_keep_folder(dir)?;
+        }
         let bin = find_server_binaries()?;
         let user = run_as_user()?;
         let (root, kept) = match keep {
-            Some(dir) => {
-                std::fs::create_dir_all(dir)
-                    .map_err(|e| HarnessError::io(format!("cannot create {}", dir.display()), e))?;
-                (dir.to_path_buf(), true)
-            }
+            Some(dir) => (make_keep_folder(dir)?, true),
             None => {
                 let t = tempfile::Builder::new()
                     .prefix("restbench-pg-")
@@ -187,11 +232,12 @@ impl Cluster {
         .join(" ");
         let spec = SpawnSpec {
             name: "PostgreSQL".into(),
+            // Quoted for the shell: a --keep folder may hold spaces, quotes and `$`.
             shell_command: format!(
-                "exec '{}' -D '{}' -p {port} -k '{}' {conf}",
-                self.bin.join("postgres").display(),
-                self.data_dir.display(),
-                self.root.display()
+                "exec {} -D {} -p {port} -k {} {conf}",
+                shell_quote(&self.bin.join("postgres").display().to_string()),
+                shell_quote(&self.data_dir.display().to_string()),
+                shell_quote(&self.root.display().to_string())
             ),
             cwd: self.root.clone(),
             log: self.log_dir.join(format!("postgres-{port}.log")),
@@ -297,5 +343,34 @@ fn run_as_user() -> Result<Option<(u32, u32)>, HarnessError> {
         _ => Err(HarnessError::database(format!(
             "running as root needs the `postgres` user to own the cluster: apt-get install {SERVER_PACKAGE}"
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_folders_restbench_made_are_kept_and_reused() {
+        let t = tempfile::tempdir().unwrap();
+        // A user's own folder, empty or not, is refused and left as it was.
+        let own = t.path().join("own");
+        std::fs::create_dir(&own).unwrap();
+        assert!(check_keep_folder(&own).is_err());
+        std::fs::write(own.join("notes.txt"), "mine").unwrap();
+        let e = make_keep_folder(&own).unwrap_err().to_string();
+        assert!(e.contains("not made by restbench"), "{e}");
+        assert!(!own.join(KEEP_MARKER).exists());
+        // A file or a symlink in its place is refused too.
+        let link = t.path().join("link");
+        std::os::unix::fs::symlink(&own, &link).unwrap();
+        assert!(check_keep_folder(&link).is_err());
+        // A new folder (with its parents) is made and marked, then reused.
+        let new = t.path().join("a b").join("it's $HOME");
+        check_keep_folder(&new).unwrap();
+        assert_eq!(make_keep_folder(&new).unwrap(), new);
+        assert!(new.join(KEEP_MARKER).is_file());
+        check_keep_folder(&new).unwrap();
+        make_keep_folder(&new).unwrap();
     }
 }

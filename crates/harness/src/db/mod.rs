@@ -7,6 +7,6 @@ mod provision;
 mod seed;
 
 pub use client::{Database, redact};
-pub use cluster::{Cluster, SERVER_PACKAGE, find_server_binaries};
+pub use cluster::{Cluster, KEEP_MARKER, SERVER_PACKAGE, find_server_binaries};
 pub use provision::{Provision, provide};
 pub use seed::{SEED_DIGEST, UserRow, seed_digest, seed_rows};

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use restbench_loadgen::{HttpVersion, StopAt};
+use restbench_loadgen::{HttpVersion, LoadError, LoadSpec, StopAt, Target};
 use restbench_model::{Cell, Scenario, StudyInfo, Workload};
 
 use crate::cgroup::Backend;
@@ -44,6 +44,24 @@ impl Default for LoadShape {
             timeout: Duration::from_secs(2),
             pipeline: 1,
         }
+    }
+}
+
+impl LoadShape {
+    /// Checks the shape as the load engine would (flag ranges, open files), before anything is
+    /// built or started: a refused shape would otherwise fail every cell one by one.
+    pub fn check(&self) -> Result<(), LoadError> {
+        let mut spec = LoadSpec::get(Target::parse("http://127.0.0.1/")?);
+        spec.connections = self.connections;
+        spec.threads = self.threads;
+        spec.stop = self.stop;
+        spec.warmup = self.warmup;
+        spec.keepalive = self.keepalive;
+        spec.http_version = self.http_version;
+        spec.timeout = self.timeout;
+        spec.pipeline = self.pipeline;
+        spec.validate()?;
+        restbench_loadgen::ensure_open_files(spec.connections, spec.effective_threads())
     }
 }
 
@@ -139,4 +157,33 @@ pub trait Observer: Sync {
     fn load_progress(&self, _fraction: f64) {}
     fn cell_done(&self, cell: &Cell, done: usize, total: usize);
     fn note(&self, message: &str);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_are_checked_as_the_engine_checks_them() {
+        assert!(LoadShape::default().check().is_ok());
+        for shape in [
+            LoadShape {
+                connections: 0,
+                ..LoadShape::default()
+            },
+            LoadShape {
+                threads: 0,
+                ..LoadShape::default()
+            },
+            LoadShape {
+                stop: StopAt::Duration(Duration::ZERO),
+                ..LoadShape::default()
+            },
+        ] {
+            assert!(
+                matches!(shape.check(), Err(LoadError::InvalidSpec(_))),
+                "{shape:?}"
+            );
+        }
+    }
 }

@@ -88,7 +88,7 @@ pub fn start_subject(
     )?;
     let spec = SpawnSpec {
         name: subject.id.clone(),
-        shell_command: p.apply(&subject.start_command),
+        shell_command: p.apply_shell(&subject.start_command),
         cwd: subject.dir.clone(),
         env,
         cpus: Some(server_cpus.clone()),

@@ -16,12 +16,14 @@ mod study;
 mod subjects;
 mod verify;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::bail;
+use restbench_loadgen::LoadError;
+use restbench_model::io::RESULTS_FILE;
 
-use crate::cli::{Cli, Command, DbCommand, SubjectsDir};
+use crate::cli::{BadArgument, Cli, Command, DbCommand, SubjectsDir};
 
 /// Runs the chosen subcommand and returns the process exit code.
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -79,4 +81,31 @@ pub fn subjects_root(dir: &SubjectsDir) -> anyhow::Result<PathBuf> {
 /// Where `run` and `study` write by default: `results/` in the current folder.
 pub fn results_folder() -> PathBuf {
     std::env::current_dir().unwrap_or_default().join("results")
+}
+
+/// Refuses an output folder that already holds a run, unless `force`: the runner writes a fresh
+/// `results.json` at its start, and a finished run must never be lost to a reused `--out`.
+/// Checked before anything is built, started or calibrated.
+pub(crate) fn refuse_finished_run(dir: &Path, force: bool) -> anyhow::Result<()> {
+    let existing = dir.join(RESULTS_FILE);
+    // symlink_metadata: a results.json that is a (dangling) link is refused too.
+    if !force && existing.symlink_metadata().is_ok() {
+        return Err(BadArgument(format!(
+            "{} already holds a run ({RESULTS_FILE}); choose another --out, or pass --force to replace it",
+            dir.display()
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// A load the engine refuses as invalid is a bad argument (exit 2), as in `restbench load`;
+/// every other load error stays an error (exit 1).
+pub(crate) fn load_error(e: LoadError) -> anyhow::Error {
+    match e {
+        e @ (LoadError::InvalidSpec(_) | LoadError::InvalidUrl { .. }) => {
+            BadArgument(e.to_string()).into()
+        }
+        e => e.into(),
+    }
 }

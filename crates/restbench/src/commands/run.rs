@@ -18,12 +18,17 @@ use restbench_model::{CellStatus, RunResults, Workload};
 
 use super::progress::TerminalProgress;
 use super::verify::{parse_scenarios, parse_workloads};
-use crate::cli::RunArgs;
+use crate::cli::{BadArgument, RunArgs};
 use crate::signals;
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let stop = signals::stop_flag()?;
     let root = super::subjects_root(&args.dir)?;
+    let out_dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| super::results_folder().join(utc_stamp()));
+    super::refuse_finished_run(&out_dir, args.force)?;
     let exports = super::output::open_exports(&args.export)?;
     let subjects = subject::select(subject::discover(&root)?, &args.subjects)?;
     let workloads = parse_workloads(&args.workloads)?;
@@ -49,10 +54,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         },
         ..LoadShape::default()
     };
-    let out_dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| super::results_folder().join(utc_stamp()));
+    shape.check().map_err(super::load_error)?;
     let cache = restbench_harness::prepare::cache_dir(&root);
     let needs_db = workloads.iter().any(|w| w.needs_database())
         && subjects
@@ -115,7 +117,7 @@ pub(crate) fn machine(
     let available = available_cpus();
     let placement = match loadgen_cpus {
         Some(list) => Placement::with_loadgen(&available, list)
-            .map_err(|e| anyhow::anyhow!("--loadgen-cpus: {e}"))?,
+            .map_err(|e| BadArgument(format!("--loadgen-cpus {list}: {e}")))?,
         None => Placement::split(&available),
     };
     let backend = if no_cgroups {

@@ -47,6 +47,27 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
     let base_out = args.out.clone().unwrap_or_else(|| {
         super::results_folder().join(format!("study-{}-{}", args.study, utc_stamp()))
     });
+    let out_dir_of = |id: &str| {
+        if args.study == "all" {
+            base_out.join(id)
+        } else {
+            base_out.clone()
+        }
+    };
+    let shape_of = |id: &str| {
+        let (mut shape, shortening) = study_shape(id, length, placement.loadgen.len());
+        if let Some(d) = args.duration
+            && let StopAt::Duration(_) = shape.stop
+        {
+            shape.stop = StopAt::Duration(d);
+        }
+        (shape, shortening)
+    };
+    // Every study's folder and shape before the first one starts: nothing is lost or half run.
+    for id in ids.iter().map(String::as_str) {
+        super::refuse_finished_run(&out_dir_of(id), args.force)?;
+        shape_of(id).0.check().map_err(super::load_error)?;
+    }
     let mut finished: Vec<(PathBuf, RunResults)> = Vec::new();
     let mut exit = ExitCode::SUCCESS;
     for id in ids.iter().map(String::as_str) {
@@ -56,11 +77,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
         let Some(study) = published_study(id) else {
             continue;
         };
-        let out_dir = if args.study == "all" {
-            base_out.join(id)
-        } else {
-            base_out.clone()
-        };
+        let out_dir = out_dir_of(id);
         let (entries, missing) = study_entries(&study, &subjects, &args.subjects);
         for m in &missing {
             eprintln!("study {id}: no subject {m} in {}", root.display());
@@ -69,12 +86,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             .workload
             .parse()
             .with_context(|| format!("study {id} names an unknown workload"))?;
-        let (mut shape, shortening) = study_shape(id, length, placement.loadgen.len());
-        if let Some(d) = args.duration
-            && let StopAt::Duration(_) = shape.stop
-        {
-            shape.stop = StopAt::Duration(d);
-        }
+        let (shape, shortening) = shape_of(id);
         let repeats = args.repeats.unwrap_or(default_repeats(length)).max(1);
         let mut plan = RunPlan {
             kind: format!("study {id}"),
