@@ -162,7 +162,8 @@ impl Cluster {
         }
         if !cluster.data_dir.join("PG_VERSION").exists() {
             let pwfile = root.join("pwfile");
-            std::fs::write(&pwfile, PASSWORD)
+            // The folder may belong to postgres: never written through a link planted there.
+            crate::process::write_afresh(&pwfile, PASSWORD.as_bytes())
                 .map_err(|e| HarnessError::io("cannot write the password file", e))?;
             if let Some((uid, gid)) = user {
                 let _ = nix::unistd::chown(&pwfile, Some(uid.into()), Some(gid.into()));
