@@ -31,7 +31,7 @@ mod support;
 
 use support::procs::{accepts, postgres_processes, wait_gone};
 use support::server::{TestServer, serve};
-use support::{failed_checks, passed_checks};
+use support::{failed_checks, lock_waiters, passed_checks, subjects_root};
 
 /// The longest any single `/users` request may take while the database is down or busy: the
 /// contract's pool acquire timeout is ~2 s.
@@ -328,13 +328,6 @@ fn the_verifier_fails_a_server_that_caches_the_users() {
 // ---------------------------------------------------------------------------------------------
 // Real subjects
 
-fn subjects_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../subjects")
-        .canonicalize()
-        .unwrap()
-}
-
 /// Loads and builds a subject (cached: a second prepare of an unchanged folder is instant).
 fn prepared(id: &str) -> (Subject, PathBuf) {
     let root = subjects_root();
@@ -571,18 +564,6 @@ fn rust_reference_survives_a_database_outage() {
 
 // ---------------------------------------------------------------------------------------------
 // 5. An exhausted pool
-
-/// Backends of database `restbench` waiting for a lock.
-fn lock_waiters(client: &mut postgres::Client) -> i64 {
-    client
-        .query_one(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = 'restbench' \
-             AND wait_event_type = 'Lock'",
-            &[],
-        )
-        .map(|r| r.get(0))
-        .unwrap_or(0)
-}
 
 fn answers_503_when_its_pool_is_exhausted(id: &str) {
     let logs = tempfile::tempdir().unwrap();

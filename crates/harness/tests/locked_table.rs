@@ -7,7 +7,6 @@
 //! CI does). Every test has its own cluster, ports and folders, so they run in parallel; every
 //! wait is bounded.
 
-use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -20,28 +19,13 @@ use restbench_harness::runner::{StartOptions, start_subject};
 use restbench_harness::subject::Subject;
 use restbench_model::Scenario;
 
+mod support;
+
+use support::{lock_waiters, subjects_root};
+
 /// The longest a `/users` request may take while the table is locked: the subjects' statement
 /// timeout is 2 s.
 const ANSWER_BOUND: Duration = Duration::from_secs(5);
-
-fn subjects_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../subjects")
-        .canonicalize()
-        .unwrap()
-}
-
-/// Backends of database `restbench` waiting for a lock.
-fn lock_waiters(client: &mut postgres::Client) -> i64 {
-    client
-        .query_one(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = 'restbench' \
-             AND wait_event_type = 'Lock'",
-            &[],
-        )
-        .map(|r| r.get(0))
-        .unwrap_or(0)
-}
 
 fn answers_503_while_the_table_is_locked(id: &str) {
     let logs = tempfile::tempdir().unwrap();

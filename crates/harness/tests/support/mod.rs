@@ -6,7 +6,29 @@
 pub mod procs;
 pub mod server;
 
+use std::path::{Path, PathBuf};
+
 use restbench_model::{Finding, FindingLevel};
+
+/// The repository's `subjects/` folder.
+pub fn subjects_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../subjects")
+        .canonicalize()
+        .unwrap()
+}
+
+/// Backends of database `restbench` waiting for a lock.
+pub fn lock_waiters(client: &mut postgres::Client) -> i64 {
+    client
+        .query_one(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = 'restbench' \
+             AND wait_event_type = 'Lock'",
+            &[],
+        )
+        .map(|r| r.get(0))
+        .unwrap_or(0)
+}
 
 /// The failed checks as `check: message`, for assertions and their messages.
 pub fn failed_checks(findings: &[Finding]) -> Vec<String> {
