@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ErrorCounts, Flag, LatencySummary, Scenario, StudyInfo, Workload};
+use crate::{Capacity, ErrorCounts, Flag, LatencySummary, RateStep, Scenario, StudyInfo, Workload};
 
 /// A whole run: the machine it ran on and one entry per cell (subject × workload × scenario).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -109,6 +109,13 @@ pub struct Cell {
     /// Seconds of time warm-up before measuring: slices repeat until the rate settles.
     #[serde(default)]
     pub warmup_s: f64,
+    /// The capacity under the run's SLO (`--mode capacity|both`), open loop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<Capacity>,
+    /// One open-loop step per `--at-rate`, in the order asked: what the server spent at a load
+    /// every cell is given alike. A rate it could not hold is kept, with `pass: false`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub at_rate: Vec<RateStep>,
 }
 
 /// Who a cell measured, as the subject's manifest names it.
@@ -157,6 +164,8 @@ impl Cell {
             histogram: None,
             placement: CellPlacement::default(),
             warmup_s: 0.0,
+            capacity: None,
+            at_rate: Vec::new(),
         }
     }
 

@@ -6,8 +6,9 @@
 //! The modules form layers, each using only those above it:
 //! - leaves: [`escape`], [`units`], [`noise`], [`cells`], [`vocabulary`];
 //! - computing (data in, data out, no markup): [`mod@compare`], [`ratios`];
-//! - rendering: [`text`], [`markdown`], [`html`].
+//! - rendering: [`text`], [`capacity_text`], [`markdown`], [`html`].
 
+pub mod capacity_text;
 pub mod cells;
 pub mod compare;
 pub mod escape;
