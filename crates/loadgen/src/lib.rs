@@ -28,6 +28,6 @@ pub use engine::{Progress, ensure_open_files, run};
 pub use error::LoadError;
 pub use outcome::LoadOutcome;
 pub use spec::{
-    HttpVersion, LoadSpec, MAX_BODY, MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS, StopAt,
+    HttpVersion, LoadSpec, MAX_BODY, MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS, RATE_RANGE, StopAt,
 };
 pub use target::Target;

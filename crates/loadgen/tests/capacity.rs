@@ -179,3 +179,30 @@ fn a_generator_at_its_cpu_budget_makes_the_capacity_a_floor() {
     assert_eq!(c.bound_by, BoundBy::Generator, "{}", c.reason);
     assert!(c.is_floor());
 }
+
+#[test]
+fn an_equal_load_step_records_achieved_against_target_and_a_rate_not_held() {
+    // 2 ms of CPU per request, one at a time: at most 500/s on any machine.
+    let one_at_a_time = Arc::new(Mutex::new(()));
+    let server = TestServer::start(move |_, _| {
+        let _only = one_at_a_time.lock().unwrap();
+        spin(2_000);
+        Action::Send(ok("done"))
+    });
+    // No SLO: an equal-load point is judged on the rate it held.
+    let mut s = spec(&server, &[]);
+    s.step_duration = Duration::from_millis(600);
+    let easy = at(&s, 100.0);
+    assert_eq!(easy.target_rps, 100.0);
+    assert!(easy.achieved_rps > 0.0 && easy.requests > 0);
+    assert!(easy.pass, "{easy:?}");
+    let too_much = at(&s, 2_000.0);
+    assert_eq!(too_much.target_rps, 2_000.0);
+    assert!(too_much.achieved_rps < 0.97 * 2_000.0, "{too_much:?}");
+    assert!(!too_much.pass);
+    assert!(
+        too_much.failed.iter().any(|f| f.starts_with("held")),
+        "{:?}",
+        too_much.failed
+    );
+}

@@ -91,7 +91,42 @@ pub struct StudyArgs {
     #[arg(long)]
     pub no_cgroups: bool,
     #[command(flatten)]
+    pub open_loop: OpenLoopArgs,
+    #[command(flatten)]
     pub dir: SubjectsDir,
+}
+
+/// What each cell measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeArg {
+    /// Closed loop at saturation (the seeds' measure).
+    Throughput,
+    /// The capacity under --slo, open loop.
+    Capacity,
+    /// Throughput, then capacity.
+    Both,
+}
+
+/// Open-loop measures of `run` and `study`: capacity under an SLO, and equal-load rates.
+#[derive(Debug, Args, Clone)]
+pub struct OpenLoopArgs {
+    /// What each cell measures (default: throughput; both when --slo is given).
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
+    /// An SLO clause (repeatable): p50|p90|p99|p99.9<=DURATION or errors<=PERCENT%; the capacity
+    /// is the highest rate meeting every clause.
+    #[arg(long, value_name = "CLAUSE")]
+    pub slo: Vec<String>,
+    /// Load every cell at these open-loop rates too (req/s, comma-separated), with the server's
+    /// CPU per request at each; a rate a cell cannot hold is recorded as not held.
+    #[arg(long, value_delimiter = ',', value_name = "RATES")]
+    pub at_rate: Vec<f64>,
+    /// Measured time of each open-loop step (default 3s; 1s with --quick).
+    #[arg(long, value_parser = parse_duration)]
+    pub step_duration: Option<Duration>,
+    /// Stop the capacity search when a passing and a failing rate are this close.
+    #[arg(long, value_parser = parse_percent, default_value = "2%")]
+    pub resolution: f64,
 }
 
 /// `restbench compare`.
@@ -186,6 +221,8 @@ pub struct RunArgs {
     /// generator's CPU alone).
     #[arg(long)]
     pub no_calibrate: bool,
+    #[command(flatten)]
+    pub open_loop: OpenLoopArgs,
     #[command(flatten)]
     pub dir: SubjectsDir,
 }

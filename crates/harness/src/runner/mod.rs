@@ -8,6 +8,7 @@
 
 pub mod limits;
 pub mod measure;
+pub mod open_loop;
 pub mod plan;
 pub mod start;
 pub mod verdict;
@@ -24,7 +25,7 @@ use restbench_model::{
 
 pub use limits::{limit_held, scenario_limit};
 pub use measure::{Measurement, ServerSample, warmup_settled};
-pub use plan::{LoadShape, Observer, RunEntry, RunPlan};
+pub use plan::{LoadShape, Mode, Observer, OpenLoop, RunEntry, RunPlan};
 pub use start::{RunningSubject, StartOptions, start_subject};
 pub use verdict::is_client_bound;
 
@@ -202,19 +203,48 @@ pub fn run(
                     cell.findings = findings;
                 } else {
                     cell.findings = findings;
-                    match measure::measure(plan, &mut server, *w, subject, scenario, stop, observer)
-                    {
-                        Ok(Some(m)) => verdict::fill_cell(
-                            &mut cell,
-                            m,
-                            &plan.placement,
-                            &server.limit,
-                            plan.loadgen_ceiling_rps,
-                        ),
-                        Ok(None) => break 'subjects, // interrupted: the cell in flight is dropped
-                        Err(e) => {
-                            cell.status = CellStatus::Failed;
-                            cell.reason = Some(chain(&e));
+                    let mode = plan.open_loop.mode;
+                    if mode.throughput() {
+                        match measure::measure(
+                            plan,
+                            &mut server,
+                            *w,
+                            subject,
+                            scenario,
+                            stop,
+                            observer,
+                        ) {
+                            Ok(Some(m)) => verdict::fill_cell(
+                                &mut cell,
+                                m,
+                                &plan.placement,
+                                &server.limit,
+                                plan.loadgen_ceiling_rps,
+                            ),
+                            Ok(None) => break 'subjects, // interrupted: the cell in flight is dropped
+                            Err(e) => {
+                                cell.status = CellStatus::Failed;
+                                cell.reason = Some(chain(&e));
+                            }
+                        }
+                    }
+                    if cell.status == CellStatus::Ok && plan.open_loop.any() {
+                        match open_loop::measure_open_loop(
+                            plan,
+                            &mut server,
+                            *w,
+                            subject,
+                            scenario,
+                            mode.throughput(),
+                            stop,
+                            observer,
+                        ) {
+                            Ok(Some(r)) => verdict::fill_open_loop(&mut cell, r, &server.limit),
+                            Ok(None) => break 'subjects,
+                            Err(e) => {
+                                cell.status = CellStatus::Failed;
+                                cell.reason = Some(format!("open-loop measure: {}", chain(&e)));
+                            }
                         }
                     }
                 }

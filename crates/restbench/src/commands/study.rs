@@ -15,7 +15,7 @@ use restbench_model::time::utc_stamp;
 use restbench_model::{CellStatus, RunResults, Workload};
 
 use super::progress::TerminalProgress;
-use super::run::{calibrate, database, machine};
+use super::run::{calibrate, database, machine, open_loop};
 use crate::cli::StudyArgs;
 use crate::signals;
 
@@ -79,6 +79,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             shape.stop = StopAt::Duration(d);
         }
         let repeats = args.repeats.unwrap_or(default_repeats(length)).max(1);
+        let open_loop = open_loop(&args.open_loop, length == Length::Quick)?;
         let mut plan = RunPlan {
             kind: format!("study {id}"),
             entries,
@@ -94,6 +95,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             db_pool_total: 100,
             note: None,
             study: study_info(id, length, &shortening, &placement, repeats),
+            open_loop,
         };
         let total = plan.cells();
         if total == 0 {
