@@ -99,3 +99,8 @@ pub fn status_word(s: CellStatus) -> &'static str {
         CellStatus::Skipped => "skipped",
     }
 }
+
+/// A cell measured only open loop (`--mode capacity`): no closed-loop figures to show or chart.
+pub fn open_loop_only(c: &Cell) -> bool {
+    c.repeats.is_empty() && (c.capacity.is_some() || !c.at_rate.is_empty())
+}

@@ -5,7 +5,7 @@
 //!
 //! The modules form layers, each using only those above it:
 //! - leaves: [`escape`], [`units`], [`noise`], [`cells`], [`vocabulary`];
-//! - computing (data in, data out, no markup): [`mod@compare`], [`ratios`];
+//! - computing (data in, data out, no markup): [`mod@compare`], [`ratios`], [`open_loop`];
 //! - rendering: [`text`], [`capacity_text`], [`markdown`], [`html`].
 
 pub mod capacity_text;
@@ -15,6 +15,7 @@ pub mod escape;
 pub mod html;
 pub mod markdown;
 pub mod noise;
+pub mod open_loop;
 pub mod ratios;
 pub mod text;
 pub mod units;
