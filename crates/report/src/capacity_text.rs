@@ -5,7 +5,60 @@ use std::fmt::Write;
 
 use restbench_model::{BoundBy, Capacity, RateStep};
 
-use crate::units::{micros, thousands};
+use crate::compare::Comparison;
+use crate::units::{micros, ratio, thousands};
+
+/// The open-loop lines of a comparison (capacity and equal load per cell), for its text and
+/// Markdown; empty when neither run measured open loop.
+pub fn comparison_open_loop_lines(c: &Comparison) -> Vec<String> {
+    let mut out = Vec::new();
+    let rate = |r: Option<f64>, b: BoundBy| match (r, b) {
+        (None, _) => "none met".to_string(),
+        (Some(v), BoundBy::Server) => thousands(v),
+        (Some(v), _) => format!("≥ {}", thousands(v)),
+    };
+    for cell in &c.cells {
+        let who = format!(
+            "{} / {} / {}",
+            cell.key.label(),
+            cell.key.workload,
+            cell.key.scenario
+        );
+        if let Some(k) = &cell.capacity {
+            out.push(format!(
+                "capacity {who} under {}: A {} ({}), B {} ({}){}{}",
+                k.slo_a,
+                rate(k.a_rate, k.a_bound_by),
+                k.a_bound_by.name(),
+                rate(k.b_rate, k.b_bound_by),
+                k.b_bound_by.name(),
+                k.ratio
+                    .map_or(String::new(), |r| format!(", B÷A {}", ratio(r))),
+                k.note.as_ref().map_or(String::new(), |n| format!(" ({n})"))
+            ));
+        }
+        for r in &cell.at_rate {
+            let side = |held: bool, achieved: f64, cpu: Option<f64>| {
+                if held {
+                    cpu.map_or("held".to_string(), |v| format!("{v:.1} µs/req"))
+                } else {
+                    format!("not held ({} req/s)", thousands(achieved))
+                }
+            };
+            out.push(format!(
+                "equal load {who} at {} req/s: A {}, B {}{}",
+                thousands(r.target),
+                side(r.a_held, r.a_achieved, r.a_cpu_us_per_req),
+                side(r.b_held, r.b_achieved, r.b_cpu_us_per_req),
+                r.cpu_ratio.map_or(String::new(), |x| format!(
+                    ", server CPU/req B÷A {}",
+                    ratio(x)
+                ))
+            ));
+        }
+    }
+    out
+}
 
 /// The aligned header of a step line.
 pub fn step_header() -> String {

@@ -380,6 +380,13 @@ impl Comparison {
                 escape(c.note.as_deref().unwrap_or(""))
             );
         }
+        let open = crate::capacity_text::comparison_open_loop_lines(self);
+        if !open.is_empty() {
+            o.push_str("\n## Open loop\n\n");
+            for l in open {
+                let _ = writeln!(o, "- {}", escape(&l));
+            }
+        }
         for (title, list) in [
             ("Only in A", &self.only_in_a),
             ("Only in B", &self.only_in_b),

@@ -214,7 +214,7 @@ pub fn latency_throughput(cells: &[&Cell]) -> Option<LatencyThroughput> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::test_support::cell;
     use restbench_model::{Capacity, CapacityProbe, LatencySummary, Slo, StepServer};
