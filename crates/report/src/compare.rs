@@ -343,6 +343,7 @@ pub(crate) mod tests {
             protocol: Default::default(),
             cells,
             study: None,
+            noisy_machine: None,
         }
     }
 

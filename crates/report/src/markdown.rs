@@ -151,6 +151,13 @@ pub fn report(r: &RunResults) -> String {
         e.restbench_version,
         e.backend_reason
     );
+    if let Some(why) = &r.noisy_machine {
+        let _ = writeln!(
+            o,
+            "**Noisy machine** (`noisy_machine`): {}; read every figure with that noise in mind.\n",
+            escape(why)
+        );
+    }
     let p = &r.protocol;
     let shape = match (p.duration_s, p.requests) {
         (Some(d), _) => format!("{d}s per repeat"),

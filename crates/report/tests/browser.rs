@@ -400,6 +400,8 @@ fn sample() -> RunResults {
                 ("rust".into(), "rustc 1.95.0 (2026-03-21)".into()),
             ]),
             loadgen_ceiling_rps: Some(520_000.0),
+            loadgen_ceiling_start_rps: Some(520_000.0),
+            loadgen_ceiling_end_rps: Some(430_000.0),
         },
         protocol: RunProtocol {
             connections: 10,
@@ -421,6 +423,7 @@ fn sample() -> RunResults {
             true,
             "10 s per repeat instead of the seed's single 20 s run; 3 repeats",
         ),
+        noisy_machine: restbench_model::run::ceiling_drift(520_000.0, 430_000.0),
     }
 }
 
@@ -544,6 +547,10 @@ fn report_holds_every_chart_and_table_and_escapes_text() {
     );
     assert!(html.contains("not held"));
     assert!(html.contains("at saturation, closed loop, 10 connections"));
+    assert!(
+        html.contains("data-noisy-machine"),
+        "the drift of the ceiling is at the top"
+    );
     for kind in ["rps", "latency", "cpu", "memory"] {
         assert_eq!(
             html.matches(&format!("data-chart=\"{kind}\"")).count(),

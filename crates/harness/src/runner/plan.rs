@@ -126,6 +126,9 @@ pub struct RunPlan {
     pub backend: Backend,
     /// The generator's ceiling (req/s against a trivial server on the server CPUs), if calibrated.
     pub loadgen_ceiling_rps: Option<f64>,
+    /// How long one calibration runs, when the run calibrates: the loop calibrates again when a
+    /// cell beats the ceiling, and at the end to measure the machine's drift.
+    pub calibration: Option<Duration>,
     pub database_url: Option<String>,
     pub db_pool_total: u32,
     /// A sentence for the report about how this run differs from the defaults.

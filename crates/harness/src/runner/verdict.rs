@@ -145,7 +145,8 @@ pub fn fill_open_loop(cell: &mut Cell, r: OpenLoopResult, limit: &CellPlacement)
 }
 
 /// The generator, not the server, set the rate: it saturated its CPUs, or the rate came within
-/// 10 % of the generator's calibrated ceiling.
+/// 10 % of the generator's calibrated ceiling. A rate above the ceiling proves that calibration
+/// wrong: it never flags on a ceiling a cell has beaten.
 pub fn is_client_bound(
     rps: f64,
     loadgen_cores: f64,
@@ -153,7 +154,7 @@ pub fn is_client_bound(
     ceiling_rps: Option<f64>,
 ) -> bool {
     let saturated = !placement.shared && loadgen_cores >= 0.85 * placement.loadgen.len() as f64;
-    let near_ceiling = ceiling_rps.is_some_and(|c| c > 0.0 && rps >= 0.9 * c);
+    let near_ceiling = ceiling_rps.is_some_and(|c| c > 0.0 && rps >= 0.9 * c && rps <= c);
     saturated || near_ceiling
 }
 
@@ -222,6 +223,10 @@ mod tests {
             "near ceiling"
         );
         assert!(!is_client_bound(50_000.0, 0.5, &p, Some(100_000.0)));
+        assert!(
+            !is_client_bound(138_164.0, 0.5, &p, Some(93_592.0)),
+            "a cell faster than the ceiling proves the calibration wrong"
+        );
         // Sharing one CPU, saturation says nothing about who limited whom.
         let shared = Placement::split(&[0]);
         assert!(!is_client_bound(1000.0, 1.0, &shared, None));

@@ -191,6 +191,14 @@ fn header(o: &mut String, r: &RunResults, title: &str) {
         }),
         r.environment.cores
     );
+    if let Some(why) = &r.noisy_machine {
+        let _ = write!(
+            o,
+            "<p class=\"banner warn\" data-noisy-machine><b>Noisy machine.</b> {}; read every \
+             figure with that noise in mind.</p>",
+            escape(why)
+        );
+    }
     if r.interrupted {
         o.push_str("<p class=\"banner warn\"><b>Interrupted.</b> The run was cut short; only the finished cells are shown.</p>");
     }
@@ -379,6 +387,7 @@ mod tests {
             protocol: Default::default(),
             cells: vec![crate::test_support::cell("x", "echo", "one-cpu", 1000.0)],
             study: StudyInfo::new(id, true, "short"),
+            noisy_machine: None,
         };
         let (a, b) = (run("a"), run("b"));
         let html = render_many(&[&a, &b]);
@@ -421,6 +430,7 @@ mod tests {
                 shortened: false,
                 note: String::new(),
             }),
+            noisy_machine: None,
         };
         let html = render(&r);
         assert!(!html.contains("<img") && !html.contains("a<b>") && !html.contains("run <1>"));

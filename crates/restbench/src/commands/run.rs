@@ -94,6 +94,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         placement,
         backend,
         loadgen_ceiling_rps,
+        calibration: loadgen_ceiling_rps.map(|_| calibration_time(args.quick)),
         database_url: provision.url.clone(),
         db_pool_total: args.db_pool,
         note: args.quick.then(|| {
@@ -192,6 +193,11 @@ pub(crate) fn database(
     Ok(provision)
 }
 
+/// How long one calibration of the generator runs.
+pub(crate) fn calibration_time(quick: bool) -> Duration {
+    Duration::from_millis(if quick { 1000 } else { 3000 })
+}
+
 /// Measures the generator's ceiling against a trivial server with the run's shape.
 pub(crate) fn calibrate(
     placement: &Placement,
@@ -200,7 +206,7 @@ pub(crate) fn calibrate(
     stop: &AtomicBool,
     progress: &TerminalProgress,
 ) -> Option<f64> {
-    let duration = Duration::from_millis(if quick { 1000 } else { 3000 });
+    let duration = calibration_time(quick);
     match restbench_harness::calibrate::loadgen_ceiling(placement, shape, duration, stop) {
         Ok(c) => {
             progress.note(&format!(

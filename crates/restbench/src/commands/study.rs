@@ -15,7 +15,7 @@ use restbench_model::time::utc_stamp;
 use restbench_model::{CellStatus, RunResults, Workload};
 
 use super::progress::TerminalProgress;
-use super::run::{calibrate, database, machine, open_loop};
+use super::run::{calibrate, calibration_time, database, machine, open_loop};
 use crate::cli::StudyArgs;
 use crate::signals;
 
@@ -91,6 +91,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             placement: placement.clone(),
             backend: backend.clone(),
             loadgen_ceiling_rps: None,
+            calibration: None,
             database_url: None,
             db_pool_total: 100,
             note: None,
@@ -120,6 +121,9 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             &stop,
             &progress,
         );
+        plan.calibration = plan
+            .loadgen_ceiling_rps
+            .map(|_| calibration_time(length == Length::Quick));
         let result = runner::run(&plan, &stop, &progress);
         progress.finish();
         drop(provision);
