@@ -50,6 +50,8 @@ pub fn describe(placement: &Placement, backend: &Backend) -> Environment {
         server_cpus: placement.server.iter().map(|&c| c as u32).collect(),
         toolchains: BTreeMap::new(),
         loadgen_ceiling_rps: None,
+        loadgen_ceiling_start_rps: None,
+        loadgen_ceiling_end_rps: None,
     }
 }
 

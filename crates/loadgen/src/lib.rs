@@ -10,6 +10,7 @@
 //! The engine spawns no processes and reads nothing from /proc; it keeps the CPU affinity of the
 //! thread that calls it, so callers pin it with `taskset` or `sched_setaffinity`.
 
+pub mod capacity;
 mod engine;
 mod error;
 mod outcome;
@@ -22,10 +23,11 @@ mod worker;
 
 pub mod trivial_server;
 
+pub use capacity::{CapacitySpec, search as capacity_search};
 pub use engine::{Progress, ensure_open_files, run};
 pub use error::LoadError;
 pub use outcome::LoadOutcome;
 pub use spec::{
-    HttpVersion, LoadSpec, MAX_BODY, MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS, StopAt,
+    HttpVersion, LoadSpec, MAX_BODY, MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS, RATE_RANGE, StopAt,
 };
 pub use target::Target;

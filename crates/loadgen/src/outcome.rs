@@ -186,6 +186,7 @@ impl LoadOutcome {
                 },
             },
             max_schedule_lag_us: self.max_lag.map(|d| d.as_micros() as u64),
+            capacity: None,
         }
     }
 }

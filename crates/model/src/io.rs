@@ -129,6 +129,7 @@ mod tests {
             protocol: Default::default(),
             cells: Vec::new(),
             study: None,
+            noisy_machine: None,
         };
         write_results(&d, &results).unwrap();
         assert_eq!(read_run(&d).unwrap(), results);

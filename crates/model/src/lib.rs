@@ -11,6 +11,7 @@
 //! here. Each top-level document carries [`SCHEMA_VERSION`]. Latency lives in HdrHistograms with the
 //! bounds of [`histogram`]; percentiles are always read from a (merged) histogram, never averaged.
 
+pub mod capacity;
 pub mod cpus;
 pub mod documents;
 pub mod flag;
@@ -24,6 +25,10 @@ pub mod scenario;
 pub mod time;
 pub mod workload;
 
+pub use capacity::{
+    BoundBy, Capacity, CapacityProbe, Percentile, RateStep, Slo, SloClause, SloParseError,
+    StepServer,
+};
 pub use documents::{SubjectCatalogue, SubjectEntry, VerifyOutcome, VerifyReport, Versioned};
 pub use flag::{Flag, Severity};
 pub use histogram::{HistogramError, LatencySummary};

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::LatencySummary;
+use crate::{Capacity, LatencySummary};
 
 /// What was asked of the load generator, echoed into its result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -137,6 +137,9 @@ pub struct LoadResult {
     pub loadgen_cpu: LoadgenCpu,
     /// With a rate: how far the generator fell behind its schedule at worst, in microseconds.
     pub max_schedule_lag_us: Option<u64>,
+    /// With `--slo`: the capacity search; the rest of the document is then its closed-loop probe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<Capacity>,
 }
 
 /// Per-thread request rates, as wrk's "Req/Sec" line: one sample per thread and whole second

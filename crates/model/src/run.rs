@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{ErrorCounts, Flag, LatencySummary, Scenario, StudyInfo, Workload};
+use crate::{Capacity, ErrorCounts, Flag, LatencySummary, RateStep, Scenario, StudyInfo, Workload};
 
 /// A whole run: the machine it ran on and one entry per cell (subject × workload × scenario).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -24,6 +24,10 @@ pub struct RunResults {
     /// looked up by its id in [`crate::published`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub study: Option<StudyInfo>,
+    /// The machine's own speed changed during the run (the generator's ceiling drifted beyond
+    /// 10 % between start and end): every figure carries that noise. Why, in a sentence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noisy_machine: Option<String>,
 }
 
 /// Facts about the machine and restbench, for reading figures later.
@@ -45,7 +49,15 @@ pub struct Environment {
     /// Toolchain versions, by language (`rust`: `rustc 1.95.0 …`).
     pub toolchains: BTreeMap<String, String>,
     /// The generator's own ceiling on this machine (req/s against a trivial server), when calibrated.
+    /// The best of every calibration of the run: a cell faster than the ceiling proves a
+    /// calibration wrong and calls for another.
     pub loadgen_ceiling_rps: Option<f64>,
+    /// The ceiling measured at the start and at the end of the run: a drift beyond 10 % marks the
+    /// run [`RunResults::noisy_machine`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loadgen_ceiling_start_rps: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loadgen_ceiling_end_rps: Option<f64>,
 }
 
 /// How each cell was loaded and repeated.
@@ -109,6 +121,13 @@ pub struct Cell {
     /// Seconds of time warm-up before measuring: slices repeat until the rate settles.
     #[serde(default)]
     pub warmup_s: f64,
+    /// The capacity under the run's SLO (`--mode capacity|both`), open loop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<Capacity>,
+    /// One open-loop step per `--at-rate`, in the order asked: what the server spent at a load
+    /// every cell is given alike. A rate it could not hold is kept, with `pass: false`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub at_rate: Vec<RateStep>,
 }
 
 /// Who a cell measured, as the subject's manifest names it.
@@ -157,6 +176,8 @@ impl Cell {
             histogram: None,
             placement: CellPlacement::default(),
             warmup_s: 0.0,
+            capacity: None,
+            at_rate: Vec::new(),
         }
     }
 
@@ -308,6 +329,25 @@ impl Finding {
     }
 }
 
+/// How far the generator's ceiling may drift between the start and the end of a run before the
+/// run counts as made on a noisy machine.
+pub const CEILING_DRIFT_LIMIT: f64 = 0.10;
+
+/// A sentence when the ceiling drifted beyond [`CEILING_DRIFT_LIMIT`] between `start` and `end`.
+pub fn ceiling_drift(start: f64, end: f64) -> Option<String> {
+    if start <= 0.0 || end <= 0.0 {
+        return None;
+    }
+    let drift = (end - start).abs() / start;
+    (drift > CEILING_DRIFT_LIMIT).then(|| {
+        format!(
+            "the generator's ceiling moved {:.0} % during the run ({start:.0} req/s at the start, \
+             {end:.0} at the end): the machine's speed changed under the figures",
+            drift * 100.0
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,5 +377,18 @@ mod tests {
         let back: Cell = serde_json::from_value(future).unwrap();
         assert_eq!(back.known_flags(), vec![Flag::ClientBound]);
         assert!(back.has_flag(Flag::ClientBound) && !back.has_flag(Flag::Noisy));
+    }
+
+    #[test]
+    fn a_ceiling_that_drifts_beyond_ten_percent_marks_a_noisy_machine() {
+        assert!(ceiling_drift(100_000.0, 95_000.0).is_none());
+        assert!(ceiling_drift(100_000.0, 109_000.0).is_none());
+        let why = ceiling_drift(82_000.0, 123_000.0).unwrap();
+        assert!(why.contains("50 %"), "{why}");
+        assert!(ceiling_drift(100_000.0, 80_000.0).is_some());
+        assert!(
+            ceiling_drift(0.0, 80_000.0).is_none(),
+            "no calibration, no verdict"
+        );
     }
 }

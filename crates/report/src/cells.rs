@@ -114,3 +114,8 @@ pub fn cv_text(c: &Cell) -> String {
         format!("{:.1}%", c.rps.cv * 100.0)
     }
 }
+
+/// A cell measured only open loop (`--mode capacity`): no closed-loop figures to show or chart.
+pub fn open_loop_only(c: &Cell) -> bool {
+    c.repeats.is_empty() && (c.capacity.is_some() || !c.at_rate.is_empty())
+}

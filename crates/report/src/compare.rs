@@ -6,10 +6,10 @@
 
 use std::collections::BTreeMap;
 
-use restbench_model::{Cell, CellStatus, RunResults};
+use restbench_model::{BoundBy, Cell, CellStatus, RunResults};
 use serde::{Deserialize, Serialize};
 
-use crate::cells::{cell_labels, first_line, status_word};
+use crate::cells::{cell_labels, first_line, open_loop_only, status_word};
 pub use crate::noise::{MIN_CHANGE, Verdict, beyond_noise, verdict};
 
 /// Which cell: subject × workload × scenario, and the settings label when one run holds the same
@@ -54,6 +54,42 @@ pub struct ComparedCell {
     /// Why the cell is not comparable, or flags that weaken the verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Both runs searched this cell's capacity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<ComparedCapacity>,
+    /// The equal-load rates both runs loaded this cell at.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub at_rate: Vec<ComparedRate>,
+}
+
+/// A cell's capacity in both runs. The ratio is given only when both are the server's under the
+/// same SLO: a floor compared with anything says nothing about the server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComparedCapacity {
+    pub slo_a: String,
+    pub slo_b: String,
+    pub a_rate: Option<f64>,
+    pub b_rate: Option<f64>,
+    pub a_bound_by: BoundBy,
+    pub b_bound_by: BoundBy,
+    /// B's capacity ÷ A's.
+    pub ratio: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// A cell at one equal-load rate in both runs. The CPU ratio is given only when both held it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComparedRate {
+    pub target: f64,
+    pub a_achieved: f64,
+    pub b_achieved: f64,
+    pub a_held: bool,
+    pub b_held: bool,
+    pub a_cpu_us_per_req: Option<f64>,
+    pub b_cpu_us_per_req: Option<f64>,
+    /// B's server CPU µs per request ÷ A's (below 1 is better).
+    pub cpu_ratio: Option<f64>,
 }
 
 /// Where a run came from, for the heading.
@@ -172,6 +208,8 @@ fn compare_cell(key: CellKey, a: &Cell, b: &Cell) -> ComparedCell {
         cpu_us_per_req_ratio: None,
         verdict: Verdict::NotComparable,
         note: None,
+        capacity: None,
+        at_rate: Vec::new(),
     };
     if !(ok_a && ok_b) {
         let why = |side: &str, c: &Cell| {
@@ -191,6 +229,16 @@ fn compare_cell(key: CellKey, a: &Cell, b: &Cell) -> ComparedCell {
         out.note = Some(notes.join("; "));
         return out;
     }
+    out.capacity = compare_capacity(a, b);
+    out.at_rate = compare_rates(a, b);
+    if open_loop_only(a) || open_loop_only(b) {
+        out.a_rps = None;
+        out.b_rps = None;
+        out.a_p99_us = None;
+        out.b_p99_us = None;
+        out.note = Some("measured open loop only in one run: see capacity and equal load".into());
+        return out;
+    }
     out.rps_ratio = div(b.rps.median, a.rps.median);
     out.p99_ratio = div(b.latency_us.p99 as f64, a.latency_us.p99 as f64);
     out.cpu_us_per_req_ratio = match (out.b_cpu_us_per_req, out.a_cpu_us_per_req) {
@@ -208,6 +256,59 @@ fn compare_cell(key: CellKey, a: &Cell, b: &Cell) -> ComparedCell {
         out.note = Some(flags.join("; "));
     }
     out
+}
+
+fn compare_capacity(a: &Cell, b: &Cell) -> Option<ComparedCapacity> {
+    let (ca, cb) = (a.capacity.as_ref()?, b.capacity.as_ref()?);
+    let same_slo = ca.slo == cb.slo;
+    let both_server = ca.bound_by.is_server() && cb.bound_by.is_server();
+    let ratio = match (ca.rate, cb.rate) {
+        (Some(x), Some(y)) if same_slo && both_server && x > 0.0 => Some(y / x),
+        _ => None,
+    };
+    let note = if !same_slo {
+        Some(format!("different SLOs: {} and {}", ca.slo, cb.slo))
+    } else if !both_server {
+        Some("a floor (bound by the generator or the search) on one side: no ratio".into())
+    } else {
+        None
+    };
+    Some(ComparedCapacity {
+        slo_a: ca.slo.to_string(),
+        slo_b: cb.slo.to_string(),
+        a_rate: ca.rate,
+        b_rate: cb.rate,
+        a_bound_by: ca.bound_by,
+        b_bound_by: cb.bound_by,
+        ratio,
+        note,
+    })
+}
+
+fn compare_rates(a: &Cell, b: &Cell) -> Vec<ComparedRate> {
+    a.at_rate
+        .iter()
+        .filter_map(|sa| {
+            let sb = b.at_rate.iter().find(|s| s.target_rps == sa.target_rps)?;
+            let cpu = |s: &restbench_model::RateStep| {
+                s.server.map(|v| v.cpu_us_per_req).filter(|v| *v > 0.0)
+            };
+            let (ua, ub) = (cpu(sa), cpu(sb));
+            Some(ComparedRate {
+                target: sa.target_rps,
+                a_achieved: sa.achieved_rps,
+                b_achieved: sb.achieved_rps,
+                a_held: sa.pass,
+                b_held: sb.pass,
+                a_cpu_us_per_req: ua,
+                b_cpu_us_per_req: ub,
+                cpu_ratio: match (ua, ub) {
+                    (Some(x), Some(y)) if sa.pass && sb.pass => Some(y / x),
+                    _ => None,
+                },
+            })
+        })
+        .collect()
 }
 
 impl Comparison {
@@ -242,11 +343,47 @@ pub(crate) mod tests {
             protocol: Default::default(),
             cells,
             study: None,
+            noisy_machine: None,
         }
     }
 
     /// Two runs: a slower cell, two variants listed in the other order, a cell that failed in B,
     /// and one cell only in each run. The renderers' tests use it too.
+    #[test]
+    fn capacity_and_equal_load_compare_only_like_with_like() {
+        use crate::open_loop::tests::with_open_loop;
+        use restbench_model::BoundBy;
+        let a = run(vec![
+            with_open_loop("x", 10_000.0, BoundBy::Server),
+            with_open_loop("y", 30_000.0, BoundBy::Server),
+        ]);
+        let b = run(vec![
+            with_open_loop("x", 12_000.0, BoundBy::Server),
+            with_open_loop("y", 40_000.0, BoundBy::Generator),
+        ]);
+        let c = compare(&a, &b);
+        let x = c.cells[0].capacity.as_ref().unwrap();
+        assert!((x.ratio.unwrap() - 1.2).abs() < 1e-9);
+        let y = c.cells[1].capacity.as_ref().unwrap();
+        assert_eq!(y.ratio, None, "a floor gives no ratio");
+        assert!(y.note.as_deref().unwrap().contains("floor"));
+        // x could not hold 20,000/s in either run: no CPU ratio at that rate.
+        assert_eq!(c.cells[0].at_rate.len(), 1);
+        assert_eq!(c.cells[0].at_rate[0].cpu_ratio, None);
+        assert!(c.cells[1].at_rate[0].cpu_ratio.is_some());
+        let text = c.to_text();
+        assert!(
+            text.contains("capacity x / plaintext / single-thread under p99<=5ms"),
+            "{text}"
+        );
+        assert!(text.contains("≥ 40,000 (generator)"), "{text}");
+        assert!(text.contains("not held"), "{text}");
+        assert!(c.to_markdown().contains("## Open loop"));
+        // The JSON carries both.
+        let json = serde_json::to_value(&c).unwrap();
+        assert!(json["cells"][0]["capacity"]["ratio"].is_number());
+    }
+
     pub(crate) fn sample() -> Comparison {
         let mut failed = cell("node-http", "echo", "all-cores", 0.0);
         failed.status = CellStatus::Failed;

@@ -5,11 +5,13 @@
 //!
 //! The modules form layers, each using only those above it:
 //! - leaves: [`escape`], [`units`], [`noise`], [`cells`], [`vocabulary`], [`document`];
-//! - computing (data in, data out, no markup): [`mod@compare`], [`load_compare`], [`ratios`];
-//! - rendering: [`text`], [`markdown`], [`html`];
+//! - computing (data in, data out, no markup): [`mod@compare`], [`load_compare`], [`ratios`],
+//!   [`open_loop`];
+//! - rendering: [`text`], [`capacity_text`], [`markdown`], [`html`];
 //! - exporting: [`export`] (`--export-json`, `--export-csv`, `--export-markdown`), over the
 //!   renderers; the only module that writes files, and only those it was given.
 
+pub mod capacity_text;
 pub mod cells;
 pub mod compare;
 pub mod document;
@@ -19,6 +21,7 @@ pub mod html;
 pub mod load_compare;
 pub mod markdown;
 pub mod noise;
+pub mod open_loop;
 pub mod ratios;
 pub mod text;
 pub mod units;
@@ -83,6 +86,7 @@ pub(crate) mod test_support {
             thread_rps: Default::default(),
             loadgen_cpu: Default::default(),
             max_schedule_lag_us: None,
+            capacity: None,
         }
     }
 

@@ -5,30 +5,39 @@ use std::fmt::Write;
 
 use restbench_model::{Cell, CellStatus, FindingLevel, RunResults, StudyInfo};
 
-use crate::cells::{cell_labels, cv_text, first_line, per_cpu_second, per_mb, status_word};
+use crate::cells::{
+    cell_labels, cv_text, first_line, open_loop_only, per_cpu_second, per_mb, status_word,
+};
 use crate::compare::{Comparison, Verdict};
 pub use crate::escape::markdown as escape;
 use crate::load_compare::LoadComparison;
+use crate::open_loop::{capacity_rows, equal_load_rows};
 use crate::ratios::{self, row_label};
 use crate::text::{
     comparison_heading, comparison_rows, comparison_summary, load_label, load_verdict_line,
     metric_value,
 };
-use crate::units::{bytes, micros_short, ratio, thousands};
-use crate::vocabulary::markdown_flag_legend;
+use crate::units::{bytes, micros, micros_short, ratio, thousands};
+use crate::vocabulary::{closed_loop_latency, markdown_flag_legend};
 
 /// The summary table, one row per cell.
 pub fn cell_table(cells: &[&Cell]) -> String {
     let mut o = String::new();
     o.push_str(
-        "| subject | workload | scenario | status | req/s (median) | cv | p50 | p99 | \
+        "| subject | workload | scenario | status | req/s (median) | cv | p50 closed loop | p99 closed loop | \
         errors | server CPU | server µs/req | RSS peak | req per CPU-s | req/s per MB | flags |\n",
     );
     o.push_str("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     let labels = cell_labels(cells);
     for (c, l) in cells.iter().zip(&labels) {
         let subject = escape(&l.label);
-        if c.status == CellStatus::Ok {
+        if c.status == CellStatus::Ok && open_loop_only(c) {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | ok | – | – | – | – | – | – | – | – | – | – | open loop only: see capacity / equal load |",
+                subject, c.workload, c.scenario
+            );
+        } else if c.status == CellStatus::Ok {
             let _ = writeln!(
                 o,
                 "| {} | {} | {} | ok | {} | {} | {} | {} | {} | {:.2} cores | {:.1} | {} | {} | {} | {} |",
@@ -62,6 +71,72 @@ pub fn cell_table(cells: &[&Cell]) -> String {
     o
 }
 
+/// The capacity and equal-load tables of a workload's cells ("" when none has them).
+pub fn open_loop_tables(cells: &[&Cell]) -> String {
+    let mut o = String::new();
+    let caps = capacity_rows(cells);
+    if !caps.is_empty() {
+        o.push_str(
+            "### Capacity under the SLO (open loop)\n\nThe highest rate whose every step met the \
+             SLO, latency from intended send times; `≥` marks a floor (bound by the generator, \
+             or the search ended before a rate failed), never the server's capacity.\n\n",
+        );
+        o.push_str(
+            "| subject | scenario | SLO | capacity req/s | bound by | server µs/req at capacity | p99 at capacity | steps |\n",
+        );
+        o.push_str("|---|---|---|---:|---|---:|---:|---:|\n");
+        for r in &caps {
+            let _ = writeln!(
+                o,
+                "| {} | {} | `{}` | {} | {} | {} | {} | {} |",
+                escape(&r.label),
+                r.scenario,
+                r.slo,
+                r.rate_text(thousands),
+                r.bound_by.name(),
+                r.cpu_us_per_req.map_or("–".into(), |v| format!("{v:.1}")),
+                r.p99_us.map_or("–".into(), |v| micros(v as f64)),
+                r.steps
+            );
+        }
+        o.push('\n');
+    }
+    let eq = equal_load_rows(cells);
+    if !eq.is_empty() {
+        o.push_str(
+            "### Equal load (open loop)\n\nEvery cell at the same constant rate: the server's \
+             CPU per request where it held the rate; a rate not held is shown as such.\n\n",
+        );
+        o.push_str(
+            "| subject | scenario | target req/s | achieved req/s | held | server µs/req | server CPU | p50 | p99 | errors | RSS peak |\n",
+        );
+        o.push_str("|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|\n");
+        for r in &eq {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2}% | {} |",
+                escape(&r.label),
+                r.scenario,
+                thousands(r.target),
+                thousands(r.achieved),
+                if r.held {
+                    "yes".to_string()
+                } else {
+                    format!("**no**: {}", escape(&r.failed.join("; ")))
+                },
+                r.cpu_us_per_req.map_or("–".into(), |v| format!("{v:.1}")),
+                r.cpu_cores.map_or("–".into(), |v| format!("{v:.2} cores")),
+                micros(r.p50_us as f64),
+                micros(r.p99_us as f64),
+                r.errors_percent,
+                r.rss_peak_bytes.map_or("–".into(), |v| bytes(v as f64)),
+            );
+        }
+        o.push('\n');
+    }
+    o
+}
+
 /// The whole `report.md`.
 pub fn report(r: &RunResults) -> String {
     let mut o = String::new();
@@ -82,6 +157,13 @@ pub fn report(r: &RunResults) -> String {
         e.restbench_version,
         e.backend_reason
     );
+    if let Some(why) = &r.noisy_machine {
+        let _ = writeln!(
+            o,
+            "**Noisy machine** (`noisy_machine`): {}; read every figure with that noise in mind.\n",
+            escape(why)
+        );
+    }
     let p = &r.protocol;
     let shape = match (p.duration_s, p.requests) {
         (Some(d), _) => format!("{d}s per repeat"),
@@ -122,8 +204,14 @@ pub fn report(r: &RunResults) -> String {
                 .then(b.rps.median.total_cmp(&a.rps.median))
         });
         let _ = writeln!(o, "## {w}\n");
+        let _ = writeln!(
+            o,
+            "Latency in this table: {}.\n",
+            closed_loop_latency(p.connections)
+        );
         o.push_str(&cell_table(&cells));
         o.push('\n');
+        o.push_str(&open_loop_tables(&cells));
     }
     if !e.toolchains.is_empty() {
         o.push_str("## Toolchains\n\n");
@@ -304,6 +392,13 @@ impl Comparison {
                 row[7],
                 escape(c.note.as_deref().unwrap_or(""))
             );
+        }
+        let open = crate::capacity_text::comparison_open_loop_lines(self);
+        if !open.is_empty() {
+            o.push_str("\n## Open loop\n\n");
+            for l in open {
+                let _ = writeln!(o, "- {}", escape(&l));
+            }
         }
         for (title, list) in [
             ("Only in A", &self.only_in_a),

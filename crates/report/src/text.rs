@@ -35,6 +35,13 @@ pub fn load_report(r: &LoadResult, distribution: bool) -> String {
         let _ = write!(shape, ", HTTP/1.0");
     }
     let _ = writeln!(o, "{shape}");
+    if s.rate.is_none() {
+        let _ = writeln!(
+            o,
+            "  Latency {} (a saturated queue: see --rate or --slo for latency at a given load)",
+            crate::vocabulary::closed_loop_latency(s.connections)
+        );
+    }
     let l = &r.latency_us;
     let within = histogram::decode(&r.histogram)
         .ok()
@@ -604,6 +611,13 @@ impl Comparison {
                 let _ = write!(l, "  ({n})");
             }
             let _ = writeln!(o, "{l}");
+        }
+        let open = crate::capacity_text::comparison_open_loop_lines(self);
+        if !open.is_empty() {
+            let _ = writeln!(o, "\nopen loop:");
+            for l in open {
+                let _ = writeln!(o, "  {l}");
+            }
         }
         for (title, list) in [
             ("only in A", &self.only_in_a),

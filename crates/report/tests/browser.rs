@@ -14,8 +14,9 @@ use std::time::{Duration, Instant};
 
 use restbench_model::histogram::{encode, new_latency_histogram};
 use restbench_model::{
-    Cell, CellStatus, CellSubject, Environment, ErrorCounts, Finding, LatencySummary, LoadgenUsage,
-    RepeatResult, RpsStats, RunProtocol, RunResults, SCHEMA_VERSION, ServerUsage, StudyInfo,
+    BoundBy, Capacity, CapacityProbe, Cell, CellStatus, CellSubject, Environment, ErrorCounts,
+    Finding, LatencySummary, LoadgenUsage, RateStep, RepeatResult, RpsStats, RunProtocol,
+    RunResults, SCHEMA_VERSION, ServerUsage, Slo, StepServer, StudyInfo,
 };
 
 /// A small deterministic generator (xorshift), so the histograms are the same every time.
@@ -346,6 +347,22 @@ fn sample() -> RunResults {
     cells[4]
         .findings
         .push(Finding::warn("date", "Date header <missing> & cached"));
+    // The echo single-thread group also ran open loop: one subject bound by the server, one whose
+    // capacity is the generator's floor, one that cannot hold the equal-load rate.
+    let mut open = 0;
+    for c in cells
+        .iter_mut()
+        .filter(|c| c.workload == "echo" && c.scenario == "single-thread")
+    {
+        let (rate, bound) = match open {
+            0 => (12_000.0, BoundBy::Server),
+            1 => (38_000.0, BoundBy::Generator),
+            _ => (8_000.0, BoundBy::Server),
+        };
+        with_open_loop(c, rate, bound);
+        open += 1;
+    }
+    assert!(open >= 3, "the sample has an echo single-thread group");
     cells.push(not_ok(
         "java-spring-boot",
         "echo",
@@ -383,6 +400,8 @@ fn sample() -> RunResults {
                 ("rust".into(), "rustc 1.95.0 (2026-03-21)".into()),
             ]),
             loadgen_ceiling_rps: Some(520_000.0),
+            loadgen_ceiling_start_rps: Some(520_000.0),
+            loadgen_ceiling_end_rps: Some(430_000.0),
         },
         protocol: RunProtocol {
             connections: 10,
@@ -404,7 +423,90 @@ fn sample() -> RunResults {
             true,
             "10 s per repeat instead of the seed's single 20 s run; 3 repeats",
         ),
+        noisy_machine: restbench_model::run::ceiling_drift(520_000.0, 430_000.0),
     }
+}
+
+/// One open-loop step with a histogram around `p99_us`.
+fn rate_step(target: f64, achieved: f64, p99_us: u64, pass: bool, saturated: bool) -> RateStep {
+    let mut rng = Rng(target as u64 | 1);
+    let mut h = new_latency_histogram();
+    for _ in 0..2_000 {
+        h.record(rng.latency(p99_us as f64 / 4.0, 0.6).max(1))
+            .unwrap();
+    }
+    let latency = LatencySummary {
+        p50: p99_us / 4,
+        p90: p99_us / 2,
+        p99: p99_us,
+        p999: p99_us * 2,
+        ..LatencySummary::from_histogram(&h)
+    };
+    RateStep {
+        target_rps: target,
+        achieved_rps: achieved,
+        duration_s: 3.0,
+        sent: (achieved * 3.0) as u64,
+        requests: (achieved * 3.0) as u64,
+        errors: ErrorCounts::default(),
+        errors_percent: 0.0,
+        latency_us: latency,
+        pass,
+        failed: if pass {
+            vec![]
+        } else {
+            vec![format!("p99<=5ms (was {p99_us}us)")]
+        },
+        loadgen_cpu_cores: if saturated { 1.95 } else { 0.4 },
+        generator_saturated: saturated,
+        max_schedule_lag_us: 0,
+        histogram: encode(&h),
+        server: Some(StepServer {
+            cpu_cores: 0.9,
+            cpu_us_per_req: 0.9e6 / achieved,
+            rss_peak_bytes: 20 << 20,
+            cgroup_memory_peak_bytes: None,
+        }),
+    }
+}
+
+/// Gives a cell a capacity search (bound by `bound`) and one equal-load point at 10,000/s.
+fn with_open_loop(c: &mut Cell, capacity: f64, bound: BoundBy) {
+    let saturated = bound == BoundBy::Generator;
+    let steps = vec![
+        rate_step(capacity * 1.3, capacity * 1.1, 40_000, false, saturated),
+        rate_step(capacity * 0.8, capacity * 0.8, 1_200, true, false),
+        rate_step(capacity * 1.05, capacity * 1.0, 9_000, false, saturated),
+        rate_step(capacity, capacity, 4_100, true, false),
+    ];
+    c.capacity = Some(Capacity {
+        slo: Slo::parse_all(&["p99<=5ms"]).unwrap(),
+        rate: Some(capacity),
+        bound_by: bound,
+        reason: format!("at {:.0} req/s the step failed", capacity * 1.05),
+        probe: CapacityProbe {
+            rps: capacity * 1.3,
+            connections: 10,
+            duration_s: 3.0,
+            loadgen_cpu_cores: 0.5,
+            generator_saturated: saturated,
+        },
+        resolution: 0.02,
+        hold_fraction: 0.97,
+        step_duration_s: 3.0,
+        step_warmup_s: 1.0,
+        generator_cores: Some(2.0),
+        steps,
+        interrupted: false,
+    });
+    let held = capacity >= 10_000.0;
+    c.at_rate = vec![rate_step(
+        10_000.0,
+        capacity.min(10_000.0),
+        if held { 900 } else { 60_000 },
+        held,
+        false,
+    )];
 }
 
 /// (workload, scenario) groups that have at least one measured cell, and all groups.
@@ -434,7 +536,20 @@ fn report_holds_every_chart_and_table_and_escapes_text() {
     let (measured, all) = group_counts(&r);
     assert_eq!(
         html.matches("<figure class=\"chart\"").count(),
-        4 * measured
+        4 * measured + 1
+    );
+    assert_eq!(html.matches("data-chart=\"latency-throughput\"").count(), 1);
+    assert_eq!(html.matches("<table class=\"capacity\"").count(), 1);
+    assert_eq!(html.matches("<table class=\"equal-load\"").count(), 1);
+    assert!(
+        html.contains("≥ 38,000"),
+        "a generator-bound capacity is a floor"
+    );
+    assert!(html.contains("not held"));
+    assert!(html.contains("at saturation, closed loop, 10 connections"));
+    assert!(
+        html.contains("data-noisy-machine"),
+        "the drift of the ceiling is at the top"
     );
     for kind in ["rps", "latency", "cpu", "memory"] {
         assert_eq!(
@@ -459,6 +574,9 @@ fn report_holds_every_chart_and_table_and_escapes_text() {
     );
     let md = restbench_report::markdown::report(&r);
     assert!(md.contains("## Study a"));
+    assert!(md.contains("at saturation, closed loop, 10 connections"));
+    assert!(md.contains("### Capacity under the SLO") && md.contains("≥ 38,000"));
+    assert!(md.contains("### Equal load") && md.contains("**no**"));
     assert!(md.contains("| node-http | echo | single-thread | ok |"));
     assert!(md.contains("go-nethttp [GOMAXPROCS=1]"));
 }
@@ -585,7 +703,13 @@ fn report_renders_in_headless_chromium() {
     );
     let (measured, all) = group_counts(&r);
     let figures: Vec<&str> = dom.split("<figure class=\"chart\"").skip(1).collect();
-    assert_eq!(figures.len(), 4 * measured);
+    assert_eq!(figures.len(), 4 * measured + 1);
+    let lt: Vec<&&str> = figures
+        .iter()
+        .filter(|f| f.starts_with(" data-chart=\"latency-throughput\""))
+        .collect();
+    assert_eq!(lt.len(), 1, "the latency–throughput chart");
+    assert!(lt[0].contains("data-percentile=\"p99\"") && lt[0].contains("generator-bound"));
     for f in &figures {
         let body = &f[..f.find("</figure>").expect("figure closes")];
         assert!(body.contains("<svg"), "a chart without an SVG: {body:.200}");

@@ -121,9 +121,44 @@ pub struct StudyArgs {
     #[arg(long)]
     pub no_cgroups: bool,
     #[command(flatten)]
+    pub open_loop: OpenLoopArgs,
+    #[command(flatten)]
     pub dir: SubjectsDir,
     #[command(flatten)]
     pub export: ExportArgs,
+}
+
+/// What each cell measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeArg {
+    /// Closed loop at saturation (the seeds' measure).
+    Throughput,
+    /// The capacity under --slo, open loop.
+    Capacity,
+    /// Throughput, then capacity.
+    Both,
+}
+
+/// Open-loop measures of `run` and `study`: capacity under an SLO, and equal-load rates.
+#[derive(Debug, Args, Clone)]
+pub struct OpenLoopArgs {
+    /// What each cell measures [default: throughput; both when --slo is given].
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
+    /// An SLO clause (repeatable): p50|p90|p99|p99.9<=DURATION or errors<=PERCENT%; the capacity
+    /// is the highest rate meeting every clause.
+    #[arg(long, value_name = "CLAUSE")]
+    pub slo: Vec<String>,
+    /// Load every cell at these open-loop rates too (req/s, comma-separated), with the server's
+    /// CPU per request at each; a rate a cell cannot hold is recorded as not held.
+    #[arg(long, value_delimiter = ',', value_name = "RATES")]
+    pub at_rate: Vec<f64>,
+    /// Measured time of each open-loop step [default: 3s; 1s with --quick].
+    #[arg(long, value_parser = parse_duration)]
+    pub step_duration: Option<Duration>,
+    /// Stop the capacity search when a passing and a failing rate are this close.
+    #[arg(long, value_parser = parse_percent, default_value = "2%")]
+    pub resolution: f64,
 }
 
 /// `restbench compare`.
@@ -226,6 +261,8 @@ pub struct RunArgs {
     /// generator's CPU alone).
     #[arg(long)]
     pub no_calibrate: bool,
+    #[command(flatten)]
+    pub open_loop: OpenLoopArgs,
     #[command(flatten)]
     pub dir: SubjectsDir,
     #[command(flatten)]
@@ -361,9 +398,16 @@ Examples:
   restbench load -n 10000 -c 128 --http1.0 http://127.0.0.1:8000/users          # ab -n 10000 -c 128
   restbench load -t 8 -c 512 -d 10m --timeout 1m --latency http://127.0.0.1:8080/api/test
   restbench load -R 5000 -d 30s --latency --json result.json http://127.0.0.1:8080/api/test
+  restbench load -c 64 --slo 'p99<=10ms' --slo 'errors<=0.1%' http://127.0.0.1:8080/plaintext
+
+With --slo: a closed-loop probe, then open-loop steps (each with --warmup, default 1s, and
+--step-duration) that bracket and bisect the highest rate meeting every clause, to --resolution.
+A capacity the generator could not push past is printed as a floor (bound by the generator).
+Give enough connections (-c) for the rates and latencies in question: one request is in flight
+per connection.
 
 Exit status: 0 when every request got a 2xx/3xx answer; 3 when the run finished with errors or
-no answer at all (they are printed and written); 1 when it could not run (server unreachable,
+no answer at all (they are printed and written), or with --slo when no rate met the SLO; 1 when it could not run (server unreachable,
 file unreadable or unwritable); 2 for bad arguments (out of range, malformed, or more connections
 than this process may open). Limits: -c 65535, -t 1024, --pipeline 1024, body 64 MiB, --timeout
 1h, -d and --warmup 7 days, -R 0.001 to 100000000.")]
@@ -416,6 +460,20 @@ pub struct LoadArgs {
     /// Write the result document (JSON) to PATH, or to stdout with '-'.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
+    /// Search the capacity under this SLO clause (repeatable): p50|p90|p99|p99.9<=DURATION
+    /// (p99<=10ms) or errors<=PERCENT% (errors<=0.1%).
+    #[arg(long, value_name = "CLAUSE", conflicts_with_all = ["duration", "requests", "rate"])]
+    pub slo: Vec<String>,
+    /// With --slo: the measured time of each open-loop step.
+    #[arg(long, value_parser = parse_duration, default_value = "5s", requires = "slo")]
+    pub step_duration: Duration,
+    /// With --slo: stop when a passing and a failing rate are this close (percent of the failing
+    /// one), such as 2% or 0.5.
+    #[arg(long, value_parser = parse_percent, default_value = "2%", requires = "slo")]
+    pub resolution: f64,
+    /// With --slo: the most open-loop steps.
+    #[arg(long, default_value_t = 14, requires = "slo")]
+    pub max_steps: u32,
     #[command(flatten)]
     pub export: ExportArgs,
 }
@@ -433,6 +491,18 @@ pub struct ExportArgs {
     /// Write the figures as a Markdown table to PATH.
     #[arg(long, value_name = "PATH")]
     pub export_markdown: Option<PathBuf>,
+}
+
+/// `2%` or `2` as the fraction 0.02.
+pub fn parse_percent(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let number = t.strip_suffix('%').unwrap_or(t).trim();
+    match number.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 100.0 => Ok(v / 100.0),
+        _ => Err(format!(
+            "{text:?} is not a percentage such as 2% (more than 0, at most 100)"
+        )),
+    }
 }
 
 /// The longest duration any flag takes: beyond it a value is a typo, and adding it to a clock

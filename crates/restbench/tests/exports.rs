@@ -264,36 +264,24 @@ fn short_loads_report_per_thread_rates_and_a_body_means_post() {
 
 /// A results.json of two cells, as `run` writes it.
 fn write_results(dir: &Path) -> std::path::PathBuf {
-    use restbench_model::{Cell, CellStatus, RunResults};
-    let cell = |subject: &str, rps: f64| Cell {
-        subject: subject.into(),
-        language: "rust".into(),
-        framework: subject.into(),
-        framework_version: "1".into(),
-        workload: "plaintext".into(),
-        scenario: "single-thread".into(),
-        status: CellStatus::Ok,
-        reason: None,
-        rps: restbench_model::RpsStats {
+    use restbench_model::{Cell, CellSubject, RunResults, Scenario, Workload};
+    let cell = |subject: &str, rps: f64| {
+        let who = CellSubject {
+            id: subject.into(),
+            language: "rust".into(),
+            framework: subject.into(),
+            framework_version: "1".into(),
+        };
+        let mut c = Cell::new(&who, Workload::Plaintext, Scenario::SingleThread);
+        c.rps = restbench_model::RpsStats {
             median: rps,
             min: rps,
             max: rps,
             cv: 0.0,
             ci95: None,
-        },
-        latency_us: Default::default(),
-        errors: Default::default(),
-        requests: 1_000,
-        bytes_per_s: 0.0,
-        server: Default::default(),
-        loadgen: Default::default(),
-        findings: vec![],
-        flags: vec![],
-        settings: Default::default(),
-        repeats: vec![],
-        histogram: None,
-        placement: Default::default(),
-        warmup_s: 0.0,
+        };
+        c.requests = 1_000;
+        c
     };
     let results = RunResults {
         schema_version: restbench_model::SCHEMA_VERSION,
@@ -305,6 +293,7 @@ fn write_results(dir: &Path) -> std::path::PathBuf {
         protocol: Default::default(),
         cells: vec![cell("rust-hyper", 50_000.0), cell("rust-axum", 45_000.0)],
         study: None,
+        noisy_machine: None,
     };
     let path = dir.join("results.json");
     std::fs::write(&path, serde_json::to_string_pretty(&results).unwrap()).unwrap();

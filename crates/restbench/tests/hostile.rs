@@ -723,6 +723,7 @@ fn empty_run() -> restbench_model::RunResults {
         protocol: Default::default(),
         cells: Vec::new(),
         study: None,
+        noisy_machine: None,
     }
 }
 

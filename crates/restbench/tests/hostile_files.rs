@@ -185,6 +185,7 @@ fn run_document(version: u32) -> String {
         protocol: Default::default(),
         cells: Vec::new(),
         study: None,
+        noisy_machine: None,
     };
     serde_json::to_string_pretty(&run).unwrap()
 }

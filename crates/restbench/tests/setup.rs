@@ -408,6 +408,8 @@ fn help_shows_every_default() {
         "--rate",
         "--warmup",
         "--install",
+        "--slo",
+        "--at-rate",
     ];
     for command in [
         &["run"][..],
@@ -421,11 +423,16 @@ fn help_shows_every_default() {
     ] {
         let o = restbench().args(command).arg("--help").output().unwrap();
         let help = stdout(&o);
-        for line in help
+        // An option with its description, which clap puts on the same line or (when any option
+        // of the command has a long description) on the lines below it.
+        let lines: Vec<&str> = help
             .lines()
             .skip_while(|l| !l.starts_with("Options:"))
-            .filter(|l| l.trim_start().starts_with('-') && l.contains(" <"))
-        {
+            .collect();
+        for (i, line) in lines.iter().enumerate() {
+            if !(line.trim_start().starts_with('-') && line.contains(" <")) {
+                continue;
+            }
             let option = line
                 .split_whitespace()
                 .find(|w| w.starts_with("--"))
@@ -434,7 +441,16 @@ fn help_shows_every_default() {
             if exempt.contains(&option) || line.contains("<PATH>") || line.contains("<FILE>") {
                 continue;
             }
-            assert!(line.contains("[default: "), "{command:?}: {line}");
+            let block: String = std::iter::once(*line)
+                .chain(
+                    lines[i + 1..]
+                        .iter()
+                        .take_while(|l| !l.trim_start().starts_with('-'))
+                        .copied(),
+                )
+                .collect::<Vec<_>>()
+                .join(" ");
+            assert!(block.contains("[default: "), "{command:?}: {block}");
         }
     }
 }

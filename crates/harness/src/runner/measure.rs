@@ -45,6 +45,42 @@ pub fn measure(
     stop: &AtomicBool,
     observer: &dyn Observer,
 ) -> Result<Option<Measurement>, HarnessError> {
+    let mut spec = cell_spec(plan, server, w)?;
+    observer.step(&subject.id, Some(scenario), Some(w), "warming up");
+    let (warmup_spent, settled) = warm_up(plan, &spec, stop, observer)?;
+    spec.stop = plan.shape.stop;
+    let mut repeats = Vec::new();
+    for i in 0..plan.repeats {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        check_alive(server, subject)?;
+        observer.step(
+            &subject.id,
+            Some(scenario),
+            Some(w),
+            &format!("measuring {}/{}", i + 1, plan.repeats),
+        );
+        let (outcome, sample) = measured_load(&spec, server, plan, stop, observer)?;
+        if stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        repeats.push((outcome, sample));
+    }
+    Ok(Some(Measurement {
+        repeats,
+        warmup: warmup_spent,
+        warmup_settled: settled,
+    }))
+}
+
+/// The load of one cell (request, connections, threads) with the run's shape; `stop` is the
+/// shape's, set by each caller.
+pub(crate) fn cell_spec(
+    plan: &RunPlan,
+    server: &RunningSubject,
+    w: Workload,
+) -> Result<LoadSpec, HarnessError> {
     let url = format!("http://{}{}", server.addr, w.path());
     let mut spec = LoadSpec::get(Target::parse(&url)?);
     spec.method = w.method().into();
@@ -56,9 +92,17 @@ pub fn measure(
     spec.http_version = plan.shape.http_version;
     spec.timeout = plan.shape.timeout;
     spec.pipeline = plan.shape.pipeline;
+    Ok(spec)
+}
 
-    // Warm-up: discarded.
-    observer.step(&subject.id, Some(scenario), Some(w), "warming up");
+/// The discarded warm-up: by request count on one connection, or time slices repeated until two
+/// agree (capped). Returns the time spent and whether the rate settled.
+pub(crate) fn warm_up(
+    plan: &RunPlan,
+    spec: &LoadSpec,
+    stop: &AtomicBool,
+    observer: &dyn Observer,
+) -> Result<(Duration, bool), HarnessError> {
     let mut warmup_spent = Duration::ZERO;
     let mut settled = true;
     if let Some(n) = plan.shape.warmup_requests {
@@ -88,59 +132,57 @@ pub fn measure(
         settled |= previous.is_none();
         warmup_spent = spent;
     }
-    spec.stop = plan.shape.stop;
-    let mut repeats = Vec::new();
-    for i in 0..plan.repeats {
-        if stop.load(Ordering::Relaxed) {
-            return Ok(None);
-        }
-        if let Some(status) = server.child.exited() {
-            return Err(HarnessError::ExitedDuringLoad {
-                subject: subject.id.clone(),
-                status: status.to_string(),
-                tail: server.child.log_tail(12),
-            });
-        }
-        observer.step(
-            &subject.id,
-            Some(scenario),
-            Some(w),
-            &format!("measuring {}/{}", i + 1, plan.repeats),
-        );
-        let pgid = server.child.pgid();
-        let cgroup_cpu = || server.cgroup.as_ref().and_then(|c| c.cpu_usage());
-        let before = (group_usage(pgid).cpu, cgroup_cpu());
-        let sampler = MemorySampler::start(pgid, server.cgroup.as_ref().and_then(|c| c.memory()));
-        let outcome = run_load(&spec, &plan.placement, stop, observer)?;
-        let after = (group_usage(pgid).cpu, cgroup_cpu());
-        let memory = sampler.finish();
-        if stop.load(Ordering::Relaxed) {
-            return Ok(None);
-        }
-        let proc_cpu = after.0.saturating_sub(before.0);
-        let (cpu, cpu_source) = match (before.1, after.1) {
-            (Some(b), Some(a)) => (a.saturating_sub(b), UsageSource::Cgroup),
-            _ => (proc_cpu, UsageSource::Proc),
-        };
-        repeats.push((
-            outcome,
-            ServerSample {
-                cpu,
-                cpu_source,
-                proc_cpu,
-                memory,
-            },
-        ));
+    Ok((warmup_spent, settled))
+}
+
+/// An error when the server has exited.
+pub(crate) fn check_alive(
+    server: &mut RunningSubject,
+    subject: &Subject,
+) -> Result<(), HarnessError> {
+    match server.child.exited() {
+        Some(status) => Err(HarnessError::ExitedDuringLoad {
+            subject: subject.id.clone(),
+            status: status.to_string(),
+            tail: server.child.log_tail(12),
+        }),
+        None => Ok(()),
     }
-    Ok(Some(Measurement {
-        repeats,
-        warmup: warmup_spent,
-        warmup_settled: settled,
-    }))
+}
+
+/// One load with the server's CPU (cgroup, else /proc) and memory over the same interval.
+pub(crate) fn measured_load(
+    spec: &LoadSpec,
+    server: &RunningSubject,
+    plan: &RunPlan,
+    stop: &AtomicBool,
+    observer: &dyn Observer,
+) -> Result<(LoadOutcome, ServerSample), HarnessError> {
+    let pgid = server.child.pgid();
+    let cgroup_cpu = || server.cgroup.as_ref().and_then(|c| c.cpu_usage());
+    let before = (group_usage(pgid).cpu, cgroup_cpu());
+    let sampler = MemorySampler::start(pgid, server.cgroup.as_ref().and_then(|c| c.memory()));
+    let outcome = run_load(spec, &plan.placement, stop, observer)?;
+    let after = (group_usage(pgid).cpu, cgroup_cpu());
+    let memory = sampler.finish();
+    let proc_cpu = after.0.saturating_sub(before.0);
+    let (cpu, cpu_source) = match (before.1, after.1) {
+        (Some(b), Some(a)) => (a.saturating_sub(b), UsageSource::Cgroup),
+        _ => (proc_cpu, UsageSource::Proc),
+    };
+    Ok((
+        outcome,
+        ServerSample {
+            cpu,
+            cpu_source,
+            proc_cpu,
+            memory,
+        },
+    ))
 }
 
 /// Runs one load on the generator's CPUs.
-fn run_load(
+pub(crate) fn run_load(
     spec: &LoadSpec,
     placement: &Placement,
     stop: &AtomicBool,

@@ -6,8 +6,10 @@
 //! [`limits`] (what a scenario allows), [`measure`] (warm-up and repeats), [`verdict`] (figures
 //! and flags); this module is the loop over them.
 
+pub mod calibrate;
 pub mod limits;
 pub mod measure;
+pub mod open_loop;
 pub mod plan;
 pub mod start;
 pub mod verdict;
@@ -24,7 +26,7 @@ use restbench_model::{
 
 pub use limits::{limit_held, scenario_limit};
 pub use measure::{Measurement, ServerSample, warmup_settled};
-pub use plan::{LoadShape, Observer, RunEntry, RunPlan};
+pub use plan::{LoadShape, Mode, Observer, OpenLoop, RunEntry, RunPlan};
 pub use start::{RunningSubject, StartOptions, start_subject};
 pub use verdict::is_client_bound;
 
@@ -44,6 +46,9 @@ pub fn run(
     })?;
     let mut env = environment::describe(&plan.placement, &plan.backend);
     env.loadgen_ceiling_rps = plan.loadgen_ceiling_rps;
+    env.loadgen_ceiling_start_rps = plan.loadgen_ceiling_rps;
+    // The best calibration so far: a cell faster than it proves it wrong (see below).
+    let mut ceiling = plan.loadgen_ceiling_rps;
     for s in plan.entries.iter().map(|e| &e.subject) {
         if s.unavailable_reason().is_none() {
             for (name, cmd) in &s.versions {
@@ -91,6 +96,7 @@ pub fn run(
         },
         cells: Vec::new(),
         study: plan.study.clone(),
+        noisy_machine: None,
     };
     let total = plan.cells();
     let db = match &plan.database_url {
@@ -202,19 +208,71 @@ pub fn run(
                     cell.findings = findings;
                 } else {
                     cell.findings = findings;
-                    match measure::measure(plan, &mut server, *w, subject, scenario, stop, observer)
-                    {
-                        Ok(Some(m)) => verdict::fill_cell(
-                            &mut cell,
-                            m,
-                            &plan.placement,
-                            &server.limit,
-                            plan.loadgen_ceiling_rps,
-                        ),
-                        Ok(None) => break 'subjects, // interrupted: the cell in flight is dropped
-                        Err(e) => {
-                            cell.status = CellStatus::Failed;
-                            cell.reason = Some(chain(&e));
+                    let mode = plan.open_loop.mode;
+                    if mode.throughput() {
+                        match measure::measure(
+                            plan,
+                            &mut server,
+                            *w,
+                            subject,
+                            scenario,
+                            stop,
+                            observer,
+                        ) {
+                            Ok(Some(m)) => {
+                                let rates: Vec<f64> =
+                                    m.repeats.iter().map(|(o, _)| o.rps()).collect();
+                                let median = crate::stats::median(&rates);
+                                if let (Some(c), Some(d)) = (ceiling, plan.calibration)
+                                    && median > c
+                                {
+                                    observer.note(&format!(
+                                        "{} measured {median:.0} req/s, above the generator's \
+                                         ceiling of {c:.0}: calibrating again",
+                                        subject.id
+                                    ));
+                                    if let Ok(again) = crate::calibrate::loadgen_ceiling(
+                                        &plan.placement,
+                                        &plan.shape,
+                                        d,
+                                        stop,
+                                    ) {
+                                        ceiling = Some(c.max(again.rps));
+                                        results.environment.loadgen_ceiling_rps = ceiling;
+                                    }
+                                }
+                                verdict::fill_cell(
+                                    &mut cell,
+                                    m,
+                                    &plan.placement,
+                                    &server.limit,
+                                    ceiling,
+                                )
+                            }
+                            Ok(None) => break 'subjects, // interrupted: the cell in flight is dropped
+                            Err(e) => {
+                                cell.status = CellStatus::Failed;
+                                cell.reason = Some(chain(&e));
+                            }
+                        }
+                    }
+                    if cell.status == CellStatus::Ok && plan.open_loop.any() {
+                        match open_loop::measure_open_loop(
+                            plan,
+                            &mut server,
+                            *w,
+                            subject,
+                            scenario,
+                            mode.throughput(),
+                            stop,
+                            observer,
+                        ) {
+                            Ok(Some(r)) => verdict::fill_open_loop(&mut cell, r, &server.limit),
+                            Ok(None) => break 'subjects,
+                            Err(e) => {
+                                cell.status = CellStatus::Failed;
+                                cell.reason = Some(format!("open-loop measure: {}", chain(&e)));
+                            }
                         }
                     }
                 }
@@ -226,6 +284,19 @@ pub fn run(
         }
     }
     results.interrupted = stop.load(Ordering::Relaxed);
+    if let (Some(start), Some(d)) = (plan.loadgen_ceiling_rps, plan.calibration)
+        && !results.interrupted
+    {
+        observer.note("calibrating the generator again, to measure the machine's drift");
+        if let Ok(end) = crate::calibrate::loadgen_ceiling(&plan.placement, &plan.shape, d, stop) {
+            results.environment.loadgen_ceiling_end_rps = Some(end.rps);
+            results.environment.loadgen_ceiling_rps = ceiling.map(|c| c.max(end.rps));
+            results.noisy_machine = restbench_model::run::ceiling_drift(start, end.rps);
+            if let Some(why) = &results.noisy_machine {
+                observer.note(&format!("noisy machine: {why}"));
+            }
+        }
+    }
     results.finished_at = Some(utc_now());
     write_results(&plan.out_dir, &results)?;
     Ok(results)

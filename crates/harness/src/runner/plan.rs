@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use restbench_loadgen::{HttpVersion, LoadError, LoadSpec, StopAt, Target};
-use restbench_model::{Cell, Scenario, StudyInfo, Workload};
+use restbench_model::{Cell, Scenario, Slo, StudyInfo, Workload};
 
 use crate::cgroup::Backend;
 use crate::placement::Placement;
@@ -65,6 +65,69 @@ impl LoadShape {
     }
 }
 
+/// What each cell measures.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// Closed loop at saturation, the seeds' measure (the default).
+    #[default]
+    Throughput,
+    /// The capacity under the SLO, open loop.
+    Capacity,
+    /// Both, throughput first.
+    Both,
+}
+
+impl Mode {
+    pub fn throughput(self) -> bool {
+        matches!(self, Mode::Throughput | Mode::Both)
+    }
+    pub fn capacity(self) -> bool {
+        matches!(self, Mode::Capacity | Mode::Both)
+    }
+    pub const fn name(self) -> &'static str {
+        match self {
+            Mode::Throughput => "throughput",
+            Mode::Capacity => "capacity",
+            Mode::Both => "both",
+        }
+    }
+}
+
+/// The open-loop measures of a run: the capacity search and the equal-load rates.
+#[derive(Debug, Clone)]
+pub struct OpenLoop {
+    pub mode: Mode,
+    /// Judges capacity steps and equal-load points (the latter are also judged on the rate held).
+    pub slo: Slo,
+    /// Every cell is loaded at each of these rates (req/s), in order.
+    pub at_rates: Vec<f64>,
+    pub step_duration: Duration,
+    pub step_warmup: Duration,
+    pub resolution: f64,
+    pub max_steps: u32,
+}
+
+impl Default for OpenLoop {
+    fn default() -> Self {
+        Self {
+            mode: Mode::Throughput,
+            slo: Slo::default(),
+            at_rates: Vec::new(),
+            step_duration: Duration::from_secs(3),
+            step_warmup: Duration::from_secs(1),
+            resolution: restbench_loadgen::capacity::DEFAULT_RESOLUTION,
+            max_steps: restbench_loadgen::capacity::DEFAULT_MAX_STEPS,
+        }
+    }
+}
+
+impl OpenLoop {
+    /// True when cells get any open-loop measure.
+    pub fn any(&self) -> bool {
+        self.mode.capacity() || !self.at_rates.is_empty()
+    }
+}
+
 /// Everything a run needs, resolved.
 pub struct RunPlan {
     pub kind: String,
@@ -81,12 +144,17 @@ pub struct RunPlan {
     pub backend: Backend,
     /// The generator's ceiling (req/s against a trivial server on the server CPUs), if calibrated.
     pub loadgen_ceiling_rps: Option<f64>,
+    /// How long one calibration runs, when the run calibrates: the loop calibrates again when a
+    /// cell beats the ceiling, and at the end to measure the machine's drift.
+    pub calibration: Option<Duration>,
     pub database_url: Option<String>,
     pub db_pool_total: u32,
     /// A sentence for the report about how this run differs from the defaults.
     pub note: Option<String>,
     /// Set when the run is a seed study.
     pub study: Option<StudyInfo>,
+    /// Capacity and equal-load measures (`--mode`, `--slo`, `--at-rate`).
+    pub open_loop: OpenLoop,
 }
 
 impl RunPlan {

@@ -9,6 +9,7 @@ use restbench_model::{
 
 use super::limits::limit_held;
 use super::measure::Measurement;
+use super::open_loop::OpenLoopResult;
 use crate::placement::Placement;
 use crate::stats;
 
@@ -126,8 +127,26 @@ pub fn fill_cell(
     }
 }
 
+/// Adds a cell's open-loop measures. A cell measured only open loop takes its placement and
+/// warm-up from here; its closed-loop figures stay empty (no repeats).
+pub fn fill_open_loop(cell: &mut Cell, r: OpenLoopResult, limit: &CellPlacement) {
+    if let Some((spent, settled)) = r.warmup {
+        cell.placement = limit.clone();
+        cell.warmup_s = spent.as_secs_f64();
+        if !settled {
+            cell.raise(Flag::WarmupUnsettled);
+        }
+        if cell.findings.iter().any(|f| f.level == FindingLevel::Warn) {
+            cell.raise(Flag::VerificationWarnings);
+        }
+    }
+    cell.capacity = r.capacity;
+    cell.at_rate = r.at_rate;
+}
+
 /// The generator, not the server, set the rate: it saturated its CPUs, or the rate came within
-/// 10 % of the generator's calibrated ceiling.
+/// 10 % of the generator's calibrated ceiling. A rate above the ceiling proves that calibration
+/// wrong: it never flags on a ceiling a cell has beaten.
 pub fn is_client_bound(
     rps: f64,
     loadgen_cores: f64,
@@ -135,13 +154,61 @@ pub fn is_client_bound(
     ceiling_rps: Option<f64>,
 ) -> bool {
     let saturated = !placement.shared && loadgen_cores >= 0.85 * placement.loadgen.len() as f64;
-    let near_ceiling = ceiling_rps.is_some_and(|c| c > 0.0 && rps >= 0.9 * c);
+    let near_ceiling = ceiling_rps.is_some_and(|c| c > 0.0 && rps >= 0.9 * c && rps <= c);
     saturated || near_ceiling
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn open_loop_figures_land_in_the_cell_and_old_cells_still_read() {
+        use restbench_model::{CellSubject, RateStep, Scenario, Workload};
+        let mut cell = Cell::new(
+            &CellSubject::named("demo"),
+            Workload::Plaintext,
+            Scenario::SingleThread,
+        );
+        let old = serde_json::to_value(&cell).unwrap();
+        assert!(old.get("capacity").is_none() && old.get("at_rate").is_none());
+        let back: Cell = serde_json::from_value(old).unwrap();
+        assert_eq!(back, cell);
+        let step = RateStep {
+            target_rps: 20_000.0,
+            achieved_rps: 15_000.0,
+            duration_s: 1.0,
+            sent: 15_000,
+            requests: 15_000,
+            errors: ErrorCounts::default(),
+            errors_percent: 0.0,
+            latency_us: LatencySummary::default(),
+            pass: false,
+            failed: vec!["held 75.0% of the target rate".into()],
+            loadgen_cpu_cores: 0.3,
+            generator_saturated: false,
+            max_schedule_lag_us: 0,
+            histogram: String::new(),
+            server: None,
+        };
+        let limit = CellPlacement {
+            enforcement: "pinned".into(),
+            ..CellPlacement::default()
+        };
+        let r = OpenLoopResult {
+            capacity: None,
+            at_rate: vec![step.clone()],
+            warmup: Some((std::time::Duration::from_secs(2), false)),
+        };
+        fill_open_loop(&mut cell, r, &limit);
+        assert_eq!(cell.at_rate, vec![step]);
+        assert_eq!(cell.placement.enforcement, "pinned");
+        assert!(cell.has_flag(Flag::WarmupUnsettled));
+        let json = serde_json::to_value(&cell).unwrap();
+        assert_eq!(json["at_rate"][0]["target_rps"], 20_000.0);
+        assert_eq!(json["at_rate"][0]["achieved_rps"], 15_000.0);
+        assert_eq!(json["at_rate"][0]["pass"], false);
+    }
 
     #[test]
     fn client_bound_by_saturation_or_by_the_ceiling() {
@@ -156,6 +223,10 @@ mod tests {
             "near ceiling"
         );
         assert!(!is_client_bound(50_000.0, 0.5, &p, Some(100_000.0)));
+        assert!(
+            !is_client_bound(138_164.0, 0.5, &p, Some(93_592.0)),
+            "a cell faster than the ceiling proves the calibration wrong"
+        );
         // Sharing one CPU, saturation says nothing about who limited whom.
         let shared = Placement::split(&[0]);
         assert!(!is_client_bound(1000.0, 1.0, &shared, None));

@@ -350,6 +350,7 @@ pub(crate) mod tests {
             protocol: Default::default(),
             cells: vec![three, once, failed],
             study: None,
+            noisy_machine: None,
         }
     }
 

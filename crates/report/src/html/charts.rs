@@ -6,8 +6,9 @@ use std::fmt::Write;
 use restbench_model::Cell;
 use restbench_model::histogram;
 
-use crate::cells::CellLabel;
+use crate::cells::{CellLabel, open_loop_only};
 use crate::escape::html as escape;
+use crate::open_loop;
 use crate::units::{bytes_short, micros_short, si, si_precise, thousands, trimmed as trim};
 
 use super::svg::{self, Bar, BarChart, Curve};
@@ -18,7 +19,15 @@ pub fn group_charts(
     o: &mut String,
     ok: &[(&Cell, &CellLabel)],
     color: &dyn Fn(&CellLabel) -> usize,
+    closed_loop: &str,
 ) {
+    // Cells measured only open loop have no closed-loop figures to chart.
+    let ok: Vec<(&Cell, &CellLabel)> = ok
+        .iter()
+        .copied()
+        .filter(|(c, _)| !open_loop_only(c))
+        .collect();
+    let ok = ok.as_slice();
     if !ok.is_empty() {
         if ok.len() <= 10 {
             // Three bar charts stacked beside one latency chart as tall as they are.
@@ -34,12 +43,12 @@ pub fn group_charts(
             cpu_chart(o, ok, color);
             memory_chart(o, ok, color);
             o.push_str("</div><div class=\"col\">");
-            latency_figure(o, ok, color, height);
+            latency_figure(o, ok, color, height, closed_loop);
             o.push_str("</div></div>");
         } else {
             o.push_str("<div class=\"charts\">");
             rps_chart(o, ok, color);
-            latency_figure(o, ok, color, 320.0);
+            latency_figure(o, ok, color, 320.0, closed_loop);
             cpu_chart(o, ok, color);
             memory_chart(o, ok, color);
             o.push_str("</div>");
@@ -149,6 +158,7 @@ fn latency_figure(
     ok: &[(&Cell, &CellLabel)],
     color: &dyn Fn(&CellLabel) -> usize,
     height: f64,
+    closed_loop: &str,
 ) {
     let mut from_hist = 0;
     let curves: Vec<Curve> = ok
@@ -194,7 +204,68 @@ fn latency_figure(
     } else {
         "from histograms where stored, else the stored percentiles"
     };
-    figure(o, "latency", "Latency by percentile", note, &body);
+    figure(
+        o,
+        "latency",
+        &format!("Latency by percentile, {closed_loop}"),
+        note,
+        &body,
+    );
+}
+
+/// The latency–throughput chart of a group's open-loop steps (none when no cell has any): p50 and
+/// p99 against the achieved rate, a line per subject, the SLO drawn, the generator-bound region
+/// shaded.
+pub fn latency_throughput_figure(
+    o: &mut String,
+    ok: &[(&Cell, &CellLabel)],
+    color: &dyn Fn(&CellLabel) -> usize,
+) {
+    let cells: Vec<&Cell> = ok.iter().map(|(c, _)| *c).collect();
+    let Some(lt) = open_loop::latency_throughput(&cells) else {
+        return;
+    };
+    let style_of = |label: &str| {
+        ok.iter()
+            .find(|(_, l)| l.label == label)
+            .map_or(0, |(_, l)| color(l))
+    };
+    let curves: Vec<svg::RateCurve> = lt
+        .series
+        .iter()
+        .map(|s| svg::RateCurve {
+            label: s.label.clone(),
+            style: style_of(&s.label),
+            points: s
+                .points
+                .iter()
+                .map(|p| (p.achieved, p.p50_us as f64, p.p99_us as f64, p.pass))
+                .collect(),
+        })
+        .collect();
+    let slo: Vec<(String, f64)> = lt
+        .slo_lines
+        .iter()
+        .map(|(n, us)| (n.to_string(), *us as f64))
+        .collect();
+    let mut body = svg::rate_latency_chart(&curves, &slo, lt.generator_bound_from, 340.0);
+    body.push_str("<ul class=\"legend\">");
+    for s in &lt.series {
+        let (col, _) = svg::series_style(style_of(&s.label));
+        let _ = write!(
+            body,
+            "<li><svg viewBox=\"0 0 22 10\" aria-hidden=\"true\"><line x1=\"1\" y1=\"5\" x2=\"21\" y2=\"5\" stroke=\"{col}\" stroke-width=\"2\"/></svg>{}</li>",
+            escape(&s.label)
+        );
+    }
+    body.push_str("</ul>");
+    figure(
+        o,
+        "latency-throughput",
+        "Latency against throughput (open loop)",
+        "p99 solid with points (hollow: the step failed), p50 dashed; latency from intended send times",
+        &body,
+    );
 }
 
 fn cpu_chart(o: &mut String, ok: &[(&Cell, &CellLabel)], color: &dyn Fn(&CellLabel) -> usize) {

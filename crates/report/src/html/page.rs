@@ -9,7 +9,9 @@ use restbench_model::{Cell, CellStatus, RunResults};
 use crate::cells::{CellLabel, cell_labels};
 use crate::escape::html as escape;
 use crate::units::{bytes_short, thousands};
-use crate::vocabulary::{cpu_list, flags, scenario_rank, workload_about, workload_rank};
+use crate::vocabulary::{
+    closed_loop_latency, cpu_list, flags, scenario_rank, workload_about, workload_rank,
+};
 
 use super::markup::{anchor, dl, flag_badge};
 use super::{charts, study, tables};
@@ -111,7 +113,7 @@ fn body(r: &RunResults) -> String {
         }
         while i < groups.len() && groups[i].0 == w {
             let (_, s, cells) = &groups[i];
-            group(&mut o, w, s, cells, &colors);
+            group(&mut o, w, s, cells, &colors, r.protocol.connections);
             i += 1;
         }
         o.push_str("</section>");
@@ -189,6 +191,14 @@ fn header(o: &mut String, r: &RunResults, title: &str) {
         }),
         r.environment.cores
     );
+    if let Some(why) = &r.noisy_machine {
+        let _ = write!(
+            o,
+            "<p class=\"banner warn\" data-noisy-machine><b>Noisy machine.</b> {}; read every \
+             figure with that noise in mind.</p>",
+            escape(why)
+        );
+    }
     if r.interrupted {
         o.push_str("<p class=\"banner warn\"><b>Interrupted.</b> The run was cut short; only the finished cells are shown.</p>");
     }
@@ -313,7 +323,15 @@ fn toc(o: &mut String, r: &RunResults, groups: &[Group<'_>]) {
     o.push_str("<a href=\"#flags\">flags</a></nav>");
 }
 
-fn group(o: &mut String, w: &str, s: &str, cells: &[&Cell], colors: &BTreeMap<String, usize>) {
+fn group(
+    o: &mut String,
+    w: &str,
+    s: &str,
+    cells: &[&Cell],
+    colors: &BTreeMap<String, usize>,
+    connections: u32,
+) {
+    let closed_loop = closed_loop_latency(connections);
     let labels = cell_labels(cells);
     let color = |l: &CellLabel| colors.get(&l.label).copied().unwrap_or(0);
     let _ = write!(
@@ -324,14 +342,17 @@ fn group(o: &mut String, w: &str, s: &str, cells: &[&Cell], colors: &BTreeMap<St
         escape(w),
         escape(s)
     );
-    tables::cells_table(o, cells, &labels, &color);
+    tables::cells_table(o, cells, &labels, &color, &closed_loop);
     let ok: Vec<(&Cell, &CellLabel)> = cells
         .iter()
         .zip(&labels)
         .filter(|(c, _)| c.status == CellStatus::Ok)
         .map(|(c, l)| (*c, l))
         .collect();
-    charts::group_charts(o, &ok, &color);
+    charts::group_charts(o, &ok, &color, &closed_loop);
+    charts::latency_throughput_figure(o, &ok, &color);
+    tables::capacity_table(o, cells);
+    tables::equal_load_table(o, cells);
     tables::long_reasons(o, cells);
 }
 
@@ -366,6 +387,7 @@ mod tests {
             protocol: Default::default(),
             cells: vec![crate::test_support::cell("x", "echo", "one-cpu", 1000.0)],
             study: StudyInfo::new(id, true, "short"),
+            noisy_machine: None,
         };
         let (a, b) = (run("a"), run("b"));
         let html = render_many(&[&a, &b]);
@@ -408,6 +430,7 @@ mod tests {
                 shortened: false,
                 note: String::new(),
             }),
+            noisy_machine: None,
         };
         let html = render(&r);
         assert!(!html.contains("<img") && !html.contains("a<b>") && !html.contains("run <1>"));

@@ -432,6 +432,166 @@ pub fn latency_chart(curves: &[Curve], height: f64) -> String {
     o
 }
 
+/// One subject's latency–throughput curve: (achieved req/s, p50 µs, p99 µs, passed) per step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RateCurve {
+    pub label: String,
+    /// Index into [`series_style`].
+    pub style: usize,
+    pub points: Vec<(f64, f64, f64, bool)>,
+}
+
+/// Latency against achieved rate: x linear from 0, y on a log scale; p99 a solid line with
+/// points (hollow where the step failed), p50 a thin dashed one; each SLO bound a labelled
+/// horizontal line; the generator-bound region (from `generator_from` up) shaded.
+pub fn rate_latency_chart(
+    curves: &[RateCurve],
+    slo: &[(String, f64)],
+    generator_from: Option<f64>,
+    height: f64,
+) -> String {
+    let (left, right, top, bottom) = (74.0, 24.0, 12.0, 44.0);
+    let height = height.max(200.0);
+    let plot_h = height - top - bottom;
+    let xs = curves.iter().flat_map(|c| c.points.iter().map(|p| p.0));
+    let max_x = xs.fold(0.0f64, f64::max).max(generator_from.unwrap_or(0.0));
+    let ys = curves
+        .iter()
+        .flat_map(|c| c.points.iter().flat_map(|p| [p.1, p.2]))
+        .chain(slo.iter().map(|s| s.1))
+        .filter(|v| *v > 0.0);
+    let (lo, hi) = ys.fold((f64::INFINITY, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
+    let (lo, hi) = if lo.is_finite() {
+        (lo, hi)
+    } else {
+        (1.0, 10.0)
+    };
+    let (ylo, yhi) = log_bounds(lo, hi);
+    let xticks = linear_ticks(max_x.max(1.0));
+    let xmax = xticks.last().copied().unwrap_or(1.0);
+    let x = LinearScale::new(0.0, xmax, left, WIDTH - right);
+    let y = LogScale::new(ylo, yhi, top + plot_h, top);
+    let mut o = String::new();
+    let _ = write!(
+        o,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img">"#,
+        w = f(WIDTH),
+        h = f(height)
+    );
+    if let Some(g) = generator_from {
+        let gx = x.px(g).min(WIDTH - right);
+        let _ = write!(
+            o,
+            r##"<rect class="generator-bound" x="{gx}" y="{t}" width="{w}" height="{h}" fill="#999" fill-opacity="0.15"><title>generator-bound from {rate} req/s: figures here are the generator's</title></rect><text class="tick" x="{tx}" y="{ty}" text-anchor="end">generator-bound</text>"##,
+            gx = f(gx),
+            t = f(top),
+            w = f((WIDTH - right - gx).max(2.0)),
+            h = f(plot_h),
+            rate = escape(&crate::units::thousands(g)),
+            tx = f(WIDTH - right - 4.0),
+            ty = f(top + 12.0)
+        );
+    }
+    for t in log_ticks(ylo, yhi) {
+        let py = y.px(t);
+        let _ = write!(
+            o,
+            r#"<line class="grid" x1="{l}" y1="{py}" x2="{r}" y2="{py}"/><text class="tick" x="{tx}" y="{ty}" text-anchor="end">{label}</text>"#,
+            l = f(left),
+            r = f(WIDTH - right),
+            py = f(py),
+            tx = f(left - 6.0),
+            ty = f(py + 4.0),
+            label = escape(&micros_short(t))
+        );
+    }
+    for t in &xticks {
+        let px = x.px(*t);
+        let _ = write!(
+            o,
+            r#"<line class="grid" x1="{px}" y1="{a}" x2="{px}" y2="{z}"/><text class="tick" x="{px}" y="{ty}" text-anchor="middle">{label}</text>"#,
+            px = f(px),
+            a = f(top),
+            z = f(top + plot_h),
+            ty = f(top + plot_h + 15.0),
+            label = escape(&crate::units::si(*t))
+        );
+    }
+    for (name, us) in slo {
+        let py = y.px(*us);
+        let _ = write!(
+            o,
+            r##"<line class="slo" x1="{l}" y1="{py}" x2="{r}" y2="{py}" stroke="#c00" stroke-dasharray="5 3"/><text class="tick" x="{tx}" y="{ty}" fill="#c00">SLO {label}</text>"##,
+            l = f(left),
+            r = f(WIDTH - right),
+            py = f(py),
+            tx = f(left + 4.0),
+            ty = f(py - 4.0),
+            label = escape(&format!("{name} ≤ {}", micros_short(*us)))
+        );
+    }
+    let _ = write!(
+        o,
+        r#"<text class="axis-title" x="{x}" y="{y}" text-anchor="middle">achieved req/s (open loop)</text><text class="axis-title" transform="translate(12 {ym}) rotate(-90)" text-anchor="middle">latency (log)</text>"#,
+        x = f(left + (WIDTH - right - left) / 2.0),
+        y = f(height - 8.0),
+        ym = f(top + plot_h / 2.0)
+    );
+    for c in curves {
+        let (color, _) = series_style(c.style);
+        for (which, idx, dash, width) in [
+            ("p50", 1usize, r#" stroke-dasharray="3 3""#, 1.0),
+            ("p99", 2, "", 2.0),
+        ] {
+            let mut d = String::new();
+            for (i, p) in c.points.iter().enumerate() {
+                let v = if idx == 1 { p.1 } else { p.2 };
+                let _ = write!(
+                    d,
+                    "{}{} {}",
+                    if i == 0 { "M" } else { "L" },
+                    f(x.px(p.0)),
+                    f(y.px(v.max(ylo)))
+                );
+            }
+            if d.is_empty() {
+                continue;
+            }
+            let _ = write!(
+                o,
+                r#"<path class="curve" data-percentile="{which}" d="{d}" stroke="{color}" stroke-width="{width}"{dash}><title>{t}</title></path>"#,
+                t = escape(&format!("{} {which}", c.label))
+            );
+        }
+        for p in &c.points {
+            let _ = write!(
+                o,
+                r#"<circle cx="{cx}" cy="{cy}" r="3" stroke="{color}" fill="{fill}"><title>{t}</title></circle>"#,
+                cx = f(x.px(p.0)),
+                cy = f(y.px(p.2.max(ylo))),
+                fill = if p.3 { color } else { "white" },
+                t = escape(&format!(
+                    "{}: {} req/s, p50 {}, p99 {} ({})",
+                    c.label,
+                    crate::units::thousands(p.0),
+                    micros_short(p.1),
+                    micros_short(p.2),
+                    if p.3 { "met the SLO" } else { "failed" }
+                ))
+            );
+        }
+    }
+    let _ = write!(
+        o,
+        r#"<path class="axis" d="M{l} {t}V{b}H{r}"/></svg>"#,
+        l = f(left),
+        t = f(top),
+        b = f(top + plot_h),
+        r = f(WIDTH - right)
+    );
+    o
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -517,5 +677,22 @@ mod tests {
         );
         assert!(l.contains("p99.9") && !l.contains("p99.99"));
         assert!(l.contains("<path class=\"curve\""));
+        let r = rate_latency_chart(
+            &[RateCurve {
+                label: "<x>".into(),
+                style: 1,
+                points: vec![
+                    (1_000.0, 100.0, 400.0, true),
+                    (2_000.0, 300.0, 9_000.0, false),
+                ],
+            }],
+            &[("p99".into(), 5_000.0)],
+            Some(1_800.0),
+            300.0,
+        );
+        assert!(r.starts_with("<svg") && r.ends_with("</svg>"));
+        assert!(r.contains("&lt;x&gt;") && !r.contains("<x>"));
+        assert!(r.contains("generator-bound") && r.contains("SLO p99"));
+        assert!(r.contains("data-percentile=\"p50\"") && r.contains("data-percentile=\"p99\""));
     }
 }

@@ -5,8 +5,9 @@ use std::fmt::Write;
 
 use restbench_model::{Cell, CellStatus, FindingLevel, RunResults};
 
-use crate::cells::{CellLabel, first_line, per_cpu_second, per_mb, status_word};
+use crate::cells::{CellLabel, first_line, open_loop_only, per_cpu_second, per_mb, status_word};
 use crate::escape::html as escape;
+use crate::open_loop::{capacity_rows, equal_load_rows};
 use crate::units::{bytes_short, compact, micros_short, thousands, trimmed as trim};
 
 use super::markup::{flag_badge, swatch};
@@ -18,10 +19,16 @@ pub fn cells_table(
     cells: &[&Cell],
     labels: &[CellLabel],
     color: &dyn Fn(&CellLabel) -> usize,
+    closed_loop: &str,
 ) {
-    o.push_str("<div class=\"tablewrap\"><table class=\"cells\"><thead><tr class=\"group\">\
+    let _ = write!(
+        o,
+        "<div class=\"tablewrap\"><table class=\"cells\"><thead><tr class=\"group\">\
         <th></th><th colspan=\"4\" class=\"sep\">req/s</th>\
-        <th colspan=\"4\" class=\"sep\">latency</th><th colspan=\"3\" class=\"sep\">server</th>\
+        <th colspan=\"4\" class=\"sep\">latency {}</th>",
+        escape(closed_loop)
+    );
+    o.push_str("<th colspan=\"3\" class=\"sep\">server</th>\
         <th colspan=\"2\" class=\"sep\">efficiency</th></tr><tr><th>subject</th>\
         <th class=\"num sep\">median</th><th class=\"num\">CI95</th><th class=\"num\">min–max</th>\
         <th class=\"num\">cv</th><th class=\"num sep\">p50</th><th class=\"num\">p90</th>\
@@ -32,7 +39,12 @@ pub fn cells_table(
         </tr></thead><tbody>");
     for (c, l) in cells.iter().zip(labels) {
         let name = subject_cell(c, l, color(l));
-        if c.status == CellStatus::Ok {
+        if c.status == CellStatus::Ok && open_loop_only(c) {
+            let _ = write!(
+                o,
+                "<tr><td>{name}</td><td colspan=\"13\" class=\"wrap muted sep\">measured open loop only: see the capacity and equal-load tables</td></tr>"
+            );
+        } else if c.status == CellStatus::Ok {
             let ci = c.rps.ci95.map_or("–".into(), |[a, b]| {
                 format!("{}–{}", compact(a), compact(b))
             });
@@ -93,6 +105,88 @@ pub fn cells_table(
                 ))
             );
         }
+    }
+    o.push_str("</tbody></table></div>");
+}
+
+/// The capacity table of a group: capacity (a floor shown as `≥`), bound by, server CPU µs/req
+/// and p99 at capacity.
+pub fn capacity_table(o: &mut String, cells: &[&Cell]) {
+    let rows = capacity_rows(cells);
+    if rows.is_empty() {
+        return;
+    }
+    o.push_str("<div class=\"tablewrap\"><table class=\"capacity\"><caption>Capacity under the SLO \
+        (open loop; ≥ marks a floor, not the server's capacity)</caption><thead><tr><th>subject</th>\
+        <th>SLO</th><th class=\"num\">capacity req/s</th><th>bound by</th>\
+        <th class=\"num\">server µs/req at capacity</th><th class=\"num\">p99 at capacity</th>\
+        <th class=\"num\">steps</th></tr></thead><tbody>");
+    for r in rows {
+        let bound = if r.bound_by.is_server() {
+            escape(r.bound_by.name())
+        } else {
+            format!(
+                "<span class=\"badge warn\">{}</span>",
+                escape(r.bound_by.name())
+            )
+        };
+        let _ = write!(
+            o,
+            "<tr><td>{}</td><td><code>{}</code></td><td class=\"num\"><b>{}</b></td>\
+             <td title=\"{}\">{bound}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td></tr>",
+            escape(&r.label),
+            escape(&r.slo),
+            escape(&r.rate_text(thousands)),
+            escape(&r.reason),
+            r.cpu_us_per_req.map_or("–".into(), |v| format!("{v:.1}")),
+            r.p99_us.map_or("–".into(), |v| micros_short(v as f64)),
+            r.steps
+        );
+    }
+    o.push_str("</tbody></table></div>");
+}
+
+/// The equal-load table of a group: per rate, each cell's server CPU per request, and whether it
+/// held the rate.
+pub fn equal_load_table(o: &mut String, cells: &[&Cell]) {
+    let rows = equal_load_rows(cells);
+    if rows.is_empty() {
+        return;
+    }
+    o.push_str(
+        "<div class=\"tablewrap\"><table class=\"equal-load\"><caption>Equal load (open \
+        loop): the same constant rate for every cell</caption><thead><tr><th>subject</th>\
+        <th class=\"num\">target req/s</th><th class=\"num\">achieved</th><th>held</th>\
+        <th class=\"num\">server µs/req</th><th class=\"num\">server CPU</th>\
+        <th class=\"num\">p50</th><th class=\"num\">p99</th><th class=\"num\">errors</th>\
+        <th class=\"num\">RSS peak</th></tr></thead><tbody>",
+    );
+    for r in rows {
+        let held = if r.held {
+            "yes".to_string()
+        } else {
+            format!(
+                "<span class=\"badge bad\" title=\"{}\">not held</span>",
+                escape(&r.failed.join("; "))
+            )
+        };
+        let _ = write!(
+            o,
+            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{held}</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{:.2} %</td><td class=\"num\">{}</td></tr>",
+            escape(&r.label),
+            thousands(r.target),
+            thousands(r.achieved),
+            r.cpu_us_per_req.map_or("–".into(), |v| format!("{v:.1}")),
+            r.cpu_cores.map_or("–".into(), |v| format!("{v:.2}")),
+            micros_short(r.p50_us as f64),
+            micros_short(r.p99_us as f64),
+            r.errors_percent,
+            r.rss_peak_bytes
+                .map_or("–".into(), |v| bytes_short(v as f64)),
+        );
     }
     o.push_str("</tbody></table></div>");
 }

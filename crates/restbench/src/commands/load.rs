@@ -8,8 +8,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use restbench_loadgen::{HttpVersion, LoadError, LoadSpec, MAX_BODY, Progress, StopAt, Target};
-use restbench_model::LoadResult;
+use restbench_loadgen::{
+    CapacitySpec, HttpVersion, LoadError, LoadOutcome, LoadSpec, MAX_BODY, Progress, StopAt, Target,
+};
+use restbench_model::{LoadResult, RateStep, Slo, StepServer};
+use restbench_report::capacity_text;
 
 use crate::cli::{BadArgument, LoadArgs};
 use crate::signals;
@@ -18,6 +21,9 @@ use crate::signals;
 pub const EXIT_WITH_ERRORS: u8 = 3;
 
 pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
+    if !args.slo.is_empty() {
+        return capacity(args);
+    }
     let spec = spec_from_args(&args)?;
     // Checked before the load, so that a wrong path costs nothing and loses nothing.
     let mut json = JsonOutput::open(args.json.as_deref())?;
@@ -55,6 +61,74 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
     }
     let clean = result.errors.total() == 0 && !outcome.gave_up && result.requests > 0;
     Ok(if clean {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_WITH_ERRORS)
+    })
+}
+
+/// `--slo`: the capacity search. The JSON document is the closed-loop probe's result with the
+/// search in `capacity`.
+fn capacity(args: LoadArgs) -> anyhow::Result<ExitCode> {
+    let bad = |e: &dyn std::fmt::Display| anyhow::Error::new(BadArgument(e.to_string()));
+    let slo = Slo::parse_all(&args.slo).map_err(|e| bad(&e))?;
+    let load = spec_from_args(&args)?;
+    let mut spec = CapacitySpec::new(load, slo);
+    spec.step_duration = args.step_duration;
+    spec.step_warmup = args.warmup.unwrap_or(Duration::from_secs(1));
+    spec.probe_duration = args.step_duration.min(Duration::from_secs(2));
+    spec.resolution = args.resolution;
+    spec.max_steps = args.max_steps;
+    spec.validate().map_err(|e| bad(&e))?;
+    let mut json = JsonOutput::open(args.json.as_deref())?;
+    let stop = signals::stop_flag()?;
+    eprintln!(
+        "capacity under {}: probing closed loop for {:?}, then steps of {:?} after {:?} warm-up",
+        spec.slo, spec.probe_duration, spec.step_duration, spec.step_warmup
+    );
+    let mut probe: Option<(LoadOutcome, LoadSpec)> = None;
+    let mut run = |s: &LoadSpec| -> Result<(LoadOutcome, Option<StepServer>), LoadError> {
+        let outcome = restbench_loadgen::run(s, &stop, Arc::new(Progress::default()))?;
+        if probe.is_none() {
+            eprintln!(
+                "probe: {:.0} req/s at saturation, closed loop, {} connections",
+                outcome.rps(),
+                s.connections
+            );
+            eprintln!("{}", capacity_text::step_header());
+            probe = Some((outcome.clone(), s.clone()));
+        }
+        Ok((outcome, None))
+    };
+    let mut shown = 0;
+    let mut on_step = |step: &RateStep| {
+        shown += 1;
+        eprintln!("{}", capacity_text::step_line(shown, step));
+    };
+    let found = match restbench_loadgen::capacity::search_with(&spec, &stop, &mut run, &mut on_step)
+    {
+        Ok(c) => c,
+        Err(e @ (LoadError::InvalidSpec(_) | LoadError::InvalidUrl { .. })) => {
+            return Err(BadArgument(e.to_string()).into());
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let text = capacity_text::capacity_report(&found);
+    if json.is_stdout() {
+        let _ = io::stderr().write_all(text.as_bytes());
+    } else {
+        let mut out = io::stdout().lock();
+        out.write_all(text.as_bytes())?;
+        out.flush()?;
+    }
+    let Some((outcome, probe_spec)) = probe else {
+        return Ok(ExitCode::from(EXIT_WITH_ERRORS));
+    };
+    let mut result = outcome.to_result(&probe_spec);
+    let found_rate = found.rate.is_some();
+    result.capacity = Some(found);
+    json.write(&result)?;
+    Ok(if found_rate {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(EXIT_WITH_ERRORS)

@@ -10,15 +10,15 @@ use restbench_harness::cgroup::Backend;
 use restbench_harness::db::{self, Provision};
 use restbench_harness::error::chain;
 use restbench_harness::placement::{Placement, available_cpus};
-use restbench_harness::runner::{self, LoadShape, Observer, RunEntry, RunPlan};
+use restbench_harness::runner::{self, LoadShape, Mode, Observer, OpenLoop, RunEntry, RunPlan};
 use restbench_harness::subject;
 use restbench_loadgen::StopAt;
 use restbench_model::time::utc_stamp;
-use restbench_model::{CellStatus, RunResults, Workload};
+use restbench_model::{CellStatus, RunResults, Slo, Workload};
 
 use super::progress::TerminalProgress;
 use super::verify::{parse_scenarios, parse_workloads};
-use crate::cli::{BadArgument, RunArgs};
+use crate::cli::{BadArgument, ModeArg, OpenLoopArgs, RunArgs};
 use crate::signals;
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
@@ -83,6 +83,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         calibrate(&placement, &shape, args.quick, &stop, &progress)
     };
+    let open_loop = open_loop(&args.open_loop, args.quick)?;
     let plan = RunPlan {
         kind: "run".into(),
         entries: RunEntry::all(subjects, &scenarios),
@@ -94,12 +95,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         placement,
         backend,
         loadgen_ceiling_rps,
+        calibration: loadgen_ceiling_rps.map(|_| calibration_time(args.quick)),
         database_url: provision.url.clone(),
         db_pool_total: args.db_pool,
         note: args.quick.then(|| {
             "A --quick pass: one short repeat per cell, for a first look only.".to_string()
         }),
         study: None,
+        open_loop,
     };
     let result = runner::run(&plan, &stop, &progress);
     progress.finish();
@@ -107,6 +110,57 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let results = result?;
     super::output::report_written(&exports.write_runs(&[&results])?);
     finish(&results, &out_dir)
+}
+
+/// The open-loop measures asked for: `--slo` alone means both measures; capacity without an SLO
+/// is refused; every rate must be one the generator can be asked for.
+pub(crate) fn open_loop(args: &OpenLoopArgs, quick: bool) -> anyhow::Result<OpenLoop> {
+    let bad = |m: String| anyhow::Error::new(BadArgument(m));
+    let slo = Slo::parse_all(&args.slo).map_err(|e| bad(e.to_string()))?;
+    let mode = match (args.mode, slo.is_empty()) {
+        (None, true) | (Some(ModeArg::Throughput), _) => Mode::Throughput,
+        (None, false) | (Some(ModeArg::Both), false) => Mode::Both,
+        (Some(ModeArg::Capacity), false) => Mode::Capacity,
+        (Some(m @ (ModeArg::Capacity | ModeArg::Both)), true) => {
+            return Err(bad(format!(
+                "--mode {} needs an SLO: add --slo 'p99<=10ms' (and --slo 'errors<=0.1%' …)",
+                if m == ModeArg::Both {
+                    "both"
+                } else {
+                    "capacity"
+                }
+            )));
+        }
+    };
+    let (lo, hi) = restbench_loadgen::RATE_RANGE;
+    for r in &args.at_rate {
+        if !(r.is_finite() && (lo..=hi).contains(r)) {
+            return Err(bad(format!(
+                "--at-rate {r} is not a rate from {lo} to {hi} requests per second"
+            )));
+        }
+    }
+    let step_duration = args.step_duration.unwrap_or(if quick {
+        Duration::from_secs(1)
+    } else {
+        Duration::from_secs(3)
+    });
+    if !(Duration::from_millis(50)..=Duration::from_secs(3600)).contains(&step_duration) {
+        return Err(bad("--step-duration must be from 50ms to 1h".into()));
+    }
+    Ok(OpenLoop {
+        mode,
+        slo,
+        at_rates: args.at_rate.clone(),
+        step_duration,
+        step_warmup: if quick {
+            Duration::from_millis(500)
+        } else {
+            Duration::from_secs(1)
+        },
+        resolution: args.resolution,
+        max_steps: if quick { 10 } else { 14 },
+    })
 }
 
 /// The CPU placement and the enforcement backend for a run.
@@ -142,6 +196,11 @@ pub(crate) fn database(
     Ok(provision)
 }
 
+/// How long one calibration of the generator runs.
+pub(crate) fn calibration_time(quick: bool) -> Duration {
+    Duration::from_millis(if quick { 1000 } else { 3000 })
+}
+
 /// Measures the generator's ceiling against a trivial server with the run's shape.
 pub(crate) fn calibrate(
     placement: &Placement,
@@ -150,7 +209,7 @@ pub(crate) fn calibrate(
     stop: &AtomicBool,
     progress: &TerminalProgress,
 ) -> Option<f64> {
-    let duration = Duration::from_millis(if quick { 1000 } else { 3000 });
+    let duration = calibration_time(quick);
     match restbench_harness::calibrate::loadgen_ceiling(placement, shape, duration, stop) {
         Ok(c) => {
             progress.note(&format!(
@@ -197,4 +256,41 @@ pub(crate) fn finish(results: &RunResults, out_dir: &Path) -> anyhow::Result<Exi
     } else {
         ExitCode::SUCCESS
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(mode: Option<ModeArg>, slo: &[&str], rates: &[f64]) -> OpenLoopArgs {
+        OpenLoopArgs {
+            mode,
+            slo: slo.iter().map(|s| s.to_string()).collect(),
+            at_rate: rates.to_vec(),
+            step_duration: None,
+            resolution: 0.02,
+        }
+    }
+
+    #[test]
+    fn the_mode_follows_the_slo_and_refuses_capacity_without_one() {
+        assert_eq!(
+            open_loop(&args(None, &[], &[]), false).unwrap().mode,
+            Mode::Throughput
+        );
+        let both = open_loop(&args(None, &["p99<=5ms"], &[20_000.0]), true).unwrap();
+        assert_eq!(both.mode, Mode::Both);
+        assert_eq!(both.at_rates, vec![20_000.0]);
+        assert_eq!(both.step_duration, Duration::from_secs(1), "--quick steps");
+        let cap = open_loop(&args(Some(ModeArg::Capacity), &["p99<=5ms"], &[]), false).unwrap();
+        assert_eq!(cap.mode, Mode::Capacity);
+        let e = open_loop(&args(Some(ModeArg::Capacity), &[], &[]), false).unwrap_err();
+        assert!(e.to_string().contains("needs an SLO"), "{e}");
+        let e = open_loop(&args(None, &["p99<=fast"], &[]), false).unwrap_err();
+        assert!(e.to_string().contains("invalid SLO clause"), "{e}");
+        let e = open_loop(&args(None, &[], &[f64::NAN]), false).unwrap_err();
+        assert!(e.to_string().contains("--at-rate"), "{e}");
+        let e = open_loop(&args(None, &[], &[0.0]), false).unwrap_err();
+        assert!(e.to_string().contains("--at-rate"), "{e}");
+    }
 }

@@ -15,7 +15,7 @@ use restbench_model::time::utc_stamp;
 use restbench_model::{CellStatus, RunResults, Workload};
 
 use super::progress::TerminalProgress;
-use super::run::{calibrate, database, machine};
+use super::run::{calibrate, calibration_time, database, machine, open_loop};
 use crate::cli::StudyArgs;
 use crate::signals;
 
@@ -88,6 +88,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("study {id} names an unknown workload"))?;
         let (shape, shortening) = shape_of(id);
         let repeats = args.repeats.unwrap_or(default_repeats(length)).max(1);
+        let open_loop = open_loop(&args.open_loop, length == Length::Quick)?;
         let mut plan = RunPlan {
             kind: format!("study {id}"),
             entries,
@@ -99,10 +100,12 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             placement: placement.clone(),
             backend: backend.clone(),
             loadgen_ceiling_rps: None,
+            calibration: None,
             database_url: None,
             db_pool_total: 100,
             note: None,
             study: study_info(id, length, &shortening, &placement, repeats),
+            open_loop,
         };
         let total = plan.cells();
         if total == 0 {
@@ -127,6 +130,9 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             &stop,
             &progress,
         );
+        plan.calibration = plan
+            .loadgen_ceiling_rps
+            .map(|_| calibration_time(length == Length::Quick));
         let result = runner::run(&plan, &stop, &progress);
         progress.finish();
         drop(provision);

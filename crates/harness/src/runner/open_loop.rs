@@ -1,0 +1,147 @@
+//! The open-loop measures of one cell, after verification and in the same cgroup and placement as
+//! its throughput: the capacity under the run's SLO (`restbench_loadgen::capacity`) and one step
+//! per equal-load rate, each with the server's CPU and memory over the step.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use restbench_loadgen::LoadSpec;
+use restbench_loadgen::capacity::{self, CapacitySpec, Measured};
+use restbench_model::{Capacity, RateStep, Scenario, StepServer, Workload};
+
+use super::measure::{self, ServerSample};
+use super::plan::{Observer, RunPlan};
+use super::start::RunningSubject;
+use crate::HarnessError;
+use crate::subject::Subject;
+
+/// What the open-loop measures of a cell found.
+#[derive(Debug, Default)]
+pub struct OpenLoopResult {
+    pub capacity: Option<Capacity>,
+    pub at_rate: Vec<RateStep>,
+    /// Set when a warm-up ran here (no throughput measure before): its length and whether the
+    /// rate settled.
+    pub warmup: Option<(std::time::Duration, bool)>,
+}
+
+/// Runs the cell's capacity search and equal-load steps; `None` when interrupted.
+#[allow(clippy::too_many_arguments)]
+pub fn measure_open_loop(
+    plan: &RunPlan,
+    server: &mut RunningSubject,
+    w: Workload,
+    subject: &Subject,
+    scenario: Scenario,
+    warm: bool,
+    stop: &AtomicBool,
+    observer: &dyn Observer,
+) -> Result<Option<OpenLoopResult>, HarnessError> {
+    let base = measure::cell_spec(plan, server, w)?;
+    let mut out = OpenLoopResult::default();
+    if !warm {
+        observer.step(&subject.id, Some(scenario), Some(w), "warming up");
+        out.warmup = Some(measure::warm_up(plan, &base, stop, observer)?);
+    }
+    let spec = capacity_spec(plan, base);
+    if plan.open_loop.mode.capacity() {
+        measure::check_alive(server, subject)?;
+        let mut n = 0;
+        let mut run = |s: &LoadSpec| -> Result<Measured, HarnessError> {
+            let what = match s.rate {
+                None => "capacity: closed-loop probe".to_string(),
+                Some(r) => {
+                    n += 1;
+                    format!("capacity step {n} at {r:.0}/s")
+                }
+            };
+            observer.step(&subject.id, Some(scenario), Some(w), &what);
+            step_load(s, server, plan, stop, observer)
+        };
+        let found = capacity::search_with(&spec, stop, &mut run, &mut |_| {})?;
+        if stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        out.capacity = Some(found);
+    }
+    for &rate in &plan.open_loop.at_rates {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        measure::check_alive(server, subject)?;
+        observer.step(
+            &subject.id,
+            Some(scenario),
+            Some(w),
+            &format!("equal load at {rate:.0}/s"),
+        );
+        let mut run = |s: &LoadSpec| step_load(s, server, plan, stop, observer);
+        let step = capacity::measure_at(&spec, rate, &mut run)?;
+        if stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        out.at_rate.push(step);
+    }
+    Ok(Some(out))
+}
+
+/// The search's settings from the run's: the cell's load, the SLO, the generator's CPUs (none
+/// when it shares the server's) and its calibrated ceiling.
+pub fn capacity_spec(plan: &RunPlan, load: LoadSpec) -> CapacitySpec {
+    let threads = load.effective_threads();
+    let o = &plan.open_loop;
+    let mut spec = CapacitySpec::new(load, o.slo.clone());
+    spec.step_duration = o.step_duration;
+    spec.step_warmup = o.step_warmup;
+    spec.probe_duration = o.step_duration;
+    spec.resolution = o.resolution;
+    spec.max_steps = o.max_steps;
+    spec.generator_cores = (!plan.placement.shared)
+        .then(|| (plan.placement.loadgen.len().max(1) as f64).min(f64::from(threads)));
+    spec.ceiling_rps = plan.loadgen_ceiling_rps;
+    spec
+}
+
+fn step_load(
+    spec: &LoadSpec,
+    server: &RunningSubject,
+    plan: &RunPlan,
+    stop: &AtomicBool,
+    observer: &dyn Observer,
+) -> Result<Measured, HarnessError> {
+    let (outcome, sample) = measure::measured_load(spec, server, plan, stop, observer)?;
+    let usage = step_server(&sample, outcome.duration.as_secs_f64(), outcome.answered);
+    Ok((outcome, Some(usage)))
+}
+
+/// The server's usage over one step.
+pub fn step_server(sample: &ServerSample, secs: f64, answered: u64) -> StepServer {
+    let cpu = sample.cpu.as_secs_f64();
+    StepServer {
+        cpu_cores: if secs > 0.0 { cpu / secs } else { 0.0 },
+        cpu_us_per_req: if answered > 0 {
+            cpu * 1e6 / answered as f64
+        } else {
+            0.0
+        },
+        rss_peak_bytes: sample.memory.rss_peak,
+        cgroup_memory_peak_bytes: sample.memory.cgroup_peak,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn a_step_charges_the_server_its_cpu_per_answered_request() {
+        let sample = ServerSample {
+            cpu: Duration::from_millis(500),
+            ..ServerSample::default()
+        };
+        let s = step_server(&sample, 2.0, 10_000);
+        assert_eq!(s.cpu_cores, 0.25);
+        assert_eq!(s.cpu_us_per_req, 50.0);
+        assert_eq!(step_server(&sample, 0.0, 0).cpu_us_per_req, 0.0);
+    }
+}
