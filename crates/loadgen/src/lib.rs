@@ -12,6 +12,7 @@
 
 mod engine;
 mod error;
+mod live;
 mod outcome;
 mod recorder;
 mod request;
@@ -24,6 +25,7 @@ pub mod trivial_server;
 
 pub use engine::{Progress, ensure_open_files, run};
 pub use error::LoadError;
+pub use live::LiveLatency;
 pub use outcome::LoadOutcome;
 pub use spec::{
     HttpVersion, LoadSpec, MAX_BODY, MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS, StopAt,

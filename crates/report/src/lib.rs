@@ -5,7 +5,8 @@
 //!
 //! The modules form layers, each using only those above it:
 //! - leaves: [`escape`], [`units`], [`noise`], [`cells`], [`vocabulary`], [`document`];
-//! - computing (data in, data out, no markup): [`mod@compare`], [`load_compare`], [`ratios`];
+//! - computing (data in, data out, no markup): [`mod@compare`], [`load_compare`], [`ratios`],
+//!   [`timeline`];
 //! - rendering: [`text`], [`markdown`], [`html`];
 //! - exporting: [`export`] (`--export-json`, `--export-csv`, `--export-markdown`), over the
 //!   renderers; the only module that writes files, and only those it was given.
@@ -21,6 +22,7 @@ pub mod markdown;
 pub mod noise;
 pub mod ratios;
 pub mod text;
+pub mod timeline;
 pub mod units;
 pub mod vocabulary;
 
@@ -83,6 +85,8 @@ pub(crate) mod test_support {
             thread_rps: Default::default(),
             loadgen_cpu: Default::default(),
             max_schedule_lag_us: None,
+            interrupted: false,
+            interrupted_after_s: None,
         }
     }
 
