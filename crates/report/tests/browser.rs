@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 use restbench_model::histogram::{encode, new_latency_histogram};
 use restbench_model::{
     Cell, CellStatus, CellSubject, Environment, ErrorCounts, Finding, LatencySummary, LoadgenUsage,
-    RepeatResult, RpsStats, RunProtocol, RunResults, SCHEMA_VERSION, ServerUsage, StudyInfo,
+    RepeatResult, RpsStats, RunProtocol, RunResults, SCHEMA_VERSION, SecondSample, ServerUsage,
+    StudyInfo,
 };
 
 /// A small deterministic generator (xorshift), so the histograms are the same every time.
@@ -61,6 +62,7 @@ fn ok_cell(s: &Spec<'_>, seed: u64) -> Cell {
     for _ in 0..20_000 {
         h.saturating_record(rng.latency(median, 0.35));
     }
+    let p99 = LatencySummary::from_histogram(&h).p99;
     let repeats: Vec<RepeatResult> = [0.99, 1.0, 1.012]
         .iter()
         .map(|k| RepeatResult {
@@ -71,6 +73,20 @@ fn ok_cell(s: &Spec<'_>, seed: u64) -> Cell {
             errors: ErrorCounts::default(),
             server_cpu_cores: s.cpu_cores,
             loadgen_cpu_cores: 0.8,
+            // Ten seconds, with a pause (a GC, say) now and then.
+            timeseries: (0..10)
+                .map(|i| {
+                    let pause = rng.next() < 0.1;
+                    let rate = s.rps * k * (0.95 + 0.1 * rng.next());
+                    SecondSample {
+                        second: i,
+                        requests: (rate * if pause { 0.7 } else { 1.0 }) as u64,
+                        errors: 0,
+                        p50_us: Some((median as u64).max(1)),
+                        p99_us: Some(p99 * if pause { 6 } else { 1 }),
+                    }
+                })
+                .collect(),
         })
         .collect();
     let noisy = s.flags.contains(&"noisy");
@@ -434,9 +450,9 @@ fn report_holds_every_chart_and_table_and_escapes_text() {
     let (measured, all) = group_counts(&r);
     assert_eq!(
         html.matches("<figure class=\"chart\"").count(),
-        4 * measured
+        5 * measured
     );
-    for kind in ["rps", "latency", "cpu", "memory"] {
+    for kind in ["rps", "latency", "cpu", "memory", "timeline"] {
         assert_eq!(
             html.matches(&format!("data-chart=\"{kind}\"")).count(),
             measured,
@@ -585,7 +601,12 @@ fn report_renders_in_headless_chromium() {
     );
     let (measured, all) = group_counts(&r);
     let figures: Vec<&str> = dom.split("<figure class=\"chart\"").skip(1).collect();
-    assert_eq!(figures.len(), 4 * measured);
+    assert_eq!(figures.len(), 5 * measured);
+    assert_eq!(
+        dom.matches("data-chart=\"timeline\"").count(),
+        measured,
+        "rate and p99 over time for every group"
+    );
     for f in &figures {
         let body = &f[..f.find("</figure>").expect("figure closes")];
         assert!(body.contains("<svg"), "a chart without an SVG: {body:.200}");
