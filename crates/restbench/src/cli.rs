@@ -281,7 +281,8 @@ Examples:
   restbench load -R 5000 -d 30s --latency --json result.json http://127.0.0.1:8080/api/test
 
 Exit status: 0 when every request got a 2xx/3xx answer; 3 when the run finished with errors or
-no answer at all (they are printed and written); 1 when it could not run (server unreachable,
+no answer at all (they are printed and written); 130 when Ctrl-C cut it short (the figures so
+far are printed and written, marked interrupted); 1 when it could not run (server unreachable,
 file unreadable or unwritable); 2 for bad arguments (out of range, malformed, or more connections
 than this process may open). Limits: -c 65535, -t 1024, --pipeline 1024, body 64 MiB, --timeout
 1h, -d and --warmup 7 days, -R 0.001 to 100000000.")]
@@ -331,6 +332,9 @@ pub struct LoadArgs {
     /// Print the latency distribution.
     #[arg(long)]
     pub latency: bool,
+    /// No live progress line on stderr (it is drawn only when stderr is a terminal anyway).
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
     /// Write the result document (JSON) to PATH, or to stdout with '-'.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,

@@ -3,6 +3,7 @@
 mod compare;
 mod db;
 mod doctor;
+mod live;
 mod load;
 mod output;
 mod progress;
