@@ -1,7 +1,8 @@
 //! restbench's harness: everything between "these subjects" and "these figures".
 //!
 //! - [`subject`]: `subjects/<id>/subject.toml`, loaded and checked, with errors that name the file,
-//!   the field and the reason; whether a subject's toolchain is here.
+//!   the field and the reason; whether a subject's toolchain is here. [`ad_hoc`]: a subject made
+//!   from a command line (`restbench bench --cmd`), with no folder and no build.
 //! - [`prepare`]: builds with each ecosystem's own tool, cached by a hash of the subject's folder.
 //! - [`process`]: every child in its own process group, killed on drop, when restbench dies
 //!   (PR_SET_PDEATHSIG plus a guard process), and on Ctrl-C.
@@ -15,6 +16,7 @@
 //!
 //! The harness never does hot-path HTTP: load goes through `restbench_loadgen::run`.
 
+pub mod ad_hoc;
 pub mod calibrate;
 pub mod cgroup;
 pub mod dates;

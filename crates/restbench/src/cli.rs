@@ -43,6 +43,34 @@ pub enum Command {
     /// Set two runs (or two `load` results) side by side as ratios and name what got faster or
     /// slower beyond the noise.
     Compare(CompareArgs),
+    /// Your own server as a subject, from its command line: started, verified, measured and
+    /// reported as `run` does, without writing a subject folder.
+    Bench(BenchArgs),
+}
+
+/// `restbench bench`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  restbench bench --cmd 'my-server --port {port}' --workloads plaintext,todo
+  restbench bench --cmd './target/release/api' --name api --quick
+  restbench bench --cmd 'python3 app.py' --workloads echo --scenarios single-thread --repeats 1
+
+The command runs in the current folder through /bin/sh, in each scenario as given, with PORT,
+HOST=127.0.0.1 and RESTBENCH_SCENARIO in its environment; {port} and {cores} are filled in. It
+must serve the workloads' contract (GET /api/test answers Hello, World! as text/plain; see
+subjects/README.md); a cell whose checks fail is reported and not measured. Results go to
+results/bench-NAME-<UTC stamp> (or --out) with report.md and report.html; --workloads defaults
+to plaintext. The other options are run's.")]
+pub struct BenchArgs {
+    /// The server's command line; {port} is replaced by the port it must listen on.
+    #[arg(long, value_name = "COMMAND")]
+    pub cmd: String,
+    /// The subject's name in the results (lowercase letters, digits and '-').
+    #[arg(long, default_value = restbench_harness::ad_hoc::DEFAULT_NAME)]
+    pub name: String,
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 /// `restbench study`.

@@ -71,7 +71,14 @@ fn panel(t: &Timeline, style: usize, label: &str) -> String {
     let p99_ticks = linear_ticks(t.max_p99().unwrap_or(1).max(1) as f64);
     let p99_top = p99_ticks.last().copied().unwrap_or(1.0);
     let y_p99 = LinearScale::new(0.0, p99_top, P99_TOP + PLOT_H, P99_TOP);
-    plot_frame(&mut o, &p99_ticks, &y_p99, &micros_short, P99_TOP, "p99");
+    let latency = |us: f64| {
+        if us == 0.0 {
+            "0".to_string()
+        } else {
+            micros_short(us)
+        }
+    };
+    plot_frame(&mut o, &p99_ticks, &y_p99, &latency, P99_TOP, "p99");
     // Seconds along the bottom, and a dashed line where each later repeat starts.
     for s in linear_ticks(t.span.max(1.0)) {
         if s > t.span.max(1.0) + 1e-9 {

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+mod bench;
 mod compare;
 mod db;
 mod doctor;
@@ -34,6 +35,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Doctor(args) => doctor::run(args),
         Command::Study(args) => study::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }
 

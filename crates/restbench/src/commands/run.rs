@@ -22,11 +22,38 @@ use crate::cli::RunArgs;
 use crate::signals;
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let stop = signals::stop_flag()?;
     let root = super::subjects_root(&args.dir)?;
-    let exports = super::output::open_exports(&args.export)?;
     let subjects = subject::select(subject::discover(&root)?, &args.subjects)?;
     let workloads = parse_workloads(&args.workloads)?;
+    let what = Measured {
+        kind: "run",
+        out_name: utc_stamp(),
+        note: None,
+    };
+    measure(subjects, workloads, &args, &root, what)
+}
+
+/// What a measuring command calls its results.
+pub(crate) struct Measured {
+    /// `kind` of the results document (`run`, `bench`).
+    pub kind: &'static str,
+    /// The results folder's name under `results/` when `--out` is not given.
+    pub out_name: String,
+    /// A sentence for the report about what was measured.
+    pub note: Option<String>,
+}
+
+/// The run path shared by `run` and `bench`: `subjects` × `workloads` × the scenarios of `args`,
+/// measured by the harness runner; `root` is the subjects folder (results and cache beside it).
+pub(crate) fn measure(
+    subjects: Vec<subject::Subject>,
+    workloads: Vec<Workload>,
+    args: &RunArgs,
+    root: &Path,
+    what: Measured,
+) -> anyhow::Result<ExitCode> {
+    let stop = signals::stop_flag()?;
+    let exports = super::output::open_exports(&args.export)?;
     let scenarios = parse_scenarios(&args.scenarios)?;
     let (placement, backend) = machine(args.loadgen_cpus.as_deref(), args.no_cgroups)?;
     let (duration, repeats, warmup) = if args.quick {
@@ -51,11 +78,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let out_dir = args.out.clone().unwrap_or_else(|| {
         root.parent()
-            .unwrap_or(&root)
+            .unwrap_or(root)
             .join("results")
-            .join(utc_stamp())
+            .join(&what.out_name)
     });
-    let cache = restbench_harness::prepare::cache_dir(&root);
+    let cache = restbench_harness::prepare::cache_dir(root);
     let needs_db = workloads.iter().any(|w| w.needs_database())
         && subjects
             .iter()
@@ -83,8 +110,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         calibrate(&placement, &shape, args.quick, &stop, &progress)
     };
+    let quick_note = args
+        .quick
+        .then(|| "A --quick pass: one short repeat per cell, for a first look only.".to_string());
     let plan = RunPlan {
-        kind: "run".into(),
+        kind: what.kind.into(),
         entries: RunEntry::all(subjects, &scenarios),
         workloads,
         shape,
@@ -96,9 +126,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         loadgen_ceiling_rps,
         database_url: provision.url.clone(),
         db_pool_total: args.db_pool,
-        note: args.quick.then(|| {
-            "A --quick pass: one short repeat per cell, for a first look only.".to_string()
-        }),
+        note: match (what.note, quick_note) {
+            (Some(a), Some(b)) => Some(format!("{a} {b}")),
+            (a, b) => a.or(b),
+        },
         study: None,
     };
     let result = runner::run(&plan, &stop, &progress);
