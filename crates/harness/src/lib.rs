@@ -3,6 +3,8 @@
 //! - [`subject`]: `subjects/<id>/subject.toml`, loaded and checked, with errors that name the file,
 //!   the field and the reason; whether a subject's toolchain is here.
 //! - [`toolchain`]: toolchain versions against each subject's minimums, with the fixing command.
+//! - [`ad_hoc`]: a subject made from a command line (`restbench bench --cmd`), with no folder
+//!   and no build.
 //! - [`prepare`]: builds with each ecosystem's own tool, cached by a hash of the subject's folder.
 //! - [`process`]: every child in its own process group, killed on drop, when restbench dies
 //!   (PR_SET_PDEATHSIG plus a guard process), and on Ctrl-C.
@@ -18,6 +20,7 @@
 //!
 //! The harness never does hot-path HTTP: load goes through `restbench_loadgen::run`.
 
+pub mod ad_hoc;
 pub mod cgroup;
 pub mod dates;
 pub mod db;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant};
 
+use crate::live::LiveLatency;
 use crate::outcome::LoadOutcome;
 use crate::worker::{Worker, WorkerConfig};
 use crate::{HttpVersion, LoadError, LoadSpec, StopAt, request};
@@ -14,6 +15,10 @@ use crate::{HttpVersion, LoadError, LoadSpec, StopAt, request};
 pub struct Progress {
     /// Answered requests in the measured period, updated about once per event-loop turn.
     pub answered: AtomicU64,
+    /// Errors in the measured period (every class), updated as `answered` is.
+    pub errors: AtomicU64,
+    /// Latencies of the measured period, coarse, added by each thread when a second ends.
+    pub latency: LiveLatency,
 }
 
 /// Runs one load and returns what it measured.

@@ -13,6 +13,7 @@
 pub mod capacity;
 mod engine;
 mod error;
+mod live;
 mod outcome;
 mod recorder;
 mod request;
@@ -26,6 +27,7 @@ pub mod trivial_server;
 pub use capacity::{CapacitySpec, search as capacity_search};
 pub use engine::{Progress, ensure_open_files, run};
 pub use error::LoadError;
+pub use live::LiveLatency;
 pub use outcome::LoadOutcome;
 pub use spec::{
     HttpVersion, LoadSpec, MAX_BODY, MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS, RATE_RANGE, StopAt,

@@ -28,6 +28,9 @@ pub struct LoadOutcome {
     pub uncorrected: Option<Histogram<u64>>,
     /// Per second: (answered, errors), all threads.
     pub series: Vec<(u64, u64)>,
+    /// Per second: (p50, p99) latency in microseconds of the answers in it, all threads'
+    /// histograms of that second merged; `None` for a second without answers.
+    pub second_percentiles: Vec<Option<(u64, u64)>>,
     /// wrk's Req/Sec samples: each thread's answers per second, one sample per thread and whole
     /// second when every thread measured at least two whole seconds, else one per thread over
     /// its own measuring window (so that short runs, `-n 500` or `-d 1s`, still have a figure).
@@ -56,6 +59,7 @@ impl LoadOutcome {
             latency: new_latency_histogram(),
             uncorrected: None,
             series: Vec::new(),
+            second_percentiles: Vec::new(),
             thread_rates: Vec::new(),
             cpu_user: Duration::ZERO,
             cpu_system: Duration::ZERO,
@@ -64,8 +68,18 @@ impl LoadOutcome {
         };
         let mut end = measure_from;
         let mut windows = Vec::with_capacity(reports.len());
+        let mut second_buckets: Vec<Vec<(u64, u64)>> = Vec::new();
         for r in reports {
-            let rec = r.recorder;
+            let mut rec = r.recorder;
+            if second_buckets.len() < rec.second_latencies.len() {
+                second_buckets.resize_with(rec.second_latencies.len(), Vec::new);
+            }
+            for (i, b) in std::mem::take(&mut rec.second_latencies)
+                .into_iter()
+                .enumerate()
+            {
+                second_buckets[i].extend(b);
+            }
             end = end.max(r.end);
             out.sent += rec.sent;
             out.answered += rec.answered;
@@ -105,7 +119,26 @@ impl LoadOutcome {
         }
         out.duration = end.saturating_duration_since(measure_from);
         out.thread_rates = thread_rates(&windows);
+        out.second_percentiles = second_percentiles(&second_buckets, out.series.len());
         Ok(out)
+    }
+
+    /// The run second by second: answers, errors, and the second's p50/p99.
+    pub fn seconds(&self) -> Vec<SecondSample> {
+        self.series
+            .iter()
+            .enumerate()
+            .map(|(i, (r, e))| {
+                let p = self.second_percentiles.get(i).copied().flatten();
+                SecondSample {
+                    second: i as u32,
+                    requests: *r,
+                    errors: *e,
+                    p50_us: p.map(|p| p.0),
+                    p99_us: p.map(|p| p.1),
+                }
+            })
+            .collect()
     }
 
     pub fn rps(&self) -> f64 {
@@ -164,16 +197,7 @@ impl LoadOutcome {
                 .collect(),
             histogram: histogram::encode(&self.latency),
             uncorrected_histogram: self.uncorrected.as_ref().map(histogram::encode),
-            timeseries: self
-                .series
-                .iter()
-                .enumerate()
-                .map(|(i, (r, e))| SecondSample {
-                    second: i as u32,
-                    requests: *r,
-                    errors: *e,
-                })
-                .collect(),
+            timeseries: self.seconds(),
             thread_rps: thread_rps(&self.thread_rates),
             loadgen_cpu: LoadgenCpu {
                 user_s: self.cpu_user.as_secs_f64(),
@@ -187,8 +211,29 @@ impl LoadOutcome {
             },
             max_schedule_lag_us: self.max_lag.map(|d| d.as_micros() as u64),
             capacity: None,
+            interrupted: false,
+            interrupted_after_s: None,
         }
     }
+}
+
+/// Each second's p50 and p99 from the buckets all threads kept of it (merged into one histogram
+/// per second, never by averaging the threads' percentiles); `seconds` long.
+fn second_percentiles(buckets: &[Vec<(u64, u64)>], seconds: usize) -> Vec<Option<(u64, u64)>> {
+    let mut h = new_latency_histogram();
+    (0..seconds)
+        .map(|i| {
+            let b = buckets.get(i)?;
+            if b.is_empty() {
+                return None;
+            }
+            h.reset();
+            for (us, n) in b {
+                h.saturating_record_n(*us, *n);
+            }
+            Some((h.value_at_quantile(0.5), h.value_at_quantile(0.99)))
+        })
+        .collect()
 }
 
 fn per_second(n: f64, d: Duration) -> f64 {
@@ -293,6 +338,22 @@ mod tests {
         assert_eq!(t.max, 1_010.0);
         // 1000 ×3 are within one stdev (≈7), 1010 and 990 are not.
         assert!((t.within_stdev_pct - 60.0).abs() < 1e-9, "{t:?}");
+    }
+
+    #[test]
+    fn each_second_merges_the_threads_buckets() {
+        // Thread A answered 99 fast requests in second 0, thread B one slow one; second 1 is
+        // empty; second 2 has one answer of 2 ms.
+        let buckets = vec![vec![(100, 99), (10_000, 1)], vec![], vec![(2_000, 1)]];
+        let p = second_percentiles(&buckets, 4);
+        assert_eq!(p.len(), 4);
+        let (p50, p99) = p[0].expect("second 0 has answers");
+        assert_eq!(p50, 100);
+        assert_eq!(p99, 100, "the 99th of 100 answers is still a fast one");
+        assert_eq!(p[1], None);
+        let (p50, p99) = p[2].unwrap();
+        assert!((1_999..=2_001).contains(&p50) && p99 == p50, "{p:?}");
+        assert_eq!(p[3], None, "a second past the buckets has none");
     }
 
     #[test]

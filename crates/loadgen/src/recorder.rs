@@ -1,10 +1,13 @@
 //! Per-thread counters and histograms; no locks, merged once at the end.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 use restbench_model::ErrorCounts;
 use restbench_model::histogram::{HIGHEST_US, new_latency_histogram};
+
+use crate::Progress;
 
 /// A class of failure, for [`Recorder::error`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,11 +35,22 @@ pub struct Recorder {
     pub connections_opened: u64,
     /// Per second since `t0`: (answered, errors).
     pub series: Vec<(u64, u64)>,
+    /// Per second since `t0`: the non-empty buckets `(value, count)` of that second's latency
+    /// histogram, taken when the second ended; all threads' are merged at the end for the
+    /// second's p50/p99. Empty for a second without answers.
+    pub second_latencies: Vec<Vec<(u64, u64)>>,
     pub max_lag: Duration,
+    /// The latencies of the current second only, cleared when it ends: one histogram reused,
+    /// so a request costs one more record and no allocation.
+    second_latency: Histogram<u64>,
+    /// The second (since `t0`) that `second_latency` holds.
+    current_second: usize,
+    /// Where each finished second's latencies are published for the progress line.
+    live: Arc<Progress>,
 }
 
 impl Recorder {
-    pub fn new(corrected: bool, now: Instant) -> Self {
+    pub fn new(corrected: bool, now: Instant, live: Arc<Progress>) -> Self {
         Self {
             measuring: false,
             t0: now,
@@ -49,7 +63,11 @@ impl Recorder {
             bytes: 0,
             connections_opened: 0,
             series: Vec::new(),
+            second_latencies: Vec::new(),
             max_lag: Duration::ZERO,
+            second_latency: new_latency_histogram(),
+            current_second: 0,
+            live,
         }
     }
 
@@ -58,6 +76,8 @@ impl Recorder {
         self.measuring = true;
         self.t0 = now;
         self.sent = in_flight;
+        self.current_second = 0;
+        self.second_latency.reset();
     }
 
     #[inline]
@@ -66,7 +86,41 @@ impl Recorder {
         if s >= self.series.len() {
             self.series.resize(s + 1, (0, 0));
         }
+        if s > self.current_second {
+            self.close_second(s);
+        }
         &mut self.series[s]
+    }
+
+    /// Ends the current second: keeps its latency buckets, publishes them for the progress line,
+    /// and starts `next` with an empty histogram. Once per second, off the per-request path.
+    #[cold]
+    fn close_second(&mut self, next: usize) {
+        let h = &mut self.second_latency;
+        if !h.is_empty() {
+            let buckets: Vec<(u64, u64)> = h
+                .iter_recorded()
+                .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                .collect();
+            for (us, n) in &buckets {
+                self.live.latency.add(*us, *n);
+            }
+            if self.second_latencies.len() <= self.current_second {
+                self.second_latencies
+                    .resize_with(self.current_second + 1, Vec::new);
+            }
+            self.second_latencies[self.current_second] = buckets;
+            h.reset();
+        }
+        self.current_second = next;
+    }
+
+    /// Ends the last (partial) second; called once when the thread stops.
+    pub fn finish(&mut self) {
+        if self.measuring {
+            let next = self.current_second + 1;
+            self.close_second(next);
+        }
     }
 
     #[inline]
@@ -90,13 +144,16 @@ impl Recorder {
         }
         let slot = (status as usize).min(self.status.len() - 1);
         self.status[slot] += 1;
-        record(&mut self.latency, now.saturating_duration_since(intended));
+        let latency = now.saturating_duration_since(intended);
+        record(&mut self.latency, latency);
         if let Some(h) = self.uncorrected.as_mut() {
             record(h, now.saturating_duration_since(sent));
         }
         let second = self.second(now);
         second.0 += 1;
         second.1 += u64::from(failed);
+        // After `second`, which may have just started a new one.
+        record(&mut self.second_latency, latency);
     }
 
     #[inline]

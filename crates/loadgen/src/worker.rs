@@ -180,7 +180,7 @@ impl Worker {
         let corrected = cfg.schedule.is_some();
         let preconnected = cfg.preconnected.take();
         let mut worker = Self {
-            rec: Recorder::new(corrected, now),
+            rec: Recorder::new(corrected, now, cfg.progress.clone()),
             cfg,
             poll,
             conns,
@@ -213,6 +213,7 @@ impl Worker {
             (self.cfg.timeout / 4).clamp(Duration::from_millis(1), Duration::from_millis(20));
         let mut next_scan = Instant::now() + scan_every;
         let mut reported = 0u64;
+        let mut reported_errors = 0u64;
         let mut gave_up = false;
         let end;
         loop {
@@ -315,7 +316,16 @@ impl Worker {
                     .fetch_add(answered - reported, Ordering::Relaxed);
                 reported = answered;
             }
+            let errors = self.rec.errors.total();
+            if errors != reported_errors {
+                self.cfg
+                    .progress
+                    .errors
+                    .fetch_add(errors - reported_errors, Ordering::Relaxed);
+                reported_errors = errors;
+            }
         }
+        self.rec.finish();
         let cpu_end = thread_cpu();
         let (cpu_user, cpu_system) = match cpu_at_start {
             Some((u, s)) => (cpu_end.0.saturating_sub(u), cpu_end.1.saturating_sub(s)),

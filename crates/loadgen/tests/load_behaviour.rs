@@ -201,6 +201,35 @@ fn latency_of_a_10ms_server_is_about_10ms() {
 }
 
 #[test]
+fn each_second_carries_its_latency_and_the_live_figures_follow_the_run() {
+    let server =
+        TestServer::start(|_, _| Action::DelayThenSend(Duration::from_millis(10), ok("slow")));
+    let mut s = spec(&server.url("/"));
+    s.connections = 4;
+    s.threads = 2;
+    s.stop = StopAt::Duration(Duration::from_millis(1500));
+    let progress = Arc::new(Progress::default());
+    let outcome = restbench_loadgen::run(&s, &AtomicBool::new(false), progress.clone()).unwrap();
+    let r = outcome.to_result(&s);
+    assert!(r.timeseries.len() >= 2, "{:?}", r.timeseries);
+    for second in r.timeseries.iter().filter(|s| s.requests > 0) {
+        let (p50, p99) = (second.p50_us.unwrap(), second.p99_us.unwrap());
+        assert!(p50 >= 9_500 && p99 >= p50, "{second:?}");
+    }
+    assert!(
+        r.timeseries
+            .iter()
+            .all(|s| s.requests > 0 || s.p99_us.is_none())
+    );
+    // What a progress line read: every answer, and every answer's latency once the threads
+    // closed their last second.
+    assert_eq!(progress.answered.load(Ordering::Relaxed), r.requests);
+    assert_eq!(progress.errors.load(Ordering::Relaxed), r.errors.total());
+    assert_eq!(progress.latency.count(), r.requests);
+    assert!(progress.latency.quantile(0.99).unwrap() >= 9_500);
+}
+
+#[test]
 fn stalls_show_in_corrected_percentiles_but_not_in_uncorrected_ones() {
     // The server stalls for 300 ms at the start of every second and is instant otherwise.
     let t0 = Instant::now();

@@ -89,6 +89,15 @@ pub struct SecondSample {
     pub second: u32,
     pub requests: u64,
     pub errors: u64,
+    /// Median latency of the requests answered in this second, in microseconds (all threads'
+    /// histograms of the second merged). Absent when nothing was answered in it, and in documents
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50_us: Option<u64>,
+    /// 99th percentile latency of this second, in microseconds; absent as `p50_us` is. JIT
+    /// warm-up and GC pauses show here, not in the run's overall percentiles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_us: Option<u64>,
 }
 
 /// The CPU the load generator itself used while measuring.
@@ -140,6 +149,13 @@ pub struct LoadResult {
     /// With `--slo`: the capacity search; the rest of the document is then its closed-loop probe.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<Capacity>,
+    /// True when the run was cut short (Ctrl-C) rather than reaching its duration or count: its
+    /// figures are those of a shorter run than asked. False in documents written before.
+    #[serde(default)]
+    pub interrupted: bool,
+    /// When interrupted: seconds from the start of the load (warm-up included) to the stop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted_after_s: Option<f64>,
 }
 
 /// Per-thread request rates, as wrk's "Req/Sec" line: one sample per thread and whole second
@@ -165,6 +181,27 @@ impl LoadResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seconds_without_latency_and_runs_without_the_interrupt_mark_still_read() {
+        let old: SecondSample =
+            serde_json::from_str(r#"{"second": 3, "requests": 10, "errors": 1}"#).unwrap();
+        assert_eq!((old.p50_us, old.p99_us), (None, None));
+        let new = SecondSample {
+            p50_us: Some(120),
+            p99_us: Some(900),
+            ..old
+        };
+        let json = serde_json::to_value(new).unwrap();
+        assert_eq!(
+            (json["p50_us"].as_u64(), json["p99_us"].as_u64()),
+            (Some(120), Some(900))
+        );
+        assert!(
+            serde_json::to_value(old).unwrap().get("p99_us").is_none(),
+            "a second without answers writes no latency"
+        );
+    }
 
     #[test]
     fn error_counts_add_field_by_field() {

@@ -4,7 +4,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Capacity, ErrorCounts, Flag, LatencySummary, RateStep, Scenario, StudyInfo, Workload};
+use crate::{
+    Capacity, ErrorCounts, Flag, LatencySummary, RateStep, Scenario, SecondSample, StudyInfo,
+    Workload,
+};
 
 /// A whole run: the machine it ran on and one entry per cell (subject × workload × scenario).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -243,6 +246,10 @@ pub struct RepeatResult {
     pub errors: ErrorCounts,
     pub server_cpu_cores: f64,
     pub loadgen_cpu_cores: f64,
+    /// The repeat second by second (rate, errors, p50/p99), for charts over time. Empty in
+    /// documents written before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timeseries: Vec<SecondSample>,
 }
 
 /// What the server used while it was measured (its whole process tree).

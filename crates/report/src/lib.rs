@@ -6,7 +6,7 @@
 //! The modules form layers, each using only those above it:
 //! - leaves: [`escape`], [`units`], [`noise`], [`cells`], [`vocabulary`], [`document`];
 //! - computing (data in, data out, no markup): [`mod@compare`], [`load_compare`], [`ratios`],
-//!   [`open_loop`];
+//!   [`open_loop`], [`timeline`];
 //! - rendering: [`text`], [`capacity_text`], [`markdown`], [`html`];
 //! - exporting: [`export`] (`--export-json`, `--export-csv`, `--export-markdown`), over the
 //!   renderers; the only module that writes files, and only those it was given.
@@ -24,6 +24,7 @@ pub mod noise;
 pub mod open_loop;
 pub mod ratios;
 pub mod text;
+pub mod timeline;
 pub mod units;
 pub mod vocabulary;
 
@@ -87,6 +88,8 @@ pub(crate) mod test_support {
             loadgen_cpu: Default::default(),
             max_schedule_lag_us: None,
             capacity: None,
+            interrupted: false,
+            interrupted_after_s: None,
         }
     }
 

@@ -262,6 +262,7 @@ pub(crate) mod tests {
                 second: i as u32,
                 requests: *n,
                 errors: 0,
+                ..Default::default()
             })
             .collect();
         let mut faster = a.clone();

@@ -93,6 +93,14 @@ pub fn load_report(r: &LoadResult, distribution: bool) -> String {
         r.duration_s,
         bytes(r.bytes as f64)
     );
+    if r.interrupted {
+        let _ = writeln!(
+            o,
+            "  Run interrupted after {} (Ctrl-C): the figures cover the load until then",
+            r.interrupted_after_s
+                .map_or_else(|| "an unknown time".to_string(), |s| format!("{s:.1} s"))
+        );
+    }
     let e = &r.errors;
     if e.connect + e.read + e.write + e.timeout > 0 {
         let _ = writeln!(
@@ -667,6 +675,19 @@ mod tests {
                 .into(),
         );
         vec![a, b, c]
+    }
+
+    #[test]
+    fn an_interrupted_load_says_so_and_when() {
+        let mut r = crate::test_support::load_result();
+        assert!(!load_report(&r, false).contains("interrupted"));
+        r.interrupted = true;
+        r.interrupted_after_s = Some(1.23);
+        let text = load_report(&r, false);
+        assert!(
+            text.contains("Run interrupted after 1.2 s (Ctrl-C)"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -16,7 +16,7 @@ use restbench_model::histogram::{encode, new_latency_histogram};
 use restbench_model::{
     BoundBy, Capacity, CapacityProbe, Cell, CellStatus, CellSubject, Environment, ErrorCounts,
     Finding, LatencySummary, LoadgenUsage, RateStep, RepeatResult, RpsStats, RunProtocol,
-    RunResults, SCHEMA_VERSION, ServerUsage, Slo, StepServer, StudyInfo,
+    RunResults, SCHEMA_VERSION, SecondSample, ServerUsage, Slo, StepServer, StudyInfo,
 };
 
 /// A small deterministic generator (xorshift), so the histograms are the same every time.
@@ -62,6 +62,7 @@ fn ok_cell(s: &Spec<'_>, seed: u64) -> Cell {
     for _ in 0..20_000 {
         h.saturating_record(rng.latency(median, 0.35));
     }
+    let p99 = LatencySummary::from_histogram(&h).p99;
     let repeats: Vec<RepeatResult> = [0.99, 1.0, 1.012]
         .iter()
         .map(|k| RepeatResult {
@@ -72,6 +73,20 @@ fn ok_cell(s: &Spec<'_>, seed: u64) -> Cell {
             errors: ErrorCounts::default(),
             server_cpu_cores: s.cpu_cores,
             loadgen_cpu_cores: 0.8,
+            // Ten seconds, with a pause (a GC, say) now and then.
+            timeseries: (0..10)
+                .map(|i| {
+                    let pause = rng.next() < 0.1;
+                    let rate = s.rps * k * (0.95 + 0.1 * rng.next());
+                    SecondSample {
+                        second: i,
+                        requests: (rate * if pause { 0.7 } else { 1.0 }) as u64,
+                        errors: 0,
+                        p50_us: Some((median as u64).max(1)),
+                        p99_us: Some(p99 * if pause { 6 } else { 1 }),
+                    }
+                })
+                .collect(),
         })
         .collect();
     let noisy = s.flags.contains(&"noisy");
@@ -536,7 +551,7 @@ fn report_holds_every_chart_and_table_and_escapes_text() {
     let (measured, all) = group_counts(&r);
     assert_eq!(
         html.matches("<figure class=\"chart\"").count(),
-        4 * measured + 1
+        5 * measured + 1
     );
     assert_eq!(html.matches("data-chart=\"latency-throughput\"").count(), 1);
     assert_eq!(html.matches("<table class=\"capacity\"").count(), 1);
@@ -551,7 +566,7 @@ fn report_holds_every_chart_and_table_and_escapes_text() {
         html.contains("data-noisy-machine"),
         "the drift of the ceiling is at the top"
     );
-    for kind in ["rps", "latency", "cpu", "memory"] {
+    for kind in ["rps", "latency", "cpu", "memory", "timeline"] {
         assert_eq!(
             html.matches(&format!("data-chart=\"{kind}\"")).count(),
             measured,
@@ -703,13 +718,18 @@ fn report_renders_in_headless_chromium() {
     );
     let (measured, all) = group_counts(&r);
     let figures: Vec<&str> = dom.split("<figure class=\"chart\"").skip(1).collect();
-    assert_eq!(figures.len(), 4 * measured + 1);
+    assert_eq!(figures.len(), 5 * measured + 1);
     let lt: Vec<&&str> = figures
         .iter()
         .filter(|f| f.starts_with(" data-chart=\"latency-throughput\""))
         .collect();
     assert_eq!(lt.len(), 1, "the latency–throughput chart");
     assert!(lt[0].contains("data-percentile=\"p99\"") && lt[0].contains("generator-bound"));
+    assert_eq!(
+        dom.matches("data-chart=\"timeline\"").count(),
+        measured,
+        "rate and p99 over time for every group"
+    );
     for f in &figures {
         let body = &f[..f.find("</figure>").expect("figure closes")];
         assert!(body.contains("<svg"), "a chart without an SVG: {body:.200}");

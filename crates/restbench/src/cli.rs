@@ -65,6 +65,34 @@ pub enum Command {
     /// Set two runs (or two `load` results) side by side as ratios and name what got faster or
     /// slower beyond the noise.
     Compare(CompareArgs),
+    /// Your own server as a subject, from its command line: started, verified, measured and
+    /// reported as `run` does, without writing a subject folder.
+    Bench(BenchArgs),
+}
+
+/// `restbench bench`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  restbench bench --cmd 'my-server --port {port}' --workloads plaintext,todo
+  restbench bench --cmd './target/release/api' --name api --quick
+  restbench bench --cmd 'python3 app.py' --workloads echo --scenarios single-thread --repeats 1
+
+The command runs in the current folder through /bin/sh, in each scenario as given, with PORT,
+HOST=127.0.0.1 and RESTBENCH_SCENARIO in its environment; {port} and {cores} are filled in. It
+must serve the workloads' contract (GET /api/test answers Hello, World! as text/plain; see
+subjects/README.md); a cell whose checks fail is reported and not measured. Results go to
+results/bench-NAME-<UTC stamp> (or --out) with report.md and report.html; --workloads defaults
+to plaintext. The other options are run's.")]
+pub struct BenchArgs {
+    /// The server's command line; {port} is replaced by the port it must listen on.
+    #[arg(long, value_name = "COMMAND")]
+    pub cmd: String,
+    /// The subject's name in the results (lowercase letters, digits and '-').
+    #[arg(long, default_value = restbench_harness::ad_hoc::DEFAULT_NAME)]
+    pub name: String,
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 /// `restbench study`.
@@ -407,7 +435,9 @@ Give enough connections (-c) for the rates and latencies in question: one reques
 per connection.
 
 Exit status: 0 when every request got a 2xx/3xx answer; 3 when the run finished with errors or
-no answer at all (they are printed and written), or with --slo when no rate met the SLO; 1 when it could not run (server unreachable,
+no answer at all (they are printed and written), or with --slo when no rate met the SLO; 130 when
+Ctrl-C cut it short (the figures so far are printed and written, marked interrupted); 1 when it
+could not run (server unreachable,
 file unreadable or unwritable); 2 for bad arguments (out of range, malformed, or more connections
 than this process may open). Limits: -c 65535, -t 1024, --pipeline 1024, body 64 MiB, --timeout
 1h, -d and --warmup 7 days, -R 0.001 to 100000000.")]
@@ -457,6 +487,9 @@ pub struct LoadArgs {
     /// Print the latency distribution.
     #[arg(long)]
     pub latency: bool,
+    /// No live progress line on stderr (it is drawn only when stderr is a terminal anyway).
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
     /// Write the result document (JSON) to PATH, or to stdout with '-'.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,

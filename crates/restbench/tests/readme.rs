@@ -20,6 +20,7 @@ const COMMANDS: &[&[&str]] = &[
     &["serve"],
     &["db", "start"],
     &["report"],
+    &["bench"],
 ];
 
 /// Long options from a `--help` text: the first `--name` of each line of its `Options:` section.

@@ -61,6 +61,7 @@ pub fn fill_cell(
             errors: e,
             server_cpu_cores: sample.cpu.as_secs_f64() / secs,
             loadgen_cpu_cores: (outcome.cpu_user + outcome.cpu_system).as_secs_f64() / secs,
+            timeseries: outcome.seconds(),
         });
     }
     cell.rps = RpsStats {

@@ -326,6 +326,7 @@ pub(crate) mod tests {
             errors: Default::default(),
             server_cpu_cores: 1.0,
             loadgen_cpu_cores: 1.0,
+            timeseries: Vec::new(),
         };
         three.repeats = vec![repeat.clone(), repeat.clone(), repeat.clone()];
         let mut once = cell(

@@ -53,6 +53,17 @@ pub fn group_charts(
             memory_chart(o, ok, color);
             o.push_str("</div>");
         }
+        if let Some(body) = super::timeline::panels(ok, color) {
+            o.push_str("<div class=\"charts\">");
+            figure(
+                o,
+                "timeline",
+                "Over time",
+                "requests per second and p99, second by second; repeats end to end (dashed)",
+                &body,
+            );
+            o.push_str("</div>");
+        }
     }
 }
 

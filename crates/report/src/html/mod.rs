@@ -1,13 +1,15 @@
 //! `report.html`: one self-contained page (inline CSS and SVG, no network, no external fonts or
 //! scripts) rendered from a [`RunResults`](restbench_model::RunResults).
 //!
-//! Test hooks: every chart is a `<figure class="chart" data-chart="rps|latency|cpu|memory">`,
+//! Test hooks: every chart is a `<figure class="chart" data-chart="rps|latency|cpu|memory|timeline">`
+//! (`timeline` only when the cells recorded their seconds),
 //! every summary table a `<table class="cells">`, every study table a `<table class="ratios">`.
 //! A tiny inline script records page errors in `<html data-errors>` and sets `data-ready="1"`
 //! on load, so a headless browser can prove the page rendered cleanly.
 //!
 //! Modules: [`page`] assembles the document and its cards; [`tables`] the summary and findings
-//! tables; [`charts`] the figures of a group, drawn by [`svg`]; [`study`] the ratio tables;
+//! tables; [`charts`] the figures of a group, drawn by [`svg`] and [`timeline`] (rate and p99
+//! over time, one small panel per cell); [`study`] the ratio tables;
 //! [`markup`] the small pieces they share. The style and the script are `report.css` and
 //! `report.js` beside this file.
 
@@ -17,5 +19,6 @@ pub mod page;
 pub mod study;
 pub mod svg;
 pub mod tables;
+pub mod timeline;
 
 pub use page::{render, render_many};

@@ -1,11 +1,12 @@
 //! `restbench load`: the load generator on its own.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use restbench_loadgen::{
@@ -19,6 +20,8 @@ use crate::signals;
 
 /// Exit status of a run that finished but saw errors, or got no answer at all.
 pub const EXIT_WITH_ERRORS: u8 = 3;
+/// Exit status of a run cut short by Ctrl-C (or SIGTERM), as shells report 128 + SIGINT.
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
     if !args.slo.is_empty() {
@@ -32,14 +35,33 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
         eprintln!("note: sending POST because of -b (pass -m to choose another method)");
     }
     let stop = signals::stop_flag()?;
-    let outcome = match restbench_loadgen::run(&spec, &stop, Arc::new(Progress::default())) {
+    let progress = Arc::new(Progress::default());
+    let plan = super::live::Plan {
+        warmup: spec.warmup,
+        stop: spec.stop,
+    };
+    let live = super::live::LiveLoad::start(
+        progress.clone(),
+        plan,
+        !args.quiet && io::stderr().is_terminal(),
+    );
+    let started = Instant::now();
+    let outcome = match restbench_loadgen::run(&spec, &stop, progress) {
         Ok(outcome) => outcome,
         Err(e @ (LoadError::InvalidSpec(_) | LoadError::InvalidUrl { .. })) => {
             return Err(BadArgument(e.to_string()).into());
         }
         Err(e) => return Err(e.into()),
     };
-    let result = outcome.to_result(&spec);
+    let ran_for = started.elapsed();
+    live.finish();
+    let mut result = outcome.to_result(&spec);
+    // The stop flag is raised only by a signal: the run did not reach its end.
+    let interrupted = stop.load(Ordering::Relaxed);
+    if interrupted {
+        result.interrupted = true;
+        result.interrupted_after_s = Some(ran_for.as_secs_f64());
+    }
     let text = restbench_report::text::load_report(&result, args.latency);
     if json.is_stdout() {
         // The document owns stdout; a closed stderr must not stop it.
@@ -56,8 +78,11 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
             "error: stopped early: no request was answered for a long time (did the server die?)"
         );
     }
-    if result.requests == 0 {
+    if result.requests == 0 && !interrupted {
         eprintln!("error: no request was answered (is this an HTTP/1.x server?)");
+    }
+    if interrupted {
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
     let clean = result.errors.total() == 0 && !outcome.gave_up && result.requests > 0;
     Ok(if clean {

@@ -1,10 +1,12 @@
 //! One module per subcommand.
 
+mod bench;
 mod compare;
 mod completions;
 mod db;
 mod doctor;
 mod install;
+mod live;
 mod load;
 mod new;
 mod output;
@@ -41,6 +43,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Doctor(args) => doctor::run(args),
         Command::Study(args) => study::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }
 

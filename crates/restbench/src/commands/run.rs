@@ -22,16 +22,50 @@ use crate::cli::{BadArgument, ModeArg, OpenLoopArgs, RunArgs};
 use crate::signals;
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let stop = signals::stop_flag()?;
     let root = super::subjects_root(&args.dir)?;
-    let out_dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| super::results_folder().join(utc_stamp()));
+    let what = Measured {
+        kind: "run",
+        out_name: utc_stamp(),
+        note: None,
+    };
+    // Refused before the subjects are read: a finished run is never at risk.
+    let out_dir = out_dir(&args, &what);
     super::refuse_finished_run(&out_dir, args.force)?;
-    let exports = super::output::open_exports(&args.export)?;
     let subjects = subject::select(subject::discover(&root)?, &args.subjects)?;
     let workloads = parse_workloads(&args.workloads)?;
+    measure(subjects, workloads, &args, &root, what)
+}
+
+/// What a measuring command calls its results.
+pub(crate) struct Measured {
+    /// `kind` of the results document (`run`, `bench`).
+    pub kind: &'static str,
+    /// The results folder's name under `results/` when `--out` is not given.
+    pub out_name: String,
+    /// A sentence for the report about what was measured.
+    pub note: Option<String>,
+}
+
+/// `--out`, else `results/<name>` in the current folder.
+fn out_dir(args: &RunArgs, what: &Measured) -> std::path::PathBuf {
+    args.out
+        .clone()
+        .unwrap_or_else(|| super::results_folder().join(&what.out_name))
+}
+
+/// The run path shared by `run` and `bench`: `subjects` × `workloads` × the scenarios of `args`,
+/// measured by the harness runner; `root` is the subjects folder (the build cache is keyed by it).
+pub(crate) fn measure(
+    subjects: Vec<subject::Subject>,
+    workloads: Vec<Workload>,
+    args: &RunArgs,
+    root: &Path,
+    what: Measured,
+) -> anyhow::Result<ExitCode> {
+    let stop = signals::stop_flag()?;
+    let out_dir = out_dir(args, &what);
+    super::refuse_finished_run(&out_dir, args.force)?;
+    let exports = super::output::open_exports(&args.export)?;
     let scenarios = parse_scenarios(&args.scenarios)?;
     let (placement, backend) = machine(args.loadgen_cpus.as_deref(), args.no_cgroups)?;
     let (duration, repeats, warmup) = if args.quick {
@@ -55,7 +89,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         ..LoadShape::default()
     };
     shape.check().map_err(super::load_error)?;
-    let cache = restbench_harness::prepare::cache_dir(&root);
+    let open_loop = open_loop(&args.open_loop, args.quick)?;
+    let cache = restbench_harness::prepare::cache_dir(root);
     let needs_db = workloads.iter().any(|w| w.needs_database())
         && subjects
             .iter()
@@ -83,9 +118,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         calibrate(&placement, &shape, args.quick, &stop, &progress)
     };
-    let open_loop = open_loop(&args.open_loop, args.quick)?;
+    let quick_note = args
+        .quick
+        .then(|| "A --quick pass: one short repeat per cell, for a first look only.".to_string());
     let plan = RunPlan {
-        kind: "run".into(),
+        kind: what.kind.into(),
         entries: RunEntry::all(subjects, &scenarios),
         workloads,
         shape,
@@ -98,9 +135,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         calibration: loadgen_ceiling_rps.map(|_| calibration_time(args.quick)),
         database_url: provision.url.clone(),
         db_pool_total: args.db_pool,
-        note: args.quick.then(|| {
-            "A --quick pass: one short repeat per cell, for a first look only.".to_string()
-        }),
+        note: match (what.note, quick_note) {
+            (Some(a), Some(b)) => Some(format!("{a} {b}")),
+            (a, b) => a.or(b),
+        },
         study: None,
         open_loop,
     };

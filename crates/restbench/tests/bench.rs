@@ -1,0 +1,147 @@
+//! `restbench bench --cmd`: a command line as a subject, verified, measured and reported, with no
+//! subject folder written. The server is a tiny Python script the test writes (the plaintext
+//! contract: `GET /api/test` → `Hello, World!` as text/plain, 404 elsewhere). No test asserts a
+//! speed.
+
+use std::process::Command;
+
+mod support;
+
+use support::restbench;
+
+const SERVER: &str = r#"
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+class Hello(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    # One write per answer, sent at once (else Nagle and delayed ACKs add 40 ms to each).
+    wbufsize = 1 << 16
+    disable_nagle_algorithm = True
+
+    def do_GET(self):
+        if self.path == "/api/test":
+            status, body = 200, b"Hello, World!"
+        else:
+            status, body = 404, b"not found"
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Hello).serve_forever()
+"#;
+
+fn python() -> Option<&'static str> {
+    Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+        .then_some("python3")
+}
+
+#[test]
+fn bench_cmd_verifies_measures_and_reports_a_command_as_a_subject() {
+    let Some(python) = python() else {
+        eprintln!("skipped: python3 is not installed, so there is no test server");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hello.py"), SERVER).unwrap();
+    let out = dir.path().join("out");
+    let o = restbench()
+        .current_dir(dir.path())
+        .args([
+            "bench",
+            "--cmd",
+            &format!("{python} hello.py {{port}}"),
+            "--name",
+            "hello-py",
+            "--workloads",
+            "plaintext",
+            "--scenarios",
+            "single-thread",
+            "--duration",
+            "1s",
+            "--repeats",
+            "1",
+            "--warmup",
+            "0s",
+            "-c",
+            "2",
+            "--no-calibrate",
+            "--no-cgroups",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["kind"], "bench");
+    let cells = results["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 1, "{results}");
+    let cell = &cells[0];
+    assert_eq!(cell["subject"], "hello-py");
+    assert_eq!(cell["language"], "ad hoc");
+    assert_eq!(cell["workload"], "plaintext");
+    assert_eq!(cell["status"], "ok", "{cell}");
+    assert!(cell["requests"].as_u64().unwrap() > 0, "{cell}");
+    assert!(
+        cell["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["check"] == "body" && f["level"] == "pass"),
+        "verified: {cell}"
+    );
+    assert!(
+        cell["repeats"][0]["timeseries"]
+            .as_array()
+            .is_some_and(|s| !s.is_empty()),
+        "the repeat keeps its seconds: {cell}"
+    );
+    assert!(out.join("report.html").is_file() && out.join("report.md").is_file());
+    // No subject folder was written: only the script and the results are in the folder.
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(
+        names
+            .iter()
+            .all(|n| ["hello.py", "out", "target"].contains(&n.as_str())),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn bench_refuses_what_does_not_make_a_subject() {
+    for (args, says) in [
+        (vec!["bench", "--cmd", " "], "command is empty"),
+        (
+            vec!["bench", "--cmd", "srv", "--name", "My Server"],
+            "lowercase",
+        ),
+        (
+            vec!["bench", "--cmd", "srv", "--subjects", "rust-axum"],
+            "--subjects",
+        ),
+        (vec!["bench", "--cmd", "srv", "--workloads", "nope"], "nope"),
+    ] {
+        let o = restbench().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
