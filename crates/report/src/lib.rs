@@ -83,6 +83,9 @@ pub(crate) mod test_support {
             thread_rps: Default::default(),
             loadgen_cpu: Default::default(),
             max_schedule_lag_us: None,
+            started_at_unix_ms: None,
+            shard: None,
+            shards: Vec::new(),
         }
     }
 

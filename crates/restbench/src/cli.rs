@@ -43,6 +43,32 @@ pub enum Command {
     /// Set two runs (or two `load` results) side by side as ratios and name what got faster or
     /// slower beyond the noise.
     Compare(CompareArgs),
+    /// Merge the `load --json` results of several generators (shards of one load) into one:
+    /// counts summed, histograms added, seconds aligned by wall clock.
+    Merge(MergeArgs),
+}
+
+/// `restbench merge`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Counts and error classes are summed and the HdrHistograms added (percentiles are read from the
+sum, never averaged); the time series are aligned by wall-clock second; the rate is the total
+answered over the window from the earliest start to the latest end. Results of different loads
+(URL, method, body size, keep-alive, HTTP version, pipeline, timeout, warm-up, duration, open or
+closed loop) or the same shard twice are refused with what differs, unless --force.")]
+pub struct MergeArgs {
+    /// The `restbench load --json` results to merge.
+    #[arg(required = true, value_name = "RESULT")]
+    pub results: Vec<PathBuf>,
+    /// Write the merged result (JSON) to PATH, or to stdout with '-'.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Merge results of different loads anyway.
+    #[arg(long)]
+    pub force: bool,
+    /// Print the latency distribution.
+    #[arg(long)]
+    pub latency: bool,
 }
 
 /// `restbench study`.

@@ -4,6 +4,7 @@ mod compare;
 mod db;
 mod doctor;
 mod load;
+mod merge;
 mod output;
 mod progress;
 mod report;
@@ -33,6 +34,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Doctor(args) => doctor::run(args),
         Command::Study(args) => study::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Merge(args) => merge::run(args),
     }
 }
 
