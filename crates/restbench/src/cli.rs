@@ -362,6 +362,38 @@ pub struct LoadArgs {
     pub json: Option<PathBuf>,
     #[command(flatten)]
     pub export: ExportArgs,
+    #[command(flatten)]
+    pub scaleout: ScaleoutArgs,
+}
+
+/// `load` split over several generators: a synchronised start, the shard recorded, and the
+/// generators on other hosts over SSH.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ScaleoutArgs {
+    /// Start at TIME: RFC 3339 (2026-05-01T12:00:00Z) or Unix milliseconds (date +%s%3N). Every
+    /// generator given the same time starts together; a time more than 1 s past is refused.
+    #[arg(long, value_name = "TIME")]
+    pub start_at: Option<String>,
+    /// This generator's part of a load split over N (I counts from 0); recorded in the result
+    /// for `restbench merge`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<restbench_model::Shard>,
+    /// Stop at once when stdin closes: how a generator started over SSH dies with its session.
+    #[arg(long, hide = true)]
+    pub exit_with_stdin: bool,
+    #[command(flatten)]
+    pub hosts: LoadgenHostsArgs,
+}
+
+/// Remote generators over SSH, for `load`, `run` and `study`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct LoadgenHostsArgs {
+    /// Run the load generator on these hosts over SSH instead of here, one shard each, started
+    /// together and merged: user@host[:port],… or @FILE with one host per line. restbench copies
+    /// itself to each (cached by hash); the system ssh client is used with BatchMode, so keys or
+    /// an agent must work already. RESTBENCH_SSH_CONFIG names an ssh_config to use (-F).
+    #[arg(long, value_name = "HOSTS")]
+    pub loadgen_hosts: Option<String>,
 }
 
 /// Exports as hyperfine writes them, for `load` (a row per run) and `run`/`study` (a row per

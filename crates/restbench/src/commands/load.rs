@@ -19,6 +19,9 @@ pub const EXIT_WITH_ERRORS: u8 = 3;
 
 pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
     let spec = spec_from_args(&args)?;
+    if args.scaleout.hosts.loadgen_hosts.is_some() {
+        return super::remote::load(&args, &spec);
+    }
     // Checked before the load, so that a wrong path costs nothing and loses nothing.
     let mut json = JsonOutput::open(args.json.as_deref())?;
     let exports = super::output::open_exports(&args.export)?;
@@ -26,6 +29,14 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
         eprintln!("note: sending POST because of -b (pass -m to choose another method)");
     }
     let stop = signals::stop_flag()?;
+    if args.scaleout.exit_with_stdin {
+        super::start_at::exit_when_stdin_closes();
+    }
+    if let Some(at) = &args.scaleout.start_at {
+        if !super::start_at::wait_until(at, &stop)? {
+            return Ok(ExitCode::from(130));
+        }
+    }
     let outcome = match restbench_loadgen::run(&spec, &stop, Arc::new(Progress::default())) {
         Ok(outcome) => outcome,
         Err(e @ (LoadError::InvalidSpec(_) | LoadError::InvalidUrl { .. })) => {
@@ -33,7 +44,8 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
         }
         Err(e) => return Err(e.into()),
     };
-    let result = outcome.to_result(&spec);
+    let mut result = outcome.to_result(&spec);
+    result.shard = args.scaleout.shard;
     let text = restbench_report::text::load_report(&result, args.latency);
     if json.is_stdout() {
         // The document owns stdout; a closed stderr must not stop it.

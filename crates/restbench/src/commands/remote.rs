@@ -1,0 +1,59 @@
+//! `--loadgen-hosts`: flags to the harness's SSH generators (`restbench_harness::remote`).
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use restbench_harness::remote::{RemoteGenerators, parse_hosts};
+use restbench_loadgen::LoadSpec;
+
+use crate::cli::{BadArgument, LoadArgs, LoadgenHostsArgs};
+use crate::signals;
+
+/// Connects to the hosts of `--loadgen-hosts` (None without it) and puts restbench on each.
+pub fn generators(
+    args: &LoadgenHostsArgs,
+    note: &dyn Fn(&str),
+) -> anyhow::Result<Option<RemoteGenerators>> {
+    let Some(spec) = &args.loadgen_hosts else {
+        return Ok(None);
+    };
+    let hosts = parse_hosts(spec).map_err(|e| BadArgument(e.to_string()))?;
+    let exe = std::env::current_exe().context("cannot find restbench's own binary to copy")?;
+    Ok(Some(RemoteGenerators::connect(hosts, &exe, note)?))
+}
+
+/// `restbench load --loadgen-hosts …`: one shard per host, merged.
+pub fn load(args: &LoadArgs, spec: &LoadSpec) -> anyhow::Result<ExitCode> {
+    if args.scaleout.shard.is_some() || args.scaleout.start_at.is_some() {
+        return Err(BadArgument(
+            "--loadgen-hosts sets each host's --shard and the common --start-at itself; \
+             leave them out"
+                .into(),
+        )
+        .into());
+    }
+    let exports = super::output::open_exports(&args.export)?;
+    let stop = signals::stop_flag()?;
+    let Some(generators) = generators(&args.scaleout.hosts, &|m| eprintln!("{m}"))? else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    eprintln!(
+        "loading {} from {} generator hosts: {}",
+        spec.target.url,
+        generators.names().len(),
+        generators.names().join(", ")
+    );
+    let Some(load) = generators.run(spec, &stop)? else {
+        eprintln!("interrupted: every generator was stopped");
+        return Ok(ExitCode::from(130));
+    };
+    let result = &load.merged;
+    super::merge::write_merged(result, args.json.as_deref(), args.latency)?;
+    super::output::report_written(&exports.write_load(result)?);
+    let clean = result.errors.total() == 0 && result.requests > 0;
+    Ok(if clean {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(super::load::EXIT_WITH_ERRORS)
+    })
+}
