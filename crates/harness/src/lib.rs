@@ -11,6 +11,7 @@
 //! - [`sample`]: CPU and memory of a server's whole process tree.
 //! - [`db`]: a PostgreSQL client, throwaway clusters, the seed data, and provisioning for a run.
 //! - [`runner`]: the run loop (prepare → start → ready → verify → warm up → measure → stop).
+//! - [`k8s`]: generator shards as a Kubernetes Indexed Job, and their results collected.
 //! - [`remote`]: load generators on other hosts over SSH, one shard each, merged exactly.
 //! - [`study`]: a seed study's plan (cells, contenders, load shape) from its published figures.
 //!
@@ -24,6 +25,7 @@ pub mod environment;
 pub mod error;
 pub mod fixtures;
 pub mod http;
+pub mod k8s;
 pub mod placement;
 pub mod prepare;
 pub mod process;

@@ -12,6 +12,7 @@
 
 mod engine;
 mod error;
+mod from_result;
 mod outcome;
 mod recorder;
 mod request;

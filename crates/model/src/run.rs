@@ -109,6 +109,10 @@ pub struct Cell {
     /// Seconds of time warm-up before measuring: slices repeat until the rate settles.
     #[serde(default)]
     pub warmup_s: f64,
+    /// With remote generators (`--loadgen-hosts`): each host's share and its own CPU, over all
+    /// repeats.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generators: Vec<crate::ShardSummary>,
 }
 
 /// Who a cell measured, as the subject's manifest names it.
@@ -157,6 +161,7 @@ impl Cell {
             histogram: None,
             placement: CellPlacement::default(),
             warmup_s: 0.0,
+            generators: Vec::new(),
         }
     }
 

@@ -46,6 +46,59 @@ pub enum Command {
     /// Merge the `load --json` results of several generators (shards of one load) into one:
     /// counts summed, histograms added, seconds aligned by wall clock.
     Merge(MergeArgs),
+    /// Generator shards on Kubernetes: print an Indexed Job, then collect and merge its results.
+    #[command(subcommand)]
+    K8s(K8sCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum K8sCommand {
+    /// Print (JSON, which kubectl applies as it does YAML) an Indexed Job whose N pods each run
+    /// one shard of this load, all starting at one time: `… | kubectl apply -f -`.
+    Load(K8sLoadArgs),
+    /// Read each pod's result of a Job through `kubectl logs` and merge them.
+    Collect(K8sCollectArgs),
+}
+
+/// `restbench k8s load`.
+#[derive(Debug, Args)]
+pub struct K8sLoadArgs {
+    /// Pods (generators), one shard each; -c and -n must divide by it.
+    #[arg(long, default_value_t = 2)]
+    pub shards: u32,
+    /// The container image with restbench on its PATH.
+    #[arg(long, default_value = "restbench:latest")]
+    pub image: String,
+    /// When the pods start loading, from now: time for the cluster to schedule and pull them
+    /// (a pod that starts more than 1 s late fails rather than measure a different window).
+    #[arg(long, value_parser = parse_duration, default_value = "30s")]
+    pub start_in: Duration,
+    /// The Job's name (default restbench-load-<UTC stamp>).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// The Job's namespace (default: kubectl's).
+    #[arg(long)]
+    pub namespace: Option<String>,
+    #[command(flatten)]
+    pub load: LoadArgs,
+}
+
+/// `restbench k8s collect`.
+#[derive(Debug, Args)]
+pub struct K8sCollectArgs {
+    /// The Job's name.
+    pub job: String,
+    #[arg(long)]
+    pub namespace: Option<String>,
+    /// Write the merged result (JSON) to PATH, or to stdout with '-'.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Print the latency distribution.
+    #[arg(long)]
+    pub latency: bool,
+    /// Merge results of different loads anyway.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `restbench merge`.
@@ -121,6 +174,8 @@ pub struct StudyArgs {
     pub dir: SubjectsDir,
     #[command(flatten)]
     pub export: ExportArgs,
+    #[command(flatten)]
+    pub remote: RemoteRunArgs,
 }
 
 /// `restbench compare`.
@@ -219,6 +274,19 @@ pub struct RunArgs {
     pub dir: SubjectsDir,
     #[command(flatten)]
     pub export: ExportArgs,
+    #[command(flatten)]
+    pub remote: RemoteRunArgs,
+}
+
+/// `run` and `study` with their generators on other hosts.
+#[derive(Debug, Args, Clone, Default)]
+pub struct RemoteRunArgs {
+    #[command(flatten)]
+    pub hosts: LoadgenHostsArgs,
+    /// The address of this machine the servers bind (their HOST) and are loaded at; needed with
+    /// --loadgen-hosts, which must reach it (default 127.0.0.1, loopback only).
+    #[arg(long, value_name = "ADDR", requires = "loadgen_hosts")]
+    pub server_address: Option<std::net::IpAddr>,
 }
 
 /// `restbench verify`.

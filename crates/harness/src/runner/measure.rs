@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use restbench_loadgen::{LoadOutcome, LoadSpec, Progress, StopAt, Target};
-use restbench_model::{Scenario, UsageSource, Workload};
+use restbench_model::{Scenario, ShardSummary, UsageSource, Workload};
 
 use super::plan::{Observer, RunPlan};
 use super::start::RunningSubject;
@@ -23,6 +23,8 @@ pub struct Measurement {
     pub warmup: Duration,
     /// False when the time warm-up reached its cap with the rate still changing.
     pub warmup_settled: bool,
+    /// With remote generators: each repeat's hosts, their shares and CPU.
+    pub generators: Vec<Vec<ShardSummary>>,
 }
 
 /// Server usage during one repeat.
@@ -66,14 +68,19 @@ pub fn measure(
         warm.connections = 1;
         warm.threads = 1;
         warm.stop = StopAt::Requests(n);
-        run_load(&warm, &plan.placement, stop, observer)?;
+        if load_once(plan, &warm, stop, observer)?.is_none() {
+            return Ok(None);
+        }
     } else if !plan.shape.warmup.is_zero() {
         let mut warm = spec.clone();
         warm.stop = StopAt::Duration(plan.shape.warmup);
         let mut previous: Option<f64> = None;
         let mut spent = Duration::ZERO;
         loop {
-            let rate = run_load(&warm, &plan.placement, stop, observer)?.rps();
+            let Some((outcome, _)) = load_once(plan, &warm, stop, observer)? else {
+                return Ok(None);
+            };
+            let rate = outcome.rps();
             spent += plan.shape.warmup;
             settled = previous.is_some_and(|p| warmup_settled(p, rate));
             if settled
@@ -90,6 +97,7 @@ pub fn measure(
     }
     spec.stop = plan.shape.stop;
     let mut repeats = Vec::new();
+    let mut generators = Vec::new();
     for i in 0..plan.repeats {
         if stop.load(Ordering::Relaxed) {
             return Ok(None);
@@ -111,7 +119,12 @@ pub fn measure(
         let cgroup_cpu = || server.cgroup.as_ref().and_then(|c| c.cpu_usage());
         let before = (group_usage(pgid).cpu, cgroup_cpu());
         let sampler = MemorySampler::start(pgid, server.cgroup.as_ref().and_then(|c| c.memory()));
-        let outcome = run_load(&spec, &plan.placement, stop, observer)?;
+        let Some((outcome, hosts)) = load_once(plan, &spec, stop, observer)? else {
+            return Ok(None);
+        };
+        if !hosts.is_empty() {
+            generators.push(hosts);
+        }
         let after = (group_usage(pgid).cpu, cgroup_cpu());
         let memory = sampler.finish();
         if stop.load(Ordering::Relaxed) {
@@ -136,7 +149,26 @@ pub fn measure(
         repeats,
         warmup: warmup_spent,
         warmup_settled: settled,
+        generators,
     }))
+}
+
+/// One load: on the generator's CPUs here, or split over the remote generators and merged
+/// (then with each host's share). `None` when interrupted while remote shards ran.
+fn load_once(
+    plan: &RunPlan,
+    spec: &LoadSpec,
+    stop: &AtomicBool,
+    observer: &dyn Observer,
+) -> Result<Option<(LoadOutcome, Vec<ShardSummary>)>, HarnessError> {
+    let Some(remote) = &plan.remote else {
+        return run_load(spec, &plan.placement, stop, observer).map(|o| Some((o, Vec::new())));
+    };
+    let Some(load) = remote.run(spec, stop)? else {
+        return Ok(None);
+    };
+    let outcome = LoadOutcome::from_result(&load.merged)?;
+    Ok(Some((outcome, load.merged.shards)))
 }
 
 /// Runs one load on the generator's CPUs.

@@ -3,6 +3,7 @@
 mod compare;
 mod db;
 mod doctor;
+mod k8s;
 mod load;
 mod merge;
 mod output;
@@ -21,7 +22,7 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 
-use crate::cli::{Cli, Command, DbCommand, SubjectsDir};
+use crate::cli::{Cli, Command, DbCommand, K8sCommand, SubjectsDir};
 
 /// Runs the chosen subcommand and returns the process exit code.
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -37,6 +38,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Study(args) => study::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::K8s(K8sCommand::Load(args)) => k8s::load(args),
+        Command::K8s(K8sCommand::Collect(args)) => k8s::collect(args),
     }
 }
 

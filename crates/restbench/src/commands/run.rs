@@ -28,7 +28,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let subjects = subject::select(subject::discover(&root)?, &args.subjects)?;
     let workloads = parse_workloads(&args.workloads)?;
     let scenarios = parse_scenarios(&args.scenarios)?;
-    let (placement, backend) = machine(args.loadgen_cpus.as_deref(), args.no_cgroups)?;
+    let (mut placement, backend) = machine(args.loadgen_cpus.as_deref(), args.no_cgroups)?;
+    let remote = super::remote::for_run(&args.remote, args.loadgen_cpus.as_deref())?;
+    if let Some((_, _, p)) = &remote {
+        placement = p.clone();
+    }
     let (duration, repeats, warmup) = if args.quick {
         (Duration::from_secs(2), 1, Duration::from_secs(1))
     } else {
@@ -78,7 +82,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         placement.describe(),
         backend.kind.name()
     ));
-    let loadgen_ceiling_rps = if args.no_calibrate {
+    // The ceiling is a local generator's: remote ones are not calibrated.
+    let loadgen_ceiling_rps = if args.no_calibrate || remote.is_some() {
         None
     } else {
         calibrate(&placement, &shape, args.quick, &stop, &progress)
@@ -96,10 +101,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         loadgen_ceiling_rps,
         database_url: provision.url.clone(),
         db_pool_total: args.db_pool,
-        note: args.quick.then(|| {
-            "A --quick pass: one short repeat per cell, for a first look only.".to_string()
-        }),
+        note: join_notes(
+            args.quick.then(|| {
+                "A --quick pass: one short repeat per cell, for a first look only.".to_string()
+            }),
+            remote.as_ref().map(|(g, _, _)| super::remote::note(g)),
+        ),
         study: None,
+        server_address: remote.as_ref().map(|(_, a, _)| *a),
+        remote: remote.map(|(g, _, _)| g),
     };
     let result = runner::run(&plan, &stop, &progress);
     progress.finish();
@@ -107,6 +117,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let results = result?;
     super::output::report_written(&exports.write_runs(&[&results])?);
     finish(&results, &out_dir)
+}
+
+/// Two optional sentences as one.
+pub(crate) fn join_notes(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(format!("{a} {b}")),
+        (a, b) => a.or(b),
+    }
 }
 
 /// The CPU placement and the enforcement backend for a run.

@@ -43,7 +43,11 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
     let exports = super::output::open_exports(&args.export)?;
     let subjects = subject::discover(&root)?;
     let cache = restbench_harness::prepare::cache_dir(&root);
-    let (placement, backend) = machine(args.loadgen_cpus.as_deref(), args.no_cgroups)?;
+    let (mut placement, backend) = machine(args.loadgen_cpus.as_deref(), args.no_cgroups)?;
+    let remote = super::remote::for_run(&args.remote, args.loadgen_cpus.as_deref())?;
+    if let Some((_, _, p)) = &remote {
+        placement = p.clone();
+    }
     let base_out = args.out.clone().unwrap_or_else(|| {
         root.parent().unwrap_or(&root).join("results").join(format!(
             "study-{}-{}",
@@ -73,7 +77,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             .workload
             .parse()
             .with_context(|| format!("study {id} names an unknown workload"))?;
-        let (mut shape, shortening) = study_shape(id, length, placement.loadgen.len());
+        let (mut shape, shortening) = study_shape(id, length, placement.loadgen.len().max(1));
         if let Some(d) = args.duration
             && let StopAt::Duration(_) = shape.stop
         {
@@ -93,8 +97,10 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             loadgen_ceiling_rps: None,
             database_url: None,
             db_pool_total: 100,
-            note: None,
+            note: remote.as_ref().map(|(g, _, _)| super::remote::note(g)),
             study: study_info(id, length, &shortening, &placement, repeats),
+            server_address: remote.as_ref().map(|(_, a, _)| *a),
+            remote: remote.as_ref().map(|(g, _, _)| g.clone()),
         };
         let total = plan.cells();
         if total == 0 {
@@ -112,13 +118,17 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             out_dir.display()
         ));
         plan.database_url = provision.url.clone();
-        plan.loadgen_ceiling_rps = calibrate(
-            &placement,
-            &plan.shape,
-            length == Length::Quick,
-            &stop,
-            &progress,
-        );
+        plan.loadgen_ceiling_rps = if remote.is_some() {
+            None
+        } else {
+            calibrate(
+                &placement,
+                &plan.shape,
+                length == Length::Quick,
+                &stop,
+                &progress,
+            )
+        };
         let result = runner::run(&plan, &stop, &progress);
         progress.finish();
         drop(provision);
