@@ -19,6 +19,9 @@ const COMMANDS: &[&[&str]] = &[
     &["serve"],
     &["db", "start"],
     &["report"],
+    &["merge"],
+    &["k8s", "load"],
+    &["k8s", "collect"],
 ];
 
 /// Long options from a `--help` text: the first `--name` of each line of its `Options:` section.
