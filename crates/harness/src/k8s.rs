@@ -34,7 +34,7 @@ pub struct JobSpec {
 pub fn pod_spec(spec: &LoadSpec, shards: u32) -> Result<LoadSpec, RemoteError> {
     let n = shards.max(1);
     let mut s = spec.clone();
-    if spec.connections % n != 0 {
+    if !spec.connections.is_multiple_of(n) {
         return Err(RemoteError::Shape(format!(
             "-c {} does not split evenly over {n} pods (every pod runs the same command): give a \
              multiple of {n}",
@@ -44,7 +44,7 @@ pub fn pod_spec(spec: &LoadSpec, shards: u32) -> Result<LoadSpec, RemoteError> {
     s.connections = spec.connections / n;
     s.threads = spec.threads.min(s.connections).max(1);
     if let StopAt::Requests(total) = spec.stop {
-        if total % u64::from(n) != 0 {
+        if !total.is_multiple_of(u64::from(n)) {
             return Err(RemoteError::Shape(format!(
                 "-n {total} does not split evenly over {n} pods: give a multiple of {n}"
             )));

@@ -123,14 +123,14 @@ pub fn merge_load_results(
                     differences,
                 });
             }
-            if let Some(s) = r.shard {
-                if let Some(previous) = seen.insert((s.index, s.count), label) {
-                    return Err(MergeError::DuplicateShard {
-                        first: previous.to_string(),
-                        other: label.clone(),
-                        shard: s.to_string(),
-                    });
-                }
+            if let Some(s) = r.shard
+                && let Some(previous) = seen.insert((s.index, s.count), label)
+            {
+                return Err(MergeError::DuplicateShard {
+                    first: previous.to_string(),
+                    other: label.clone(),
+                    shard: s.to_string(),
+                });
             }
         }
     }

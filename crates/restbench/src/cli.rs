@@ -55,7 +55,7 @@ pub enum Command {
 pub enum K8sCommand {
     /// Print (JSON, which kubectl applies as it does YAML) an Indexed Job whose N pods each run
     /// one shard of this load, all starting at one time: `… | kubectl apply -f -`.
-    Load(K8sLoadArgs),
+    Load(Box<K8sLoadArgs>),
     /// Read each pod's result of a Job through `kubectl logs` and merge them.
     Collect(K8sCollectArgs),
 }

@@ -294,6 +294,7 @@ fn write_results(dir: &Path) -> std::path::PathBuf {
         histogram: None,
         placement: Default::default(),
         warmup_s: 0.0,
+        generators: Vec::new(),
     };
     let results = RunResults {
         schema_version: restbench_model::SCHEMA_VERSION,

@@ -99,9 +99,9 @@ impl Lab {
             ),
         )
         .unwrap();
-        for g in lab.names[1..].to_vec() {
+        for g in &lab.names[1..] {
             let child = Command::new("ip")
-                .args(["netns", "exec", &g, "/usr/sbin/sshd", "-D", "-e", "-f"])
+                .args(["netns", "exec", g, "/usr/sbin/sshd", "-D", "-e", "-f"])
                 .arg(d.join("sshd_config"))
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())

@@ -45,13 +45,13 @@ impl SshOptions {
         let config = std::env::var_os(SSH_CONFIG_ENV)
             .filter(|v| !v.is_empty())
             .map(PathBuf::from);
-        if let Some(c) = &config {
-            if !c.is_file() {
-                return Err(RemoteError::Hosts(format!(
-                    "{SSH_CONFIG_ENV}={} is not a file",
-                    c.display()
-                )));
-            }
+        if let Some(c) = &config
+            && !c.is_file()
+        {
+            return Err(RemoteError::Hosts(format!(
+                "{SSH_CONFIG_ENV}={} is not a file",
+                c.display()
+            )));
         }
         let remote_dir = std::env::var(REMOTE_DIR_ENV)
             .ok()

@@ -32,10 +32,10 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
     if args.scaleout.exit_with_stdin {
         super::start_at::exit_when_stdin_closes();
     }
-    if let Some(at) = &args.scaleout.start_at {
-        if !super::start_at::wait_until(at, &stop)? {
-            return Ok(ExitCode::from(130));
-        }
+    if let Some(at) = &args.scaleout.start_at
+        && !super::start_at::wait_until(at, &stop)?
+    {
+        return Ok(ExitCode::from(130));
     }
     let outcome = match restbench_loadgen::run(&spec, &stop, Arc::new(Progress::default())) {
         Ok(outcome) => outcome,

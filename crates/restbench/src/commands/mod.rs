@@ -38,7 +38,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Study(args) => study::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Merge(args) => merge::run(args),
-        Command::K8s(K8sCommand::Load(args)) => k8s::load(args),
+        Command::K8s(K8sCommand::Load(args)) => k8s::load(*args),
         Command::K8s(K8sCommand::Collect(args)) => k8s::collect(args),
     }
 }
