@@ -62,6 +62,8 @@ pub enum HarnessError {
     Load(#[from] restbench_loadgen::LoadError),
     #[error(transparent)]
     Document(#[from] restbench_model::DocumentError),
+    #[error(transparent)]
+    Remote(#[from] crate::remote::RemoteError),
     #[error("{context}")]
     Io { context: String, source: io::Error },
     /// `restbench new` / `subjects --install` refused: a bad name, an existing folder.

@@ -16,6 +16,8 @@
 //! - [`sample`]: CPU and memory of a server's whole process tree.
 //! - [`db`]: a PostgreSQL client, throwaway clusters, the seed data, and provisioning for a run.
 //! - [`runner`]: the run loop (prepare → start → ready → verify → warm up → measure → stop).
+//! - [`k8s`]: generator shards as a Kubernetes Indexed Job, and their results collected.
+//! - [`remote`]: load generators on other hosts over SSH, one shard each, merged exactly.
 //! - [`study`]: a seed study's plan (cells, contenders, load shape) from its published figures.
 //!
 //! The harness never does hot-path HTTP: load goes through `restbench_loadgen::run`.
@@ -28,9 +30,11 @@ pub mod environment;
 pub mod error;
 pub mod fixtures;
 pub mod http;
+pub mod k8s;
 pub mod placement;
 pub mod prepare;
 pub mod process;
+pub mod remote;
 pub mod runner;
 pub mod sample;
 pub mod scaffold;

@@ -40,6 +40,19 @@ impl Placement {
         }
     }
 
+    /// Every CPU to the server: the generators run on other hosts (`--loadgen-hosts`).
+    pub fn server_only(available: &[usize]) -> Self {
+        Self {
+            loadgen: Vec::new(),
+            server: if available.is_empty() {
+                vec![0]
+            } else {
+                available.to_vec()
+            },
+            shared: false,
+        }
+    }
+
     /// The generator on `loadgen` (a list like `0` or `0-1,4`); the server on the other CPUs.
     ///
     /// The list is checked range by range against `available` before it is expanded, so a
@@ -77,7 +90,12 @@ impl Placement {
     }
 
     pub fn describe(&self) -> String {
-        if self.shared {
+        if self.loadgen.is_empty() {
+            format!(
+                "server on CPU {}, generators on other hosts",
+                format_cpu_list(&self.server)
+            )
+        } else if self.shared {
             format!(
                 "generator and server share CPU {}",
                 format_cpu_list(&self.server)

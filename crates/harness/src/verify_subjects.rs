@@ -65,6 +65,7 @@ pub fn verify_subjects(
         cache: options.cache,
         database_url: provision.url.as_deref(),
         db_pool_total: options.db_pool_total,
+        address: None,
     };
     let mut results = Vec::new();
     for s in options.subjects {

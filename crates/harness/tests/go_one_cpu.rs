@@ -63,6 +63,7 @@ fn go_under_a_one_cpu_quota_sizes_itself_to_the_quota() {
         cache: &cache,
         database_url: None,
         db_pool_total: 1,
+        address: None,
     };
     let mut rates = Vec::new();
     for pinned in [false, true] {

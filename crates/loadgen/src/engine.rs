@@ -47,6 +47,7 @@ pub fn run(
     let threads = spec.effective_threads() as usize;
     let connections = spec.connections as usize;
     let start = Instant::now();
+    let wall_start = std::time::SystemTime::now();
     let measure_from = start + spec.warmup;
     let (deadline, total) = match spec.stop {
         StopAt::Duration(d) => (Some(measure_from + d), None),
@@ -119,7 +120,13 @@ pub fn run(
             })
             .collect::<Result<Vec<_>, _>>()
     })?;
-    LoadOutcome::merge(reports, measure_from)
+    let mut outcome = LoadOutcome::merge(reports, measure_from)?;
+    // Merges of several generators' results align their seconds by this wall-clock start.
+    outcome.measure_started_unix_ms = (wall_start + spec.warmup)
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .map(|d| d.as_millis() as u64);
+    Ok(outcome)
 }
 
 /// File descriptors a run needs beside its connections: standard streams, the first check's

@@ -13,6 +13,7 @@
 pub mod capacity;
 mod engine;
 mod error;
+mod from_result;
 mod live;
 mod outcome;
 mod recorder;

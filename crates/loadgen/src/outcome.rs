@@ -40,6 +40,8 @@ pub struct LoadOutcome {
     pub max_lag: Option<Duration>,
     /// True when some thread stopped early because nothing succeeded for a long time.
     pub gave_up: bool,
+    /// Wall-clock start of the measured period, Unix milliseconds (set by [`crate::run`]).
+    pub measure_started_unix_ms: Option<u64>,
 }
 
 impl LoadOutcome {
@@ -65,6 +67,7 @@ impl LoadOutcome {
             cpu_system: Duration::ZERO,
             max_lag: None,
             gave_up: false,
+            measure_started_unix_ms: None,
         };
         let mut end = measure_from;
         let mut windows = Vec::with_capacity(reports.len());
@@ -213,6 +216,9 @@ impl LoadOutcome {
             capacity: None,
             interrupted: false,
             interrupted_after_s: None,
+            started_at_unix_ms: self.measure_started_unix_ms,
+            shard: None,
+            shards: Vec::new(),
         }
     }
 }

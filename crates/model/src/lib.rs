@@ -18,6 +18,7 @@ pub mod flag;
 pub mod histogram;
 pub mod io;
 pub mod load;
+pub mod merge;
 pub mod names;
 pub mod published;
 pub mod run;
@@ -33,7 +34,10 @@ pub use documents::{SubjectCatalogue, SubjectEntry, VerifyOutcome, VerifyReport,
 pub use flag::{Flag, Severity};
 pub use histogram::{HistogramError, LatencySummary};
 pub use io::{DocumentError, read_load, read_results, read_run, write_results};
-pub use load::{ErrorCounts, LoadResult, LoadSettings, LoadgenCpu, SecondSample, ThreadRps};
+pub use load::{
+    ErrorCounts, LoadResult, LoadSettings, LoadgenCpu, SecondSample, Shard, ShardSummary, ThreadRps,
+};
+pub use merge::{MergeError, merge_load_results};
 pub use names::UnknownName;
 pub use published::{
     PublishedFigure, PublishedLatency, PublishedStudy, StudyInfo, UnavailableSystem,

@@ -156,6 +156,61 @@ pub struct LoadResult {
     /// When interrupted: seconds from the start of the load (warm-up included) to the stop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted_after_s: Option<f64>,
+    /// Wall-clock start of the measured period (after any warm-up), in Unix milliseconds: second
+    /// 0 of `timeseries`. Merges align the seconds of several generators by it. Absent in
+    /// documents written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at_unix_ms: Option<u64>,
+    /// Which part of a load split over several generators this is (`--shard I/N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+    /// Set on a merged result: each generator's part, in the order merged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shards: Vec<ShardSummary>,
+}
+
+/// One part of a load split over `count` generators; `index` counts from 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    /// `I/N` with `0 <= I < N`, as `--shard` takes it.
+    fn from_str(text: &str) -> Result<Self, String> {
+        let bad = || format!("{text:?} is not a shard such as 0/2 (index from 0, below the count)");
+        let (i, n) = text.trim().split_once('/').ok_or_else(bad)?;
+        let index: u32 = i.trim().parse().map_err(|_| bad())?;
+        let count: u32 = n.trim().parse().map_err(|_| bad())?;
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Self { index, count })
+    }
+}
+
+/// What one generator contributed to a merged result, so that each host's share and its own
+/// CPU stay visible after the merge.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardSummary {
+    /// Who ran it: a host (`user@host`) or the file it was read from.
+    pub generator: String,
+    pub shard: Option<Shard>,
+    pub requests: u64,
+    pub errors: u64,
+    pub duration_s: f64,
+    pub rps: f64,
+    pub started_at_unix_ms: Option<u64>,
+    pub loadgen_cpu: LoadgenCpu,
 }
 
 /// Per-thread request rates, as wrk's "Req/Sec" line: one sample per thread and whole second

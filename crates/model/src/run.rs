@@ -131,6 +131,10 @@ pub struct Cell {
     /// every cell is given alike. A rate it could not hold is kept, with `pass: false`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub at_rate: Vec<RateStep>,
+    /// With remote generators (`--loadgen-hosts`): each host's share and its own CPU, over all
+    /// repeats.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generators: Vec<crate::ShardSummary>,
 }
 
 /// Who a cell measured, as the subject's manifest names it.
@@ -181,6 +185,7 @@ impl Cell {
             warmup_s: 0.0,
             capacity: None,
             at_rate: Vec::new(),
+            generators: Vec::new(),
         }
     }
 

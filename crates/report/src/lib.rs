@@ -90,6 +90,9 @@ pub(crate) mod test_support {
             capacity: None,
             interrupted: false,
             interrupted_after_s: None,
+            started_at_unix_ms: None,
+            shard: None,
+            shards: Vec::new(),
         }
     }
 

@@ -68,6 +68,85 @@ pub enum Command {
     /// Your own server as a subject, from its command line: started, verified, measured and
     /// reported as `run` does, without writing a subject folder.
     Bench(BenchArgs),
+    /// Merge the `load --json` results of several generators (shards of one load) into one:
+    /// counts summed, histograms added, seconds aligned by wall clock.
+    Merge(MergeArgs),
+    /// Generator shards on Kubernetes: print an Indexed Job, then collect and merge its results.
+    #[command(subcommand)]
+    K8s(K8sCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum K8sCommand {
+    /// Print (JSON, which kubectl applies as it does YAML) an Indexed Job whose N pods each run
+    /// one shard of this load, all starting at one time: `… | kubectl apply -f -`.
+    Load(Box<K8sLoadArgs>),
+    /// Read each pod's result of a Job through `kubectl logs` and merge them.
+    Collect(K8sCollectArgs),
+}
+
+/// `restbench k8s load`.
+#[derive(Debug, Args)]
+pub struct K8sLoadArgs {
+    /// Pods (generators), one shard each; -c and -n must divide by it.
+    #[arg(long, default_value_t = 2)]
+    pub shards: u32,
+    /// The container image with restbench on its PATH.
+    #[arg(long, default_value = "restbench:latest")]
+    pub image: String,
+    /// When the pods start loading, from now: time for the cluster to schedule and pull them
+    /// (a pod that starts more than 1 s late fails rather than measure a different window).
+    #[arg(long, value_parser = parse_duration, default_value = "30s")]
+    pub start_in: Duration,
+    /// The Job's name (default restbench-load-<UTC stamp>).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// The Job's namespace (default: kubectl's).
+    #[arg(long)]
+    pub namespace: Option<String>,
+    #[command(flatten)]
+    pub load: LoadArgs,
+}
+
+/// `restbench k8s collect`.
+#[derive(Debug, Args)]
+pub struct K8sCollectArgs {
+    /// The Job's name.
+    pub job: String,
+    #[arg(long)]
+    pub namespace: Option<String>,
+    /// Write the merged result (JSON) to PATH, or to stdout with '-'.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Print the latency distribution.
+    #[arg(long)]
+    pub latency: bool,
+    /// Merge results of different loads anyway.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `restbench merge`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Counts and error classes are summed and the HdrHistograms added (percentiles are read from the
+sum, never averaged); the time series are aligned by wall-clock second; the rate is the total
+answered over the window from the earliest start to the latest end. Results of different loads
+(URL, method, body size, keep-alive, HTTP version, pipeline, timeout, warm-up, duration, open or
+closed loop) or the same shard twice are refused with what differs, unless --force.")]
+pub struct MergeArgs {
+    /// The `restbench load --json` results to merge.
+    #[arg(required = true, value_name = "RESULT")]
+    pub results: Vec<PathBuf>,
+    /// Write the merged result (JSON) to PATH, or to stdout with '-'.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Merge results of different loads anyway.
+    #[arg(long)]
+    pub force: bool,
+    /// Print the latency distribution.
+    #[arg(long)]
+    pub latency: bool,
 }
 
 /// `restbench bench`.
@@ -154,6 +233,8 @@ pub struct StudyArgs {
     pub dir: SubjectsDir,
     #[command(flatten)]
     pub export: ExportArgs,
+    #[command(flatten)]
+    pub remote: RemoteRunArgs,
 }
 
 /// What each cell measures.
@@ -295,6 +376,19 @@ pub struct RunArgs {
     pub dir: SubjectsDir,
     #[command(flatten)]
     pub export: ExportArgs,
+    #[command(flatten)]
+    pub remote: RemoteRunArgs,
+}
+
+/// `run` and `study` with their generators on other hosts.
+#[derive(Debug, Args, Clone, Default)]
+pub struct RemoteRunArgs {
+    #[command(flatten)]
+    pub hosts: LoadgenHostsArgs,
+    /// The address of this machine the servers bind (their HOST) and are loaded at; needed with
+    /// --loadgen-hosts, which must reach it [default: 127.0.0.1, loopback only].
+    #[arg(long, value_name = "ADDR", requires = "loadgen_hosts")]
+    pub server_address: Option<std::net::IpAddr>,
 }
 
 /// `restbench verify`.
@@ -509,6 +603,38 @@ pub struct LoadArgs {
     pub max_steps: u32,
     #[command(flatten)]
     pub export: ExportArgs,
+    #[command(flatten)]
+    pub scaleout: ScaleoutArgs,
+}
+
+/// `load` split over several generators: a synchronised start, the shard recorded, and the
+/// generators on other hosts over SSH.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ScaleoutArgs {
+    /// Start at TIME: RFC 3339 (2026-05-01T12:00:00Z) or Unix milliseconds (date +%s%3N). Every
+    /// generator given the same time starts together; a time more than 1 s past is refused.
+    #[arg(long, value_name = "TIME")]
+    pub start_at: Option<String>,
+    /// This generator's part of a load split over N (I counts from 0); recorded in the result
+    /// for `restbench merge`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<restbench_model::Shard>,
+    /// Stop at once when stdin closes: how a generator started over SSH dies with its session.
+    #[arg(long, hide = true)]
+    pub exit_with_stdin: bool,
+    #[command(flatten)]
+    pub hosts: LoadgenHostsArgs,
+}
+
+/// Remote generators over SSH, for `load`, `run` and `study`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct LoadgenHostsArgs {
+    /// Run the load generator on these hosts over SSH instead of here, one shard each, started
+    /// together and merged: user@host[:port],… or @FILE with one host per line. restbench copies
+    /// itself to each (cached by hash); the system ssh client is used with BatchMode, so keys or
+    /// an agent must work already. RESTBENCH_SSH_CONFIG names an ssh_config to use (-F).
+    #[arg(long, value_name = "HOSTS")]
+    pub loadgen_hosts: Option<String>,
 }
 
 /// Exports as hyperfine writes them, for `load` (a row per run) and `run`/`study` (a row per

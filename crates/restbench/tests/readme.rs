@@ -21,6 +21,9 @@ const COMMANDS: &[&[&str]] = &[
     &["db", "start"],
     &["report"],
     &["bench"],
+    &["merge"],
+    &["k8s", "load"],
+    &["k8s", "collect"],
 ];
 
 /// Long options from a `--help` text: the first `--name` of each line of its `Options:` section.

@@ -410,6 +410,9 @@ fn help_shows_every_default() {
         "--install",
         "--slo",
         "--at-rate",
+        "--loadgen-hosts",
+        "--start-at",
+        "--shard",
     ];
     for command in [
         &["run"][..],

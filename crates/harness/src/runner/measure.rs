@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use restbench_loadgen::{LoadOutcome, LoadSpec, Progress, StopAt, Target};
-use restbench_model::{Scenario, UsageSource, Workload};
+use restbench_model::{Scenario, ShardSummary, UsageSource, Workload};
 
 use super::plan::{Observer, RunPlan};
 use super::start::RunningSubject;
@@ -23,6 +23,8 @@ pub struct Measurement {
     pub warmup: Duration,
     /// False when the time warm-up reached its cap with the rate still changing.
     pub warmup_settled: bool,
+    /// With remote generators: each repeat's hosts, their shares and CPU.
+    pub generators: Vec<Vec<ShardSummary>>,
 }
 
 /// Server usage during one repeat.
@@ -50,6 +52,7 @@ pub fn measure(
     let (warmup_spent, settled) = warm_up(plan, &spec, stop, observer)?;
     spec.stop = plan.shape.stop;
     let mut repeats = Vec::new();
+    let mut generators = Vec::new();
     for i in 0..plan.repeats {
         if stop.load(Ordering::Relaxed) {
             return Ok(None);
@@ -61,9 +64,15 @@ pub fn measure(
             Some(w),
             &format!("measuring {}/{}", i + 1, plan.repeats),
         );
-        let (outcome, sample) = measured_load(&spec, server, plan, stop, observer)?;
+        let Some((outcome, sample, hosts)) = measured_load(&spec, server, plan, stop, observer)?
+        else {
+            return Ok(None);
+        };
         if stop.load(Ordering::Relaxed) {
             return Ok(None);
+        }
+        if !hosts.is_empty() {
+            generators.push(hosts);
         }
         repeats.push((outcome, sample));
     }
@@ -71,6 +80,7 @@ pub fn measure(
         repeats,
         warmup: warmup_spent,
         warmup_settled: settled,
+        generators,
     }))
 }
 
@@ -96,7 +106,8 @@ pub(crate) fn cell_spec(
 }
 
 /// The discarded warm-up: by request count on one connection, or time slices repeated until two
-/// agree (capped). Returns the time spent and whether the rate settled.
+/// agree (capped). Returns the time spent and whether the rate settled; an interrupt ends it
+/// early (the caller sees the stop flag).
 pub(crate) fn warm_up(
     plan: &RunPlan,
     spec: &LoadSpec,
@@ -110,14 +121,17 @@ pub(crate) fn warm_up(
         warm.connections = 1;
         warm.threads = 1;
         warm.stop = StopAt::Requests(n);
-        run_load(&warm, &plan.placement, stop, observer)?;
+        load_once(plan, &warm, stop, observer)?;
     } else if !plan.shape.warmup.is_zero() {
         let mut warm = spec.clone();
         warm.stop = StopAt::Duration(plan.shape.warmup);
         let mut previous: Option<f64> = None;
         let mut spent = Duration::ZERO;
         loop {
-            let rate = run_load(&warm, &plan.placement, stop, observer)?.rps();
+            let Some((outcome, _)) = load_once(plan, &warm, stop, observer)? else {
+                break;
+            };
+            let rate = outcome.rps();
             spent += plan.shape.warmup;
             settled = previous.is_some_and(|p| warmup_settled(p, rate));
             if settled
@@ -150,19 +164,22 @@ pub(crate) fn check_alive(
     }
 }
 
-/// One load with the server's CPU (cgroup, else /proc) and memory over the same interval.
+/// One load with the server's CPU (cgroup, else /proc) and memory over the same interval, and,
+/// with remote generators, each host's share. `None` when interrupted while remote shards ran.
 pub(crate) fn measured_load(
     spec: &LoadSpec,
     server: &RunningSubject,
     plan: &RunPlan,
     stop: &AtomicBool,
     observer: &dyn Observer,
-) -> Result<(LoadOutcome, ServerSample), HarnessError> {
+) -> Result<Option<(LoadOutcome, ServerSample, Vec<ShardSummary>)>, HarnessError> {
     let pgid = server.child.pgid();
     let cgroup_cpu = || server.cgroup.as_ref().and_then(|c| c.cpu_usage());
     let before = (group_usage(pgid).cpu, cgroup_cpu());
     let sampler = MemorySampler::start(pgid, server.cgroup.as_ref().and_then(|c| c.memory()));
-    let outcome = run_load(spec, &plan.placement, stop, observer)?;
+    let Some((outcome, hosts)) = load_once(plan, spec, stop, observer)? else {
+        return Ok(None);
+    };
     let after = (group_usage(pgid).cpu, cgroup_cpu());
     let memory = sampler.finish();
     let proc_cpu = after.0.saturating_sub(before.0);
@@ -170,7 +187,7 @@ pub(crate) fn measured_load(
         (Some(b), Some(a)) => (a.saturating_sub(b), UsageSource::Cgroup),
         _ => (proc_cpu, UsageSource::Proc),
     };
-    Ok((
+    Ok(Some((
         outcome,
         ServerSample {
             cpu,
@@ -178,7 +195,26 @@ pub(crate) fn measured_load(
             proc_cpu,
             memory,
         },
-    ))
+        hosts,
+    )))
+}
+
+/// One load: on the generator's CPUs here, or split over the remote generators and merged
+/// (then with each host's share). `None` when interrupted while remote shards ran.
+fn load_once(
+    plan: &RunPlan,
+    spec: &LoadSpec,
+    stop: &AtomicBool,
+    observer: &dyn Observer,
+) -> Result<Option<(LoadOutcome, Vec<ShardSummary>)>, HarnessError> {
+    let Some(remote) = &plan.remote else {
+        return run_load(spec, &plan.placement, stop, observer).map(|o| Some((o, Vec::new())));
+    };
+    let Some(load) = remote.run(spec, stop)? else {
+        return Ok(None);
+    };
+    let outcome = LoadOutcome::from_result(&load.merged)?;
+    Ok(Some((outcome, load.merged.shards)))
 }
 
 /// Runs one load on the generator's CPUs.

@@ -177,6 +177,7 @@ pub fn run(
                 cache: &plan.cache,
                 database_url: plan.database_url.as_deref(),
                 db_pool_total: plan.db_pool_total,
+                address: plan.server_address,
             };
             let started = start_subject(subject, scenario, &options, None);
             let mut server = match started {

@@ -108,7 +108,15 @@ fn step_load(
     stop: &AtomicBool,
     observer: &dyn Observer,
 ) -> Result<Measured, HarnessError> {
-    let (outcome, sample) = measure::measured_load(spec, server, plan, stop, observer)?;
+    let Some((outcome, sample, _hosts)) =
+        measure::measured_load(spec, server, plan, stop, observer)?
+    else {
+        // Only an interrupt ends remote shards without a result: the run is stopping.
+        return Err(HarnessError::io(
+            "the open-loop step",
+            std::io::Error::from(std::io::ErrorKind::Interrupted),
+        ));
+    };
     let usage = step_server(&sample, outcome.duration.as_secs_f64(), outcome.answered);
     Ok((outcome, Some(usage)))
 }

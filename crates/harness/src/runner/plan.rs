@@ -2,6 +2,7 @@
 //! runs, and what it reports while it goes.
 
 use std::collections::BTreeMap;
+use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -10,6 +11,7 @@ use restbench_model::{Cell, Scenario, Slo, StudyInfo, Workload};
 
 use crate::cgroup::Backend;
 use crate::placement::Placement;
+use crate::remote::RemoteGenerators;
 use crate::subject::Subject;
 
 /// The load shape of every cell.
@@ -155,6 +157,12 @@ pub struct RunPlan {
     pub study: Option<StudyInfo>,
     /// Capacity and equal-load measures (`--mode`, `--slo`, `--at-rate`).
     pub open_loop: OpenLoop,
+    /// Load generators on other hosts (`--loadgen-hosts`): every load is split over them and
+    /// merged; the server then has every local CPU.
+    pub remote: Option<std::sync::Arc<RemoteGenerators>>,
+    /// The address servers bind and are loaded at (default 127.0.0.1); remote generators need
+    /// one they reach.
+    pub server_address: Option<IpAddr>,
 }
 
 impl RunPlan {

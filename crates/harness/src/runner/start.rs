@@ -2,7 +2,7 @@
 //! cgroups), its CPUs, and the bounded wait until it answers.
 
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::Path;
 use std::time::Duration;
 
@@ -35,6 +35,8 @@ pub struct StartOptions<'a> {
     pub cache: &'a Path,
     pub database_url: Option<&'a str>,
     pub db_pool_total: u32,
+    /// The address the server binds (`HOST`) and is loaded at; 127.0.0.1 when `None`.
+    pub address: Option<IpAddr>,
 }
 
 /// Starts a subject for one scenario on `port` (a free one when `None`) under
@@ -73,7 +75,8 @@ pub fn start_subject(
     }
     let mut shown = env.clone();
     env.insert("PORT".into(), port.to_string());
-    env.insert("HOST".into(), "127.0.0.1".into());
+    let ip = options.address.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
+    env.insert("HOST".into(), ip.to_string());
     env.insert("RESTBENCH_SCENARIO".into(), scenario.name().into());
     let pool = (options.db_pool_total / processes).max(1);
     env.insert("DB_POOL_SIZE".into(), pool.to_string());
@@ -101,7 +104,7 @@ pub fn start_subject(
         cgroup_dirs: cgroup.as_ref().map_or_else(Vec::new, |c| c.dirs().to_vec()),
     };
     let mut child = ManagedChild::spawn(&spec)?;
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let addr = SocketAddr::new(ip, port);
     // Any answer counts as ready; /echo takes POST only, so an echo-only subject is probed with
     // a GET elsewhere.
     let probe = subject.workloads.first().map_or("/", |w| {

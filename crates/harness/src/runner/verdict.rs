@@ -96,6 +96,7 @@ pub fn fill_cell(
     };
     cell.placement = limit.clone();
     cell.warmup_s = m.warmup.as_secs_f64();
+    cell.generators = crate::remote::combine_generators(&m.generators);
     let loadgen_cores = loadgen_cpu / server_time.max(1e-9);
     let client_bound = is_client_bound(
         cell.rps.median,
@@ -154,7 +155,10 @@ pub fn is_client_bound(
     placement: &Placement,
     ceiling_rps: Option<f64>,
 ) -> bool {
-    let saturated = !placement.shared && loadgen_cores >= 0.85 * placement.loadgen.len() as f64;
+    // No local generator CPUs: the generators ran on other hosts, their saturation is theirs.
+    let saturated = !placement.shared
+        && !placement.loadgen.is_empty()
+        && loadgen_cores >= 0.85 * placement.loadgen.len() as f64;
     let near_ceiling = ceiling_rps.is_some_and(|c| c > 0.0 && rps >= 0.9 * c && rps <= c);
     saturated || near_ceiling
 }

@@ -18,8 +18,7 @@ use restbench_report::capacity_text;
 use crate::cli::{BadArgument, LoadArgs};
 use crate::signals;
 
-/// Exit status of a run that finished but saw errors, or got no answer at all.
-pub const EXIT_WITH_ERRORS: u8 = 3;
+pub use super::EXIT_WITH_ERRORS;
 /// Exit status of a run cut short by Ctrl-C (or SIGTERM), as shells report 128 + SIGINT.
 pub const EXIT_INTERRUPTED: u8 = 130;
 
@@ -28,6 +27,9 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
         return capacity(args);
     }
     let spec = spec_from_args(&args)?;
+    if args.scaleout.hosts.loadgen_hosts.is_some() {
+        return super::remote::load(&args, &spec);
+    }
     // Checked before the load, so that a wrong path costs nothing and loses nothing.
     let mut json = JsonOutput::open(args.json.as_deref())?;
     let exports = super::output::open_exports(&args.export)?;
@@ -35,6 +37,14 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
         eprintln!("note: sending POST because of -b (pass -m to choose another method)");
     }
     let stop = signals::stop_flag()?;
+    if args.scaleout.exit_with_stdin {
+        super::start_at::exit_when_stdin_closes();
+    }
+    if let Some(at) = &args.scaleout.start_at
+        && !super::start_at::wait_until(at, &stop)?
+    {
+        return Ok(ExitCode::from(130));
+    }
     let progress = Arc::new(Progress::default());
     let plan = super::live::Plan {
         warmup: spec.warmup,
@@ -62,6 +72,7 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
         result.interrupted = true;
         result.interrupted_after_s = Some(ran_for.as_secs_f64());
     }
+    result.shard = args.scaleout.shard;
     let text = restbench_report::text::load_report(&result, args.latency);
     if json.is_stdout() {
         // The document owns stdout; a closed stderr must not stop it.

@@ -6,17 +6,24 @@ mod completions;
 mod db;
 mod doctor;
 mod install;
+mod k8s;
 mod live;
 mod load;
+mod merge;
 mod new;
 mod output;
 mod progress;
+mod remote;
 mod report;
 mod run;
 mod serve;
+mod start_at;
 mod study;
 mod subjects;
 mod verify;
+
+/// Exit status of a load that finished but saw errors, or got no answer at all.
+pub const EXIT_WITH_ERRORS: u8 = 3;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -25,7 +32,7 @@ use anyhow::bail;
 use restbench_loadgen::LoadError;
 use restbench_model::io::RESULTS_FILE;
 
-use crate::cli::{BadArgument, Cli, Command, DbCommand, SubjectsDir};
+use crate::cli::{BadArgument, Cli, Command, DbCommand, K8sCommand, SubjectsDir};
 
 /// Runs the chosen subcommand and returns the process exit code.
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -44,6 +51,9 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Study(args) => study::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Merge(args) => merge::run(args),
+        Command::K8s(K8sCommand::Load(args)) => k8s::load(*args),
+        Command::K8s(K8sCommand::Collect(args)) => k8s::collect(args),
     }
 }
 

@@ -67,7 +67,11 @@ pub(crate) fn measure(
     super::refuse_finished_run(&out_dir, args.force)?;
     let exports = super::output::open_exports(&args.export)?;
     let scenarios = parse_scenarios(&args.scenarios)?;
-    let (placement, backend) = machine(args.loadgen_cpus.as_deref(), args.no_cgroups)?;
+    let (mut placement, backend) = machine(args.loadgen_cpus.as_deref(), args.no_cgroups)?;
+    let remote = super::remote::for_run(&args.remote, args.loadgen_cpus.as_deref())?;
+    if let Some((_, _, p)) = &remote {
+        placement = p.clone();
+    }
     let (duration, repeats, warmup) = if args.quick {
         (Duration::from_secs(2), 1, Duration::from_secs(1))
     } else {
@@ -113,7 +117,8 @@ pub(crate) fn measure(
         placement.describe(),
         backend.kind.name()
     ));
-    let loadgen_ceiling_rps = if args.no_calibrate {
+    // The ceiling is a local generator's: remote ones are not calibrated.
+    let loadgen_ceiling_rps = if args.no_calibrate || remote.is_some() {
         None
     } else {
         calibrate(&placement, &shape, args.quick, &stop, &progress)
@@ -135,12 +140,14 @@ pub(crate) fn measure(
         calibration: loadgen_ceiling_rps.map(|_| calibration_time(args.quick)),
         database_url: provision.url.clone(),
         db_pool_total: args.db_pool,
-        note: match (what.note, quick_note) {
-            (Some(a), Some(b)) => Some(format!("{a} {b}")),
-            (a, b) => a.or(b),
-        },
+        note: join_notes(
+            join_notes(what.note, quick_note),
+            remote.as_ref().map(|(g, _, _)| super::remote::note(g)),
+        ),
         study: None,
         open_loop,
+        server_address: remote.as_ref().map(|(_, a, _)| *a),
+        remote: remote.map(|(g, _, _)| g),
     };
     let result = runner::run(&plan, &stop, &progress);
     progress.finish();
@@ -199,6 +206,14 @@ pub(crate) fn open_loop(args: &OpenLoopArgs, quick: bool) -> anyhow::Result<Open
         resolution: args.resolution,
         max_steps: if quick { 10 } else { 14 },
     })
+}
+
+/// Two optional sentences as one.
+pub(crate) fn join_notes(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(format!("{a} {b}")),
+        (a, b) => a.or(b),
+    }
 }
 
 /// The CPU placement and the enforcement backend for a run.

@@ -53,6 +53,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         cache: &cache,
         database_url: provision.url.as_deref(),
         db_pool_total: args.db_pool,
+        address: None,
     };
     let mut running = start_subject(s, scenario, &options, args.port)?;
     println!("http://{}", running.addr);

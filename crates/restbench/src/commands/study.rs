@@ -43,7 +43,11 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
     let exports = super::output::open_exports(&args.export)?;
     let subjects = subject::discover(&root)?;
     let cache = restbench_harness::prepare::cache_dir(&root);
-    let (placement, backend) = machine(args.loadgen_cpus.as_deref(), args.no_cgroups)?;
+    let (mut placement, backend) = machine(args.loadgen_cpus.as_deref(), args.no_cgroups)?;
+    let remote = super::remote::for_run(&args.remote, args.loadgen_cpus.as_deref())?;
+    if let Some((_, _, p)) = &remote {
+        placement = p.clone();
+    }
     let base_out = args.out.clone().unwrap_or_else(|| {
         super::results_folder().join(format!("study-{}-{}", args.study, utc_stamp()))
     });
@@ -86,7 +90,12 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             .workload
             .parse()
             .with_context(|| format!("study {id} names an unknown workload"))?;
-        let (shape, shortening) = shape_of(id);
+        let (mut shape, shortening) = study_shape(id, length, placement.loadgen.len().max(1));
+        if let Some(d) = args.duration
+            && let StopAt::Duration(_) = shape.stop
+        {
+            shape.stop = StopAt::Duration(d);
+        }
         let repeats = args.repeats.unwrap_or(default_repeats(length)).max(1);
         let open_loop = open_loop(&args.open_loop, length == Length::Quick)?;
         let mut plan = RunPlan {
@@ -103,9 +112,11 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             calibration: None,
             database_url: None,
             db_pool_total: 100,
-            note: None,
+            note: remote.as_ref().map(|(g, _, _)| super::remote::note(g)),
             study: study_info(id, length, &shortening, &placement, repeats),
             open_loop,
+            server_address: remote.as_ref().map(|(_, a, _)| *a),
+            remote: remote.as_ref().map(|(g, _, _)| g.clone()),
         };
         let total = plan.cells();
         if total == 0 {
@@ -123,13 +134,17 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             out_dir.display()
         ));
         plan.database_url = provision.url.clone();
-        plan.loadgen_ceiling_rps = calibrate(
-            &placement,
-            &plan.shape,
-            length == Length::Quick,
-            &stop,
-            &progress,
-        );
+        plan.loadgen_ceiling_rps = if remote.is_some() {
+            None
+        } else {
+            calibrate(
+                &placement,
+                &plan.shape,
+                length == Length::Quick,
+                &stop,
+                &progress,
+            )
+        };
         plan.calibration = plan
             .loadgen_ceiling_rps
             .map(|_| calibration_time(length == Length::Quick));

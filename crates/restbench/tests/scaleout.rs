@@ -1,0 +1,510 @@
+//! Remote generators over SSH, on one machine: network namespaces stand for hosts (a server
+//! namespace with a bridge, two generator namespaces each running Debian's sshd with keys made
+//! here), and a counting HTTP server in the server namespace. Root only; every namespace, sshd
+//! and remote process is removed by [`Lab`]'s Drop, panics included. Addresses exist only inside
+//! the namespaces a test made.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::os::fd::AsFd;
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use restbench_model::LoadResult;
+
+const SLOW: &str =
+    "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)";
+static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+/// Three namespaces (srv at 10.231.0.1, g1 at .2, g2 at .3 on a bridge in srv) and an sshd in
+/// each generator namespace.
+struct Lab {
+    names: Vec<String>,
+    dir: tempfile::TempDir,
+    sshd: Vec<Child>,
+}
+
+fn sh(cmd: &str) {
+    let out = Command::new("sh").arg("-c").arg(cmd).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+impl Lab {
+    fn new() -> Self {
+        let tag = format!(
+            "rb{}x{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst)
+        );
+        let mut lab = Lab {
+            names: Vec::new(),
+            dir: tempfile::tempdir().unwrap(),
+            sshd: Vec::new(),
+        };
+        for n in ["s", "g1", "g2"] {
+            let name = format!("{tag}{n}");
+            sh(&format!("ip netns add {name}"));
+            lab.names.push(name.clone());
+            sh(&format!("ip -n {name} link set lo up"));
+        }
+        let srv = lab.names[0].clone();
+        sh(&format!(
+            "ip -n {srv} link add br0 type bridge && ip -n {srv} link set br0 up && \
+             ip -n {srv} addr add 10.231.0.1/24 dev br0"
+        ));
+        for (i, g) in lab.names[1..].to_vec().iter().enumerate() {
+            sh(&format!(
+                "ip -n {srv} link add v{i} type veth peer name eth0 netns {g} && \
+                 ip -n {srv} link set v{i} master br0 up && \
+                 ip -n {g} addr add 10.231.0.{}/24 dev eth0 && ip -n {g} link set eth0 up",
+                i + 2
+            ));
+        }
+        let d = lab.dir.path().to_path_buf();
+        sh(&format!(
+            "ssh-keygen -q -t ed25519 -N '' -f {d}/hostkey && ssh-keygen -q -t ed25519 -N '' -f {d}/id \
+             && cp {d}/id.pub {d}/authorized_keys && mkdir -p /run/sshd",
+            d = d.display()
+        ));
+        let host_key = std::fs::read_to_string(d.join("hostkey.pub")).unwrap();
+        std::fs::write(
+            d.join("known_hosts"),
+            format!("10.231.0.2 {host_key}10.231.0.3 {host_key}"),
+        )
+        .unwrap();
+        std::fs::write(
+            d.join("sshd_config"),
+            format!(
+                "ListenAddress 0.0.0.0:22\nHostKey {d}/hostkey\nAuthorizedKeysFile {d}/authorized_keys\n\
+                 PermitRootLogin prohibit-password\nPasswordAuthentication no\n\
+                 KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\nPidFile none\n\
+                 Subsystem sftp /usr/lib/openssh/sftp-server\n",
+                d = d.display()
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            d.join("ssh_config"),
+            format!(
+                "Host *\n  IdentityFile {d}/id\n  IdentitiesOnly yes\n  UserKnownHostsFile {d}/known_hosts\n  \
+                 StrictHostKeyChecking yes\n",
+                d = d.display()
+            ),
+        )
+        .unwrap();
+        for g in &lab.names[1..] {
+            let child = Command::new("ip")
+                .args(["netns", "exec", g, "/usr/sbin/sshd", "-D", "-e", "-f"])
+                .arg(d.join("sshd_config"))
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("sshd (apt-get install openssh-server)");
+            lab.sshd.push(child);
+        }
+        let ready = Instant::now();
+        for host in ["10.231.0.2", "10.231.0.3"] {
+            loop {
+                let ok = lab
+                    .in_srv("ssh")
+                    .args([
+                        "-F",
+                        &lab.path("ssh_config"),
+                        "-o",
+                        "BatchMode=yes",
+                        host,
+                        "true",
+                    ])
+                    .output()
+                    .unwrap()
+                    .status
+                    .success();
+                if ok {
+                    break;
+                }
+                assert!(
+                    ready.elapsed() < Duration::from_secs(20),
+                    "sshd on {host} never answered"
+                );
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+        lab
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.dir.path().join(name).display().to_string()
+    }
+
+    fn remote_dir(&self) -> PathBuf {
+        self.dir.path().join("remote-bin")
+    }
+
+    /// `program` inside the server namespace.
+    fn in_srv(&self, program: &str) -> Command {
+        let mut c = Command::new("ip");
+        c.args(["netns", "exec", &self.names[0], program]);
+        c
+    }
+
+    /// `restbench ARGS` in the server namespace, with the lab's ssh config and remote folder.
+    fn restbench(&self, args: &[&str]) -> Command {
+        let mut c = self.in_srv(env!("CARGO_BIN_EXE_restbench"));
+        c.args(args)
+            .env("RESTBENCH_SSH_CONFIG", self.path("ssh_config"))
+            .env("RESTBENCH_REMOTE_DIR", self.remote_dir());
+        c
+    }
+
+    /// Processes running the copied binary ("on the hosts").
+    fn remote_processes(&self) -> Vec<i32> {
+        let dir = self.remote_dir();
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|pid| {
+                std::fs::read_link(format!("/proc/{pid}/exe"))
+                    .is_ok_and(|exe| exe.starts_with(&dir))
+            })
+            .collect()
+    }
+
+    /// Waits until `n` remote processes run; returns them.
+    fn wait_remote(&self, n: usize) -> Vec<i32> {
+        let start = Instant::now();
+        loop {
+            let p = self.remote_processes();
+            if p.len() >= n {
+                return p;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "the shards never started"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// True once no remote process is left (waiting up to 10 s for them to go).
+    fn nothing_left(&self) -> bool {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(10) {
+            if self.remote_processes().is_empty() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        false
+    }
+
+    /// Processes using this lab's ssh config (clients, masters) other than the sshds.
+    fn ssh_clients(&self) -> Vec<i32> {
+        let config = self.path("ssh_config");
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&config))
+            })
+            .collect()
+    }
+}
+
+impl Drop for Lab {
+    fn drop(&mut self) {
+        for pid in self.remote_processes() {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+        for c in &mut self.sshd {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        for n in &self.names {
+            let _ = Command::new("ip").args(["netns", "del", n]).status();
+        }
+    }
+}
+
+/// An HTTP/1.1 server in the server namespace that counts the answers it writes.
+struct Counting {
+    port: u16,
+    answered: Arc<AtomicU64>,
+}
+
+fn counting_server(lab: &Lab) -> Counting {
+    let ns = std::fs::File::open(format!("/run/netns/{}", lab.names[0])).unwrap();
+    let answered = Arc::new(AtomicU64::new(0));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let count = answered.clone();
+    std::thread::spawn(move || {
+        // This thread (and those it starts) now lives in the server namespace.
+        nix::sched::setns(ns.as_fd(), nix::sched::CloneFlags::CLONE_NEWNET).unwrap();
+        let listener = TcpListener::bind("10.231.0.1:0").unwrap();
+        tx.send(listener.local_addr().unwrap().port()).unwrap();
+        for conn in listener.incoming().flatten() {
+            let count = count.clone();
+            std::thread::spawn(move || serve(conn, &count));
+        }
+    });
+    Counting {
+        port: rx.recv().unwrap(),
+        answered,
+    }
+}
+
+fn serve(mut conn: TcpStream, count: &AtomicU64) {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    const ANSWER: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+    loop {
+        let n = match conn.read(&mut chunk) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        buf.extend_from_slice(&chunk[..n]);
+        while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            buf.drain(..end + 4);
+            if conn.write_all(ANSWER).is_err() {
+                return;
+            }
+            count.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "status {}\nstdout:\n{}\nstderr:\n{}",
+        o.status,
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[test]
+#[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
+fn two_remote_shards_merge_exactly_and_the_binary_is_copied_once() {
+    let _ = SLOW;
+    let lab = Lab::new();
+    let server = counting_server(&lab);
+    let url = format!("http://10.231.0.1:{}/", server.port);
+    let out_file = lab.path("merged.json");
+    let hosts = "root@10.231.0.2,root@10.231.0.3";
+    let o = lab
+        .restbench(&[
+            "load",
+            "--loadgen-hosts",
+            hosts,
+            "-n",
+            "600",
+            "-c",
+            "4",
+            "-t",
+            "1",
+            "--json",
+            &out_file,
+            &url,
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("copied restbench to root@10.231.0."),
+        "{}",
+        text(&o)
+    );
+    let copies: Vec<_> = std::fs::read_dir(lab.remote_dir())
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(copies.len(), 1, "one binary, named by its hash");
+
+    let merged: LoadResult =
+        serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
+    assert_eq!(merged.requests, 600);
+    assert_eq!(
+        server.answered.load(Ordering::SeqCst),
+        600,
+        "the server's own count"
+    );
+    let h = restbench_model::histogram::decode(&merged.histogram).unwrap();
+    assert_eq!(h.len(), 600, "every answer in the merged histogram");
+    assert_eq!(merged.shards.len(), 2);
+    assert_eq!(
+        merged.shards.iter().map(|s| s.requests).collect::<Vec<_>>(),
+        [300, 300]
+    );
+    assert!(
+        merged
+            .shards
+            .iter()
+            .all(|s| s.loadgen_cpu.user_s + s.loadgen_cpu.system_s > 0.0)
+    );
+    assert_eq!(merged.settings.connections, 4);
+    assert!(merged.totals_add_up());
+
+    // Again: the copy is reused.
+    let o = lab
+        .restbench(&[
+            "load",
+            "--loadgen-hosts",
+            hosts,
+            "-n",
+            "100",
+            "-c",
+            "2",
+            "-t",
+            "1",
+            &url,
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("copied"),
+        "{}",
+        text(&o)
+    );
+    assert!(lab.nothing_left());
+    assert!(
+        lab.ssh_clients().is_empty(),
+        "ssh masters closed: {:?}",
+        lab.ssh_clients()
+    );
+}
+
+#[test]
+#[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
+fn a_shard_killed_mid_run_fails_with_its_host_and_stops_the_other() {
+    let lab = Lab::new();
+    let server = counting_server(&lab);
+    let url = format!("http://10.231.0.1:{}/", server.port);
+    let child = lab
+        .restbench(&[
+            "load",
+            "--loadgen-hosts",
+            "root@10.231.0.2,root@10.231.0.3",
+            "-d",
+            "60s",
+            "-R",
+            "40",
+            "-c",
+            "2",
+            "-t",
+            "1",
+            &url,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let remote = lab.wait_remote(2);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(remote[0]),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("error: the generator on root@10.231.0.") && stderr.contains("failed"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        lab.nothing_left(),
+        "a shard kept running: {:?}",
+        lab.remote_processes()
+    );
+}
+
+#[test]
+#[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
+fn an_unreachable_host_is_one_clear_line() {
+    let lab = Lab::new();
+    let o = lab
+        .restbench(&[
+            "load",
+            "--loadgen-hosts",
+            "root@10.231.0.2:2222,root@10.231.0.3",
+            "-d",
+            "1s",
+            "-c",
+            "2",
+            "http://10.231.0.1:9/",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("error:"))
+        .unwrap_or_default();
+    assert!(
+        line.contains("cannot reach root@10.231.0.2:2222 over ssh")
+            && line.contains("Connection refused"),
+        "{}",
+        text(&o)
+    );
+    assert!(lab.nothing_left());
+}
+
+#[test]
+#[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
+fn ctrl_c_stops_every_host() {
+    let lab = Lab::new();
+    let server = counting_server(&lab);
+    let url = format!("http://10.231.0.1:{}/", server.port);
+    let child = lab
+        .restbench(&[
+            "load",
+            "--loadgen-hosts",
+            "root@10.231.0.2,root@10.231.0.3",
+            "-d",
+            "60s",
+            "-R",
+            "40",
+            "-c",
+            "2",
+            "-t",
+            "1",
+            &url,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    lab.wait_remote(2);
+    // `ip netns exec` execs restbench: the child's pid is restbench's.
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", text(&o));
+    assert!(
+        lab.nothing_left(),
+        "left running: {:?}",
+        lab.remote_processes()
+    );
+    assert!(
+        lab.ssh_clients().is_empty(),
+        "ssh left: {:?}",
+        lab.ssh_clients()
+    );
+}
