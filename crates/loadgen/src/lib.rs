@@ -18,6 +18,8 @@ mod request;
 mod response;
 mod spec;
 mod target;
+mod tls;
+mod transport;
 mod worker;
 
 pub mod trivial_server;
@@ -26,6 +28,8 @@ pub use engine::{Progress, ensure_open_files, run};
 pub use error::LoadError;
 pub use outcome::LoadOutcome;
 pub use spec::{
-    HttpVersion, LoadSpec, MAX_BODY, MAX_CONNECTIONS, MAX_PIPELINE, MAX_THREADS, StopAt,
+    HttpVersion, LoadSpec, MAX_BODY, MAX_CONNECTIONS, MAX_H2_BODY, MAX_PIPELINE, MAX_THREADS,
+    StopAt,
 };
 pub use target::Target;
+pub use tls::TlsSettings;

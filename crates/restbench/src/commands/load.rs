@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use restbench_loadgen::{HttpVersion, LoadError, LoadSpec, MAX_BODY, Progress, StopAt, Target};
+use restbench_loadgen::{
+    HttpVersion, LoadError, LoadSpec, MAX_BODY, Progress, StopAt, Target, TlsSettings,
+};
 use restbench_model::LoadResult;
 
 use crate::cli::{BadArgument, LoadArgs};
@@ -45,8 +47,19 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
             "error: stopped early: no request was answered for a long time (did the server die?)"
         );
     }
+    if let Some(reason) = &result.tls_error {
+        eprintln!(
+            "error: TLS failed on {} connection(s): {reason}",
+            result.errors.tls
+        );
+    }
     if result.requests == 0 {
-        eprintln!("error: no request was answered (is this an HTTP/1.x server?)");
+        let what = if spec.http_version == HttpVersion::Http2 {
+            "an HTTP/2 server"
+        } else {
+            "an HTTP/1.x server"
+        };
+        eprintln!("error: no request was answered (is this {what}?)");
     }
     let clean = result.errors.total() == 0 && !outcome.gave_up && result.requests > 0;
     Ok(if clean {
@@ -193,8 +206,16 @@ pub fn spec_from_args(args: &LoadArgs) -> anyhow::Result<LoadSpec> {
     spec.keepalive = !args.no_keepalive && !args.http10;
     spec.http_version = if args.http10 {
         HttpVersion::Http10
+    } else if args.http2 {
+        HttpVersion::Http2
     } else {
         HttpVersion::Http11
+    };
+    spec.max_streams = args.max_streams;
+    spec.unix_socket = args.unix_socket.clone();
+    spec.tls = TlsSettings {
+        insecure: args.insecure,
+        ca_file: args.cacert.clone(),
     };
     spec.timeout = args.timeout;
     spec.warmup = args.warmup.unwrap_or_default();
