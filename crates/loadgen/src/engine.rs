@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant};
 
+use crate::h2::H2Request;
 use crate::outcome::LoadOutcome;
 use crate::tls;
 use crate::transport::{Endpoint, Socket};
@@ -53,6 +54,12 @@ pub fn run(
         }
     })?;
 
+    let h2 = if spec.http_version == HttpVersion::Http2 {
+        let req = H2Request::encode(spec).map_err(|e| LoadError::InvalidSpec(e.0))?;
+        Some(Arc::new(req))
+    } else {
+        None
+    };
     let one = request::encode(spec);
     let pipeline = spec.in_flight_per_connection() as usize;
     let requests: Arc<[u8]> = one.repeat(pipeline).into();
@@ -92,6 +99,7 @@ pub fn run(
             endpoint: endpoint.clone(),
             tls: tls.clone(),
             requests: requests.clone(),
+            h2: h2.clone(),
             request_len: one.len(),
             pipeline,
             keepalive: spec.keepalive && spec.http_version != HttpVersion::Http10,

@@ -89,6 +89,14 @@ impl Recorder {
         }
     }
 
+    /// Requests taken back unprocessed (HTTP/2 GOAWAY): they will be sent again elsewhere.
+    #[inline]
+    pub fn unsent(&mut self, n: u64) {
+        if self.measuring {
+            self.sent -= n;
+        }
+    }
+
     /// A complete answer: `intended` is when the request should have gone out (its actual send
     /// time in closed loop), `sent` when it did.
     #[inline]

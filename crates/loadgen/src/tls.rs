@@ -146,8 +146,11 @@ pub fn describe(e: &rustls::Error) -> String {
             CertificateError::BadSignature => "certificate: bad signature".into(),
             other => format!("certificate: {other:?}"),
         },
-        E::NoApplicationProtocol => {
-            "protocol: the server accepts none of the offered ALPN protocols".into()
+        E::NoApplicationProtocol
+        | E::AlertReceived(rustls::AlertDescription::NoApplicationProtocol) => {
+            "protocol: the server accepts none of the offered ALPN protocols (with --http2: it \
+             does not serve h2 over TLS)"
+                .into()
         }
         E::AlertReceived(alert) => format!("protocol: the server sent the alert {alert:?}"),
         E::InvalidMessage(_) | E::InappropriateMessage { .. } => {

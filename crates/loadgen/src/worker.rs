@@ -20,10 +20,13 @@ use nix::sys::time::TimeSpec;
 use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
 
 use crate::Progress;
+use crate::h2::{H2Conn, H2Request};
 use crate::recorder::{ErrorClass, Recorder};
 use crate::response::{ResponseParser, Step};
 use crate::tls::{Handshake, TlsStream};
 use crate::transport::{Endpoint, Socket, Transport};
+
+mod h2_io;
 
 const TIMER: Token = Token(usize::MAX);
 const INITIAL_BUFFER: usize = 16 * 1024;
@@ -45,6 +48,8 @@ pub struct WorkerConfig {
     )>,
     /// `pipeline` copies of the encoded request, back to back.
     pub requests: Arc<[u8]>,
+    /// HTTP/2: the request as frames; `pipeline` is then the streams per connection.
+    pub h2: Option<Arc<H2Request>>,
     pub request_len: usize,
     pub pipeline: usize,
     pub keepalive: bool,
@@ -116,6 +121,8 @@ struct Conn {
     close_after: bool,
     /// One connection per request in count mode: the request this connection was opened for.
     reserved: bool,
+    /// HTTP/2 state; `None` for HTTP/1.x.
+    h2: Option<Box<H2Conn>>,
 }
 
 impl Conn {
@@ -175,6 +182,7 @@ impl Worker {
                 queued: false,
                 close_after: false,
                 reserved: false,
+                h2: cfg.h2.as_ref().map(|_| Box::new(H2Conn::new())),
             });
         }
         let timer = if cfg.schedule.is_some() {
@@ -448,6 +456,11 @@ impl Worker {
             Handshake::Pending => {}
             Handshake::Failed(reason) => self.tls_failed(idx, reason, now),
             Handshake::Done => {
+                if self.cfg.h2.is_some() && tls.alpn() != Some(b"h2") {
+                    let reason = "protocol: the server did not choose h2 by ALPN (does it serve \
+                                  HTTP/2 over TLS?)";
+                    return self.tls_failed(idx, reason.into(), now);
+                }
                 self.rec
                     .handshake(now.saturating_duration_since(c.connect_started));
                 self.connected(idx, now);
@@ -471,6 +484,12 @@ impl Worker {
         let c = &mut self.conns[idx];
         c.phase = Phase::Open;
         c.backoff = MIN_BACKOFF;
+        if let Some(h) = c.h2.as_mut() {
+            h.start();
+            c.write_at = 0;
+            c.write_end = h.out.len();
+            self.flush(idx); // the preface; requests follow the server's SETTINGS
+        }
         // Not progress for the give-up guard: a server that accepts and never answers must not
         // keep a count-mode run alive forever.
         self.rec.opened();
@@ -532,7 +551,8 @@ impl Worker {
             return;
         }
         let c = &mut self.conns[idx];
-        if c.phase != Phase::Open || c.write_at < c.write_end || c.close_after {
+        // HTTP/2 appends to what is still being written; HTTP/1.x waits for it.
+        if c.phase != Phase::Open || (c.write_at < c.write_end && c.h2.is_none()) || c.close_after {
             return;
         }
         let mut k = self.cfg.pipeline - c.in_flight.len();
@@ -543,6 +563,9 @@ impl Worker {
             k = k.min(1);
         } else if let Some(p) = self.permits {
             k = k.min(p as usize);
+        }
+        if let (Some(h), Some(req)) = (c.h2.as_ref(), self.cfg.h2.as_ref()) {
+            k = h.can_open(k, req.body_len);
         }
         if k == 0 {
             return;
@@ -572,8 +595,16 @@ impl Worker {
                 sent: now,
             });
         }
-        c.write_at = 0;
-        c.write_end = k * self.cfg.request_len;
+        match (c.h2.as_mut(), self.cfg.h2.as_ref()) {
+            (Some(h), Some(req)) => {
+                h.push_requests(k, req);
+                c.write_end = h.out.len();
+            }
+            _ => {
+                c.write_at = 0;
+                c.write_end = k * self.cfg.request_len;
+            }
+        }
         self.in_flight += k as u64;
         if let Some(p) = self.permits.as_mut()
             && !reserved
@@ -593,8 +624,12 @@ impl Worker {
         let Some(stream) = c.stream.as_mut() else {
             return;
         };
+        let bytes: &[u8] = match c.h2.as_ref() {
+            None => &self.cfg.requests,
+            Some(h) => &h.out,
+        };
         while c.write_at < c.write_end {
-            match stream.write(&self.cfg.requests[c.write_at..c.write_end]) {
+            match stream.write(&bytes[c.write_at..c.write_end]) {
                 Ok(0) => return self.fail(idx, ErrorClass::Write, Instant::now()),
                 Ok(n) => c.write_at += n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
@@ -604,6 +639,9 @@ impl Worker {
         }
         c.write_at = 0;
         c.write_end = 0;
+        if let Some(h) = c.h2.as_mut() {
+            h.out.clear();
+        }
         if let Err(e) = stream.flush()
             && e.kind() != io::ErrorKind::WouldBlock
         {
@@ -659,6 +697,9 @@ impl Worker {
 
     /// Completes every response in the buffer; false when the connection was dropped.
     fn parse(&mut self, idx: usize, now: Instant) -> bool {
+        if self.conns[idx].h2.is_some() {
+            return self.h2_parse(idx, now);
+        }
         loop {
             let c = &mut self.conns[idx];
             if c.start == c.end {
