@@ -18,6 +18,7 @@ pub mod histogram;
 pub mod io;
 pub mod load;
 pub mod names;
+pub mod protocol;
 pub mod published;
 pub mod run;
 pub mod scenario;
@@ -30,6 +31,7 @@ pub use histogram::{HistogramError, LatencySummary};
 pub use io::{DocumentError, read_results, read_run, write_results};
 pub use load::{ErrorCounts, LoadResult, LoadSettings, LoadgenCpu, SecondSample, ThreadRps};
 pub use names::UnknownName;
+pub use protocol::{PROTOCOL_ORDER, Protocol};
 pub use published::{
     PublishedFigure, PublishedLatency, PublishedStudy, StudyInfo, UnavailableSystem,
     published_studies, published_study,

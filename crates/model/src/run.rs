@@ -109,6 +109,9 @@ pub struct Cell {
     /// Seconds of time warm-up before measuring: slices repeat until the rate settles.
     #[serde(default)]
     pub warmup_s: f64,
+    /// `h1` or `h2c`: part of the cell's identity (documents from before protocols read `h1`).
+    #[serde(default = "crate::protocol::default_protocol")]
+    pub protocol: String,
 }
 
 /// Who a cell measured, as the subject's manifest names it.
@@ -157,6 +160,7 @@ impl Cell {
             histogram: None,
             placement: CellPlacement::default(),
             warmup_s: 0.0,
+            protocol: crate::protocol::default_protocol(),
         }
     }
 
