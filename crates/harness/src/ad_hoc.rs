@@ -93,6 +93,7 @@ pub fn subject(
         versions: BTreeMap::new(),
         min_versions: BTreeMap::new(),
         ghc_packages: Vec::new(),
+        protocols: vec![restbench_model::Protocol::H1],
         scenarios,
     })
 }

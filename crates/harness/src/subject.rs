@@ -29,6 +29,9 @@ struct RawManifest {
     #[serde(default)]
     seeds: Vec<String>,
     workloads: Vec<String>,
+    /// Protocols the subject serves; `["h1"]` when absent.
+    #[serde(default)]
+    protocols: Vec<String>,
     #[serde(default)]
     description: String,
     #[serde(default)]
@@ -108,6 +111,8 @@ pub struct Subject {
     pub framework_version: String,
     pub seeds: Vec<String>,
     pub workloads: Vec<Workload>,
+    /// What it serves besides HTTP/1.1 (`h1` is always first).
+    pub protocols: Vec<restbench_model::Protocol>,
     pub description: String,
     pub tools: Vec<String>,
     pub hint: String,
@@ -123,6 +128,26 @@ pub struct Subject {
     pub versions: BTreeMap<String, String>,
     /// How it runs in each scenario it declares, in report order.
     pub scenarios: BTreeMap<Scenario, ScenarioSettings>,
+}
+
+/// `protocols = [...]`: known names, no repeats, `h1` always served (the default and the seeds'
+/// protocol).
+fn parse_protocols(names: &[String]) -> Result<Vec<restbench_model::Protocol>, String> {
+    use restbench_model::Protocol;
+    let mut out = vec![Protocol::H1];
+    for name in names {
+        let p = Protocol::parse(name)?;
+        if p != Protocol::H1 && out.contains(&p) {
+            return Err(format!("{name} is listed twice"));
+        }
+        if p != Protocol::H1 {
+            out.push(p);
+        }
+    }
+    if !names.is_empty() && !names.iter().any(|n| n == "h1") {
+        return Err("list h1 too: every subject serves HTTP/1.1".into());
+    }
+    Ok(out)
 }
 
 /// Values for the placeholders of one cell.
@@ -354,6 +379,7 @@ impl Subject {
                 },
             );
         }
+        let protocols = parse_protocols(&raw.protocols).map_err(|m| err("protocols", m))?;
         Ok(Self {
             id: raw.id,
             dir: dir.to_path_buf(),
@@ -363,6 +389,7 @@ impl Subject {
             framework_version: raw.framework_version,
             seeds: raw.seeds,
             workloads,
+            protocols,
             description: raw.description,
             tools: raw.requires.tools,
             hint: raw.requires.hint,
@@ -479,6 +506,7 @@ const MAX_READY_TIMEOUT: Duration = Duration::from_secs(3600);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use restbench_model::Protocol;
 
     const VALID: &str = r#"
 id = "demo-server"
@@ -544,6 +572,29 @@ processes = "{cores}"
                 e.contains(&format!(": {field}: ")) && e.contains("bare"),
                 "{e}"
             );
+        }
+    }
+
+    #[test]
+    fn protocols_default_to_h1_and_are_checked() {
+        let (_root, dir) = write("demo-server", VALID);
+        assert_eq!(Subject::load(&dir).unwrap().protocols, vec![Protocol::H1]);
+        let with = |list: &str| {
+            VALID.replace(
+                "workloads = [\"plaintext\", \"echo\"]",
+                &format!("workloads = [\"plaintext\", \"echo\"]\nprotocols = {list}"),
+            )
+        };
+        let (_root, dir) = write("demo-server", &with(r#"["h1", "h2c"]"#));
+        let s = Subject::load(&dir).unwrap();
+        assert_eq!(s.protocols, vec![Protocol::H1, Protocol::H2c]);
+        for (bad, says) in [
+            (r#"["h1", "h3"]"#, "unknown protocol"),
+            (r#"["h2c"]"#, "list h1 too"),
+            (r#"["h1", "h2c", "h2c"]"#, "twice"),
+        ] {
+            let e = load_err("demo-server", &with(bad));
+            assert!(e.contains(": protocols: ") && e.contains(says), "{e}");
         }
     }
 

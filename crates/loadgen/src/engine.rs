@@ -1,12 +1,14 @@
 //! Starts the threads, hands each its connections, and merges what they measured.
 
-use std::net::TcpStream;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant};
 
+use crate::h2::H2Request;
 use crate::live::LiveLatency;
 use crate::outcome::LoadOutcome;
+use crate::transport::tls;
+use crate::transport::{Endpoint, Socket};
 use crate::worker::{Worker, WorkerConfig};
 use crate::{HttpVersion, LoadError, LoadSpec, StopAt, request};
 
@@ -32,17 +34,39 @@ pub fn run(
     progress: Arc<Progress>,
 ) -> Result<LoadOutcome, LoadError> {
     spec.validate()?;
-    let addr = spec.target.resolve()?;
+    let endpoint = match &spec.unix_socket {
+        Some(path) => Endpoint::Unix(path.clone()),
+        None => Endpoint::Tcp(spec.target.resolve()?),
+    };
+    let tls = if spec.target.tls {
+        let alpn: &[&[u8]] = if spec.http_version == HttpVersion::Http2 {
+            &[b"h2"]
+        } else {
+            &[b"http/1.1"]
+        };
+        Some((
+            tls::client_config(&spec.tls, alpn)?,
+            tls::server_name(&spec.target.host)?,
+        ))
+    } else {
+        None
+    };
     ensure_open_files(spec.connections, spec.effective_threads())?;
-    let first = TcpStream::connect_timeout(&addr, spec.timeout).map_err(|source| {
+    let first = Socket::connect_blocking(&endpoint, spec.timeout).map_err(|source| {
         LoadError::Unreachable {
-            addr: addr.to_string(),
+            addr: endpoint.to_string(),
             source,
         }
     })?;
 
+    let h2 = if spec.http_version == HttpVersion::Http2 {
+        let req = H2Request::encode(spec).map_err(|e| LoadError::InvalidSpec(e.0))?;
+        Some(Arc::new(req))
+    } else {
+        None
+    };
     let one = request::encode(spec);
-    let pipeline = spec.pipeline as usize;
+    let pipeline = spec.in_flight_per_connection() as usize;
     let requests: Arc<[u8]> = one.repeat(pipeline).into();
     let threads = spec.effective_threads() as usize;
     let connections = spec.connections as usize;
@@ -78,11 +102,13 @@ pub fn run(
         let permits =
             total.map(|n| n / threads as u64 + u64::from((t as u64) < n % threads as u64));
         configs.push(WorkerConfig {
-            addr,
+            endpoint: endpoint.clone(),
+            tls: tls.clone(),
             requests: requests.clone(),
+            h2: h2.clone(),
             request_len: one.len(),
             pipeline,
-            keepalive: spec.keepalive && spec.http_version == HttpVersion::Http11,
+            keepalive: spec.keepalive && spec.http_version != HttpVersion::Http10,
             head_requests: spec.method.eq_ignore_ascii_case("HEAD"),
             timeout: spec.timeout,
             connections: share,

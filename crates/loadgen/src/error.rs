@@ -10,6 +10,8 @@ pub enum LoadError {
     Resolve { host: String, source: io::Error },
     #[error("cannot connect to {addr} (is the server running?)")]
     Unreachable { addr: String, source: io::Error },
+    #[error("TLS: {0}")]
+    Tls(String),
     #[error("invalid load settings: {0}")]
     InvalidSpec(String),
     #[error("load generator failed")]

@@ -46,6 +46,10 @@ impl LoadOutcome {
             max_lag: r.max_schedule_lag_us.map(Duration::from_micros),
             gave_up: false,
             measure_started_unix_ms: r.started_at_unix_ms,
+            // Only the handshakes' summary travels in a document, not their histogram.
+            handshake: restbench_model::histogram::new_latency_histogram(),
+            tls_error: r.tls_error.clone(),
+            goaways: r.goaways,
         })
     }
 }

@@ -42,6 +42,11 @@ pub struct LoadOutcome {
     pub gave_up: bool,
     /// Wall-clock start of the measured period, Unix milliseconds (set by [`crate::run`]).
     pub measure_started_unix_ms: Option<u64>,
+    /// TLS handshakes of new connections (empty without TLS).
+    pub handshake: Histogram<u64>,
+    /// The first TLS failure's reason.
+    pub tls_error: Option<String>,
+    pub goaways: u64,
 }
 
 impl LoadOutcome {
@@ -68,6 +73,9 @@ impl LoadOutcome {
             max_lag: None,
             gave_up: false,
             measure_started_unix_ms: None,
+            handshake: new_latency_histogram(),
+            tls_error: None,
+            goaways: 0,
         };
         let mut end = measure_from;
         let mut windows = Vec::with_capacity(reports.len());
@@ -119,6 +127,12 @@ impl LoadOutcome {
             out.cpu_user += r.cpu_user;
             out.cpu_system += r.cpu_system;
             out.gave_up |= r.gave_up;
+            histogram::merge(&mut out.handshake, &rec.handshake)
+                .map_err(|e| LoadError::Io(std::io::Error::other(e)))?;
+            if out.tls_error.is_none() {
+                out.tls_error = rec.tls_reason;
+            }
+            out.goaways += rec.goaways;
         }
         out.duration = end.saturating_duration_since(measure_from);
         out.thread_rates = thread_rates(&windows);
@@ -170,10 +184,13 @@ impl LoadOutcome {
                 },
                 rate: spec.rate,
                 pipeline: spec.pipeline,
-                keepalive: spec.keepalive && spec.http_version == HttpVersion::Http11,
+                max_streams: (spec.http_version == HttpVersion::Http2).then_some(spec.max_streams),
+                unix_socket: spec.unix_socket.as_ref().map(|p| p.display().to_string()),
+                keepalive: spec.keepalive && spec.http_version != HttpVersion::Http10,
                 http_version: match spec.http_version {
                     HttpVersion::Http11 => "1.1".into(),
                     HttpVersion::Http10 => "1.0".into(),
+                    HttpVersion::Http2 => "2".into(),
                 },
                 timeout_s: spec.timeout.as_secs_f64(),
                 warmup_s: spec.warmup.as_secs_f64(),
@@ -219,6 +236,10 @@ impl LoadOutcome {
             started_at_unix_ms: self.measure_started_unix_ms,
             shard: None,
             shards: Vec::new(),
+            tls_handshake_us: (!self.handshake.is_empty())
+                .then(|| LatencySummary::from_histogram(&self.handshake)),
+            tls_error: self.tls_error.clone(),
+            goaways: self.goaways,
         }
     }
 }

@@ -19,6 +19,10 @@ pub enum ErrorClass {
     Parse,
     /// A response no request asked for.
     Protocol,
+    /// A TLS handshake or record failure (counted per connection).
+    Tls,
+    /// An HTTP/2 stream reset by the server.
+    Reset,
 }
 
 /// What one thread measured. Nothing is recorded until [`Recorder::start_measuring`].
@@ -47,6 +51,12 @@ pub struct Recorder {
     current_second: usize,
     /// Where each finished second's latencies are published for the progress line.
     live: Arc<Progress>,
+    /// TLS handshakes of new connections, in microseconds; empty without TLS.
+    pub handshake: Histogram<u64>,
+    /// The first TLS failure's one-line reason, kept even before measuring starts.
+    pub tls_reason: Option<String>,
+    /// HTTP/2 GOAWAY frames received.
+    pub goaways: u64,
 }
 
 impl Recorder {
@@ -68,6 +78,9 @@ impl Recorder {
             second_latency: new_latency_histogram(),
             current_second: 0,
             live,
+            handshake: new_latency_histogram(),
+            tls_reason: None,
+            goaways: 0,
         }
     }
 
@@ -130,6 +143,14 @@ impl Recorder {
         }
     }
 
+    /// Requests taken back unprocessed (HTTP/2 GOAWAY): they will be sent again elsewhere.
+    #[inline]
+    pub fn unsent(&mut self, n: u64) {
+        if self.measuring {
+            self.sent -= n;
+        }
+    }
+
     /// A complete answer: `intended` is when the request should have gone out (its actual send
     /// time in closed loop), `sent` when it did.
     #[inline]
@@ -169,6 +190,8 @@ impl Recorder {
             ErrorClass::Timeout => e.timeout += count,
             ErrorClass::Parse => e.parse += count,
             ErrorClass::Protocol => e.protocol += count,
+            ErrorClass::Tls => e.tls += count,
+            ErrorClass::Reset => e.reset += count,
         }
         self.second(now).1 += count;
     }
@@ -183,6 +206,25 @@ impl Recorder {
     /// Counted from the start, warm-up included: it is a fact about the server, not a figure.
     pub fn opened(&mut self) {
         self.connections_opened += 1;
+    }
+
+    /// A TLS handshake that completed in `d`.
+    pub fn handshake(&mut self, d: Duration) {
+        if self.measuring {
+            record(&mut self.handshake, d);
+        }
+    }
+
+    /// A TLS failure: counted, and its reason kept if it is the first.
+    pub fn tls_failed(&mut self, reason: String, now: Instant) {
+        self.error(ErrorClass::Tls, 1, now);
+        self.tls_reason.get_or_insert(reason);
+    }
+
+    pub fn goaway(&mut self) {
+        if self.measuring {
+            self.goaways += 1;
+        }
     }
 
     pub fn lag(&mut self, lag: Duration) {

@@ -12,7 +12,7 @@ pub fn encode(spec: &LoadSpec) -> Vec<u8> {
 /// The request line and headers, up to and including the blank line (no body).
 pub fn head(spec: &LoadSpec) -> Vec<u8> {
     let version = match spec.http_version {
-        HttpVersion::Http11 => "HTTP/1.1",
+        HttpVersion::Http11 | HttpVersion::Http2 => "HTTP/1.1",
         HttpVersion::Http10 => "HTTP/1.0",
     };
     let mut out = Vec::with_capacity(256 + spec.body.len());

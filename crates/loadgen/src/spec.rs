@@ -1,7 +1,9 @@
 //! What a load run does: the request, the connections, when it stops and how it is paced.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::transport::tls::TlsSettings;
 use crate::{LoadError, Target, request};
 
 /// The most connections one run opens: a client address has fewer than 65,536 ports, so no more
@@ -13,6 +15,9 @@ pub const MAX_THREADS: u32 = 1024;
 pub const MAX_PIPELINE: u32 = 1024;
 /// The largest request body, so that a body file cannot exhaust memory.
 pub const MAX_BODY: usize = 64 * 1024 * 1024;
+/// The largest HTTP/2 request body: the default stream window, so that every request goes out
+/// whole without waiting for the server's WINDOW_UPDATE.
+pub const MAX_H2_BODY: usize = 65_535;
 /// The most bytes one connection writes at once (`pipeline` requests back to back): they are
 /// encoded once and kept in memory for the whole run.
 pub const MAX_BURST: usize = 128 * 1024 * 1024;
@@ -39,6 +44,8 @@ pub enum HttpVersion {
     Http11,
     /// As ab sends it: `HTTP/1.0`, no keep-alive.
     Http10,
+    /// HTTP/2: over TLS when the server picks `h2` by ALPN, or h2c with prior knowledge.
+    Http2,
 }
 
 /// A complete description of a load run.
@@ -59,6 +66,13 @@ pub struct LoadSpec {
     /// False: a new connection per request (`Connection: close`).
     pub keepalive: bool,
     pub http_version: HttpVersion,
+    /// HTTP/2: streams in flight per connection (h2load's `-m`).
+    pub max_streams: u32,
+    /// Connect to this Unix domain socket instead of the URL's address; the URL still gives the
+    /// `Host` header (or `:authority`) and the path.
+    pub unix_socket: Option<PathBuf>,
+    /// How an `https://` server's certificate is checked.
+    pub tls: TlsSettings,
     /// A request with no complete answer after this long is a timeout; its connection is replaced.
     pub timeout: Duration,
     /// Load sent before measuring starts, left out of every figure.
@@ -80,6 +94,9 @@ impl LoadSpec {
             pipeline: 1,
             keepalive: true,
             http_version: HttpVersion::Http11,
+            max_streams: 1,
+            unix_socket: None,
+            tls: TlsSettings::default(),
             timeout: Duration::from_secs(2),
             warmup: Duration::ZERO,
         }
@@ -116,6 +133,30 @@ impl LoadSpec {
         }
         if self.pipeline > 1 && (!self.keepalive || self.http_version == HttpVersion::Http10) {
             return bad("--pipeline needs keep-alive HTTP/1.1 (drop --no-keepalive / --http1.0)");
+        }
+        let http2 = self.http_version == HttpVersion::Http2;
+        if !(1..=MAX_PIPELINE).contains(&self.max_streams) {
+            return bad(&format!("--max-streams must be from 1 to {MAX_PIPELINE}"));
+        }
+        if http2 {
+            if self.pipeline > 1 {
+                return bad("--pipeline is HTTP/1.1's; with --http2 use --max-streams");
+            }
+            if self.body.len() > MAX_H2_BODY {
+                return bad("with --http2 the request body may be at most 65535 bytes");
+            }
+        } else if self.max_streams > 1 {
+            return bad("--max-streams needs --http2");
+        }
+        if !self.target.tls && (self.tls.insecure || self.tls.ca_file.is_some()) {
+            return bad("--insecure and --cacert need an https:// URL");
+        }
+        if self
+            .unix_socket
+            .as_ref()
+            .is_some_and(|p| p.as_os_str().is_empty())
+        {
+            return bad("--unix-socket needs a path");
         }
         if self.timeout.is_zero() || self.timeout > MAX_TIMEOUT {
             return bad("--timeout must be more than zero and at most 1h");
@@ -156,6 +197,15 @@ impl LoadSpec {
     pub fn effective_threads(&self) -> u32 {
         self.threads.min(self.connections)
     }
+
+    /// Requests in flight per connection: HTTP/1.1 pipelining or HTTP/2 streams.
+    pub fn in_flight_per_connection(&self) -> u32 {
+        if self.http_version == HttpVersion::Http2 {
+            self.max_streams
+        } else {
+            self.pipeline
+        }
+    }
 }
 
 #[cfg(test)]
@@ -185,7 +235,17 @@ mod tests {
     #[test]
     fn values_beyond_the_bounds_are_refused_not_panics() {
         type Change = fn(&mut LoadSpec);
-        let cases: [(&str, Change); 14] = [
+        let cases: [(&str, Change); 18] = [
+            ("max streams without http2", |s| s.max_streams = 2),
+            ("pipeline with http2", |s| {
+                s.http_version = HttpVersion::Http2;
+                s.pipeline = 2;
+            }),
+            ("h2 body", |s| {
+                s.http_version = HttpVersion::Http2;
+                s.body = vec![0; MAX_H2_BODY + 1];
+            }),
+            ("insecure on http", |s| s.tls.insecure = true),
             ("connections 0", |s| s.connections = 0),
             ("connections max", |s| s.connections = u32::MAX),
             ("threads 0", |s| s.threads = 0),

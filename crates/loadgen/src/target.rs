@@ -15,10 +15,12 @@ pub struct Target {
     pub port: u16,
     /// Path and query, starting with `/`.
     pub path: String,
+    /// `https://`: the connections speak TLS.
+    pub tls: bool,
 }
 
 impl Target {
-    /// Parses `http://host[:port][/path][?query]`. HTTPS is not supported.
+    /// Parses `http[s]://host[:port][/path][?query]` (no scheme means `http://`).
     pub fn parse(url: &str) -> Result<Self, LoadError> {
         let invalid = |reason: &str| LoadError::InvalidUrl {
             url: url.to_string(),
@@ -31,15 +33,16 @@ impl Target {
                 "spaces and control characters are not allowed; percent-encode them (%20)",
             ));
         }
-        let rest = if let Some(rest) = url.strip_prefix("http://") {
-            rest
-        } else if url.starts_with("https://") {
-            return Err(invalid("https is not supported; use http://"));
+        let (rest, tls) = if let Some(rest) = url.strip_prefix("http://") {
+            (rest, false)
+        } else if let Some(rest) = url.strip_prefix("https://") {
+            (rest, true)
         } else if url.contains("://") {
-            return Err(invalid("only http:// URLs are supported"));
+            return Err(invalid("only http:// and https:// URLs are supported"));
         } else {
-            url
+            (url, false)
         };
+        let default_port = if tls { 443 } else { 80 };
         let (authority, path) = match rest.find(['/', '?']) {
             Some(i) if rest.as_bytes()[i] == b'/' => (&rest[..i], rest[i..].to_string()),
             Some(i) => (&rest[..i], format!("/{}", &rest[i..])),
@@ -65,7 +68,7 @@ impl Target {
                 Some(p) => p
                     .parse()
                     .map_err(|_| invalid("the port is not a number from 1 to 65535"))?,
-                None if after.is_empty() => 80,
+                None if after.is_empty() => default_port,
                 None => return Err(invalid("unexpected text after the IPv6 address")),
             };
             (host.to_string(), port)
@@ -76,7 +79,7 @@ impl Target {
                     p.parse()
                         .map_err(|_| invalid("the port is not a number from 1 to 65535"))?,
                 ),
-                None => (authority.to_string(), 80),
+                None => (authority.to_string(), default_port),
             }
         };
         if port == 0 {
@@ -91,6 +94,7 @@ impl Target {
             host,
             port,
             path,
+            tls,
         })
     }
 
@@ -133,6 +137,14 @@ mod tests {
     }
 
     #[test]
+    fn https_defaults_to_port_443() {
+        let t = Target::parse("https://example.test/x").unwrap();
+        assert!(t.tls);
+        assert_eq!((t.port, t.host_header.as_str()), (443, "example.test"));
+        assert!(!Target::parse("http://a/").unwrap().tls);
+    }
+
+    #[test]
     fn parses_ipv6() {
         let t = Target::parse("http://[::1]:9000/x").unwrap();
         assert_eq!(
@@ -144,7 +156,6 @@ mod tests {
     #[test]
     fn rejects_bad_urls() {
         for bad in [
-            "https://a/",
             "ftp://a/",
             "http://:80/",
             "http://a:99999/",

@@ -8,13 +8,11 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::io::{self, Read, Write};
-use std::net::SocketAddr;
 use std::os::fd::{AsFd, AsRawFd};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use mio::net::TcpStream;
 use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
 use nix::sys::resource::{UsageWho, getrusage};
@@ -22,8 +20,13 @@ use nix::sys::time::TimeSpec;
 use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
 
 use crate::Progress;
+use crate::h2::{H2Conn, H2Request};
 use crate::recorder::{ErrorClass, Recorder};
 use crate::response::{ResponseParser, Step};
+use crate::transport::tls::{Handshake, TlsStream};
+use crate::transport::{Endpoint, Socket, Transport};
+
+mod h2_io;
 
 const TIMER: Token = Token(usize::MAX);
 const INITIAL_BUFFER: usize = 16 * 1024;
@@ -36,9 +39,17 @@ const CONNECTS_PER_CLOCK_CHECK: u32 = 64;
 
 /// Everything one thread needs; built by the engine.
 pub struct WorkerConfig {
-    pub addr: SocketAddr,
+    pub endpoint: Endpoint,
+    /// Over TLS: the shared client configuration (its session cache resumes on reconnect) and
+    /// the name the certificate must carry.
+    pub tls: Option<(
+        Arc<rustls::ClientConfig>,
+        rustls::pki_types::ServerName<'static>,
+    )>,
     /// `pipeline` copies of the encoded request, back to back.
     pub requests: Arc<[u8]>,
+    /// HTTP/2: the request as frames; `pipeline` is then the streams per connection.
+    pub h2: Option<Arc<H2Request>>,
     pub request_len: usize,
     pub pipeline: usize,
     pub keepalive: bool,
@@ -59,7 +70,7 @@ pub struct WorkerConfig {
     pub stall_limit: Duration,
     pub progress: Arc<Progress>,
     /// A connection opened by the engine to check the server is there; reused as the first one.
-    pub preconnected: Option<std::net::TcpStream>,
+    pub preconnected: Option<Socket>,
 }
 
 /// What one thread measured.
@@ -78,6 +89,8 @@ enum Phase {
     /// No socket; a reconnect is queued.
     Down,
     Connecting,
+    /// TCP is up; the TLS handshake is under way (`connect_started` is reset to time it).
+    Handshaking,
     Open,
 }
 
@@ -88,7 +101,7 @@ struct Flight {
 
 struct Conn {
     phase: Phase,
-    stream: Option<TcpStream>,
+    stream: Option<Transport>,
     /// Bumped on each new socket so that events of an old socket are ignored.
     generation: usize,
     parser: ResponseParser,
@@ -108,6 +121,16 @@ struct Conn {
     close_after: bool,
     /// One connection per request in count mode: the request this connection was opened for.
     reserved: bool,
+    /// HTTP/2 state; `None` for HTTP/1.x.
+    h2: Option<Box<H2Conn>>,
+}
+
+impl Conn {
+    /// Bytes wait to be written: requests, or TLS records rustls still holds.
+    #[inline]
+    fn wants_flush(&self) -> bool {
+        self.write_at < self.write_end || self.stream.as_ref().is_some_and(Transport::wants_write)
+    }
 }
 
 /// The loop's state.
@@ -159,6 +182,7 @@ impl Worker {
                 queued: false,
                 close_after: false,
                 reserved: false,
+                h2: cfg.h2.as_ref().map(|_| Box::new(H2Conn::new())),
             });
         }
         let timer = if cfg.schedule.is_some() {
@@ -194,8 +218,7 @@ impl Worker {
             last_progress: now,
         };
         if let Some(stream) = preconnected {
-            stream.set_nonblocking(true)?;
-            worker.adopt(0, TcpStream::from_std(stream), now)?;
+            worker.adopt(0, stream, now)?;
         }
         for i in 0..worker.conns.len() {
             if worker.conns[i].phase == Phase::Down {
@@ -294,10 +317,9 @@ impl Worker {
                 match self.conns[idx].phase {
                     Phase::Down => {}
                     Phase::Connecting => self.finish_connect(idx),
+                    Phase::Handshaking => self.handshake(idx),
                     Phase::Open => {
-                        if event.is_writable()
-                            && self.conns[idx].write_at < self.conns[idx].write_end
-                        {
+                        if event.is_writable() && self.conns[idx].wants_flush() {
                             self.flush(idx);
                         }
                         if self.conns[idx].phase == Phase::Open
@@ -353,7 +375,7 @@ impl Worker {
             self.reserved += 1;
             self.conns[idx].reserved = true;
         }
-        match TcpStream::connect(self.cfg.addr) {
+        match Socket::connect(&self.cfg.endpoint) {
             Ok(stream) => {
                 if self.adopt_connecting(idx, stream, now).is_err() {
                     self.connect_failed(idx, now);
@@ -363,7 +385,8 @@ impl Worker {
         }
     }
 
-    fn register(&mut self, idx: usize, mut stream: TcpStream) -> io::Result<()> {
+    fn register(&mut self, idx: usize, stream: Socket) -> io::Result<()> {
+        let mut stream = Transport::Plain(stream);
         let c = &mut self.conns[idx];
         c.generation = (c.generation + 1) & 0xffff_ffff;
         self.poll.registry().register(
@@ -382,7 +405,7 @@ impl Worker {
         Ok(())
     }
 
-    fn adopt_connecting(&mut self, idx: usize, stream: TcpStream, now: Instant) -> io::Result<()> {
+    fn adopt_connecting(&mut self, idx: usize, stream: Socket, now: Instant) -> io::Result<()> {
         self.register(idx, stream)?;
         let c = &mut self.conns[idx];
         c.phase = Phase::Connecting;
@@ -391,9 +414,9 @@ impl Worker {
     }
 
     /// Takes over an already connected socket.
-    fn adopt(&mut self, idx: usize, stream: TcpStream, now: Instant) -> io::Result<()> {
+    fn adopt(&mut self, idx: usize, stream: Socket, now: Instant) -> io::Result<()> {
         self.register(idx, stream)?;
-        self.connected(idx, now);
+        self.tcp_connected(idx, now);
         Ok(())
     }
 
@@ -402,23 +425,80 @@ impl Worker {
         let Some(stream) = self.conns[idx].stream.as_ref() else {
             return;
         };
-        match stream.take_error() {
-            Ok(None) => {}
-            _ => return self.connect_failed(idx, now),
-        }
-        match stream.peer_addr() {
-            Ok(_) => self.connected(idx, now),
-            Err(e) if e.kind() == io::ErrorKind::NotConnected => {} // still in progress
+        match stream.socket().finish_connect() {
+            Ok(true) => self.tcp_connected(idx, now),
+            Ok(false) => {} // still in progress
             Err(_) => self.connect_failed(idx, now),
         }
+    }
+
+    /// The socket is connected: the connection is open, or its TLS handshake starts.
+    fn tcp_connected(&mut self, idx: usize, now: Instant) {
+        let c = &mut self.conns[idx];
+        if let Some(s) = c.stream.as_ref() {
+            s.socket().set_nodelay();
+        }
+        let Some((config, name)) = &self.cfg.tls else {
+            return self.connected(idx, now);
+        };
+        let Some(Transport::Plain(sock)) = c.stream.take() else {
+            return;
+        };
+        match TlsStream::new(sock, config.clone(), name.clone()) {
+            Ok(tls) => {
+                c.stream = Some(Transport::Tls(Box::new(tls)));
+                c.phase = Phase::Handshaking;
+                c.connect_started = now;
+                self.handshake(idx);
+            }
+            Err(reason) => self.tls_failed(idx, reason, now),
+        }
+    }
+
+    /// Moves a TLS handshake on; when it is done, the connection opens.
+    fn handshake(&mut self, idx: usize) {
+        let now = Instant::now();
+        let c = &mut self.conns[idx];
+        let Some(Transport::Tls(tls)) = c.stream.as_mut() else {
+            return;
+        };
+        match tls.handshake() {
+            Handshake::Pending => {}
+            Handshake::Failed(reason) => self.tls_failed(idx, reason, now),
+            Handshake::Done => {
+                if self.cfg.h2.is_some() && tls.alpn() != Some(b"h2") {
+                    let reason = "protocol: the server did not choose h2 by ALPN (does it serve \
+                                  HTTP/2 over TLS?)";
+                    return self.tls_failed(idx, reason.into(), now);
+                }
+                self.rec
+                    .handshake(now.saturating_duration_since(c.connect_started));
+                self.connected(idx, now);
+            }
+        }
+    }
+
+    /// A TLS failure: its own error class with its reason, then a reconnect after a backoff.
+    fn tls_failed(&mut self, idx: usize, reason: String, now: Instant) {
+        self.rec.tls_failed(reason, now);
+        self.release(idx);
+        let c = &mut self.conns[idx];
+        c.stream = None;
+        c.phase = Phase::Down;
+        let delay = c.backoff;
+        c.backoff = (c.backoff * 2).min(MAX_BACKOFF);
+        self.reconnects.push(Reverse((now + delay, idx)));
     }
 
     fn connected(&mut self, idx: usize, now: Instant) {
         let c = &mut self.conns[idx];
         c.phase = Phase::Open;
         c.backoff = MIN_BACKOFF;
-        if let Some(s) = c.stream.as_ref() {
-            let _ = s.set_nodelay(true);
+        if let Some(h) = c.h2.as_mut() {
+            h.start();
+            c.write_at = 0;
+            c.write_end = h.out.len();
+            self.flush(idx); // the preface; requests follow the server's SETTINGS
         }
         // Not progress for the give-up guard: a server that accepts and never answers must not
         // keep a count-mode run alive forever.
@@ -481,7 +561,8 @@ impl Worker {
             return;
         }
         let c = &mut self.conns[idx];
-        if c.phase != Phase::Open || c.write_at < c.write_end || c.close_after {
+        // HTTP/2 appends to what is still being written; HTTP/1.x waits for it.
+        if c.phase != Phase::Open || (c.write_at < c.write_end && c.h2.is_none()) || c.close_after {
             return;
         }
         let mut k = self.cfg.pipeline - c.in_flight.len();
@@ -492,6 +573,9 @@ impl Worker {
             k = k.min(1);
         } else if let Some(p) = self.permits {
             k = k.min(p as usize);
+        }
+        if let (Some(h), Some(req)) = (c.h2.as_ref(), self.cfg.h2.as_ref()) {
+            k = h.can_open(k, req.body_len);
         }
         if k == 0 {
             return;
@@ -521,8 +605,16 @@ impl Worker {
                 sent: now,
             });
         }
-        c.write_at = 0;
-        c.write_end = k * self.cfg.request_len;
+        match (c.h2.as_mut(), self.cfg.h2.as_ref()) {
+            (Some(h), Some(req)) => {
+                h.push_requests(k, req);
+                c.write_end = h.out.len();
+            }
+            _ => {
+                c.write_at = 0;
+                c.write_end = k * self.cfg.request_len;
+            }
+        }
         self.in_flight += k as u64;
         if let Some(p) = self.permits.as_mut()
             && !reserved
@@ -542,8 +634,12 @@ impl Worker {
         let Some(stream) = c.stream.as_mut() else {
             return;
         };
+        let bytes: &[u8] = match c.h2.as_ref() {
+            None => &self.cfg.requests,
+            Some(h) => &h.out,
+        };
         while c.write_at < c.write_end {
-            match stream.write(&self.cfg.requests[c.write_at..c.write_end]) {
+            match stream.write(&bytes[c.write_at..c.write_end]) {
                 Ok(0) => return self.fail(idx, ErrorClass::Write, Instant::now()),
                 Ok(n) => c.write_at += n,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
@@ -553,6 +649,14 @@ impl Worker {
         }
         c.write_at = 0;
         c.write_end = 0;
+        if let Some(h) = c.h2.as_mut() {
+            h.out.clear();
+        }
+        if let Err(e) = stream.flush()
+            && e.kind() != io::ErrorKind::WouldBlock
+        {
+            self.fail(idx, ErrorClass::Write, Instant::now());
+        }
     }
 
     /// Reads until the socket is drained. `closing`: the peer's FIN (or an error) came with this
@@ -603,6 +707,9 @@ impl Worker {
 
     /// Completes every response in the buffer; false when the connection was dropped.
     fn parse(&mut self, idx: usize, now: Instant) -> bool {
+        if self.conns[idx].h2.is_some() {
+            return self.h2_parse(idx, now);
+        }
         loop {
             let c = &mut self.conns[idx];
             if c.start == c.end {
@@ -689,6 +796,12 @@ impl Worker {
                 Phase::Connecting => {
                     if now.duration_since(c.connect_started) >= timeout {
                         self.connect_failed(idx, now);
+                    }
+                }
+                Phase::Handshaking => {
+                    if now.duration_since(c.connect_started) >= timeout {
+                        let reason = "protocol: the TLS handshake did not finish within --timeout";
+                        self.tls_failed(idx, reason.into(), now);
                     }
                 }
                 Phase::Down => {}

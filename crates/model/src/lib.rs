@@ -20,6 +20,7 @@ pub mod io;
 pub mod load;
 pub mod merge;
 pub mod names;
+pub mod protocol;
 pub mod published;
 pub mod run;
 pub mod scenario;
@@ -39,6 +40,7 @@ pub use load::{
 };
 pub use merge::{MergeError, merge_load_results};
 pub use names::UnknownName;
+pub use protocol::{PROTOCOL_ORDER, Protocol};
 pub use published::{
     PublishedFigure, PublishedLatency, PublishedStudy, StudyInfo, UnavailableSystem,
     published_studies, published_study,

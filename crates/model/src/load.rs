@@ -25,6 +25,12 @@ pub struct LoadSettings {
     pub timeout_s: f64,
     pub warmup_s: f64,
     pub body_bytes: u64,
+    /// HTTP/2 (`http_version` "2"): concurrent streams per connection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_streams: Option<u32>,
+    /// The Unix domain socket the connections went to, instead of the URL's address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unix_socket: Option<String>,
 }
 
 /// Failures by class. `status` counts answered requests whose status was not 2xx/3xx; `protocol`
@@ -41,6 +47,13 @@ pub struct ErrorCounts {
     /// Responses that answered no request; not a part of `sent`, so outside [`Self::unanswered`].
     #[serde(default)]
     pub protocol: u64,
+    /// Connections whose TLS handshake or records failed (like `connect`, attempts, not requests;
+    /// requests lost on such a connection count as `read`).
+    #[serde(default)]
+    pub tls: u64,
+    /// HTTP/2 streams the server reset (RST_STREAM): sent requests with no answer.
+    #[serde(default)]
+    pub reset: u64,
 }
 
 impl std::ops::AddAssign for ErrorCounts {
@@ -54,6 +67,8 @@ impl std::ops::AddAssign for ErrorCounts {
             status,
             parse,
             protocol,
+            tls,
+            reset,
         } = other;
         self.connect += connect;
         self.read += read;
@@ -62,6 +77,8 @@ impl std::ops::AddAssign for ErrorCounts {
         self.status += status;
         self.parse += parse;
         self.protocol += protocol;
+        self.tls += tls;
+        self.reset += reset;
     }
 }
 
@@ -75,11 +92,13 @@ impl ErrorCounts {
             + self.status
             + self.parse
             + self.protocol
+            + self.tls
+            + self.reset
     }
 
     /// Requests that were sent but got no complete answer.
     pub fn unanswered(&self) -> u64 {
-        self.read + self.write + self.timeout + self.parse
+        self.read + self.write + self.timeout + self.parse + self.reset
     }
 }
 
@@ -167,6 +186,15 @@ pub struct LoadResult {
     /// Set on a merged result: each generator's part, in the order merged.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shards: Vec<ShardSummary>,
+    /// Over TLS: the handshake of each new connection, apart from request latency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_handshake_us: Option<LatencySummary>,
+    /// The first TLS failure's reason, in one line (the count is `errors.tls`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls_error: Option<String>,
+    /// HTTP/2: GOAWAY frames received (each ends its connection once its streams are done).
+    #[serde(default)]
+    pub goaways: u64,
 }
 
 /// One part of a load split over `count` generators; `index` counts from 0.
@@ -268,6 +296,8 @@ mod tests {
             status: 5,
             parse: 6,
             protocol: 7,
+            tls: 8,
+            reset: 9,
         };
         a += a;
         assert_eq!(
@@ -280,13 +310,15 @@ mod tests {
                 status: 10,
                 parse: 12,
                 protocol: 14,
+                tls: 16,
+                reset: 18,
             }
         );
-        assert_eq!(a.total(), 56);
+        assert_eq!(a.total(), 90);
         assert_eq!(
             a.unanswered(),
-            2 * (2 + 3 + 4 + 6),
-            "protocol errors answered nothing sent"
+            2 * (2 + 3 + 4 + 6 + 9),
+            "protocol and TLS errors answered nothing sent; resets were sent"
         );
     }
 }

@@ -73,6 +73,11 @@ pub fn shape_differences(a: &LoadSettings, b: &LoadSettings) -> Vec<String> {
         b.http_version.clone(),
     );
     check("pipeline", a.pipeline.to_string(), b.pipeline.to_string());
+    check(
+        "HTTP/2 streams per connection",
+        format!("{:?}", a.max_streams),
+        format!("{:?}", b.max_streams),
+    );
     check("timeout", secs(Some(a.timeout_s)), secs(Some(b.timeout_s)));
     check("warm-up", secs(Some(a.warmup_s)), secs(Some(b.warmup_s)));
     check("duration", secs(a.duration_s), secs(b.duration_s));
@@ -286,6 +291,13 @@ pub fn merge_load_results(
         },
         max_schedule_lag_us: max_lag,
         capacity: None,
+        // Handshakes are kept as a summary, which cannot be added: only a lone input keeps it.
+        tls_handshake_us: match inputs {
+            [(_, only)] => only.tls_handshake_us,
+            _ => None,
+        },
+        tls_error: inputs.iter().find_map(|(_, r)| r.tls_error.clone()),
+        goaways: inputs.iter().map(|(_, r)| r.goaways).sum(),
         interrupted: inputs.iter().any(|(_, r)| r.interrupted),
         interrupted_after_s: None,
         started_at_unix_ms: base,
@@ -347,6 +359,8 @@ mod tests {
             timeout_s: 2.0,
             warmup_s: 0.0,
             body_bytes: 0,
+            max_streams: None,
+            unix_socket: None,
         }
     }
 
@@ -404,6 +418,9 @@ mod tests {
             },
             max_schedule_lag_us: None,
             capacity: None,
+            tls_handshake_us: None,
+            tls_error: None,
+            goaways: 0,
             interrupted: false,
             interrupted_after_s: None,
             started_at_unix_ms: Some(start_ms),

@@ -135,6 +135,9 @@ pub struct Cell {
     /// repeats.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub generators: Vec<crate::ShardSummary>,
+    /// `h1` or `h2c`: part of the cell's identity (documents from before protocols read `h1`).
+    #[serde(default = "crate::protocol::default_protocol")]
+    pub protocol: String,
 }
 
 /// Who a cell measured, as the subject's manifest names it.
@@ -186,6 +189,7 @@ impl Cell {
             capacity: None,
             at_rate: Vec::new(),
             generators: Vec::new(),
+            protocol: crate::protocol::default_protocol(),
         }
     }
 

@@ -34,6 +34,16 @@ pub fn load_report(r: &LoadResult, distribution: bool) -> String {
     if s.http_version == "1.0" {
         let _ = write!(shape, ", HTTP/1.0");
     }
+    if s.http_version == "2" {
+        let _ = write!(
+            shape,
+            ", HTTP/2 with {} streams each",
+            s.max_streams.unwrap_or(1)
+        );
+    }
+    if let Some(path) = &s.unix_socket {
+        let _ = write!(shape, ", over unix:{path}");
+    }
     let _ = writeln!(o, "{shape}");
     if s.rate.is_none() {
         let _ = writeln!(
@@ -117,6 +127,27 @@ pub fn load_report(r: &LoadResult, distribution: bool) -> String {
     }
     if e.status > 0 {
         let _ = writeln!(o, "  Non-2xx or 3xx responses: {}", e.status);
+    }
+    if e.tls > 0 {
+        let reason = r.tls_error.as_deref().unwrap_or("no reason recorded");
+        let _ = writeln!(o, "  TLS failures: {} ({reason})", e.tls);
+    }
+    if e.reset > 0 || r.goaways > 0 {
+        let _ = writeln!(
+            o,
+            "  HTTP/2: {} streams reset by the server, {} GOAWAY received",
+            e.reset, r.goaways
+        );
+    }
+    if let Some(h) = &r.tls_handshake_us {
+        let _ = writeln!(
+            o,
+            "  TLS handshakes (new connections, not in latency): avg {}, p50 {}, p99 {}, max {}",
+            micros(h.mean),
+            micros(h.p50 as f64),
+            micros(h.p99 as f64),
+            micros(h.max as f64)
+        );
     }
     if r.in_flight > 0 || e.unanswered() > 0 {
         let _ = writeln!(

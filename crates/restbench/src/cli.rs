@@ -536,7 +536,7 @@ file unreadable or unwritable); 2 for bad arguments (out of range, malformed, or
 than this process may open). Limits: -c 65535, -t 1024, --pipeline 1024, body 64 MiB, --timeout
 1h, -d and --warmup 7 days, -R 0.001 to 100000000.")]
 pub struct LoadArgs {
-    /// The server, as http://host[:port]/path (loopback or a test namespace only).
+    /// The server, as http[s]://host[:port]/path (loopback or a test namespace only).
     pub url: String,
     /// Connections kept open in total.
     #[arg(short = 'c', long, default_value_t = 10)]
@@ -570,8 +570,23 @@ pub struct LoadArgs {
     #[arg(long)]
     pub no_keepalive: bool,
     /// Send HTTP/1.0 requests as ab does (implies a new connection per request).
-    #[arg(long = "http1.0")]
+    #[arg(long = "http1.0", conflicts_with = "http2")]
     pub http10: bool,
+    /// Speak HTTP/2: h2 by ALPN over https://, h2c with prior knowledge over http://.
+    #[arg(long)]
+    pub http2: bool,
+    /// HTTP/2 streams in flight per connection (h2load's -m).
+    #[arg(long, default_value_t = 1, requires = "http2")]
+    pub max_streams: u32,
+    /// Connect to this Unix domain socket; the URL still gives the Host header and the path.
+    #[arg(long, value_name = "PATH")]
+    pub unix_socket: Option<PathBuf>,
+    /// https://: accept any server certificate (self-signed test servers).
+    #[arg(short = 'k', long, conflicts_with = "cacert")]
+    pub insecure: bool,
+    /// https://: trust the CA certificates of this PEM file instead of the built-in roots.
+    #[arg(long, value_name = "FILE")]
+    pub cacert: Option<PathBuf>,
     /// A request without a complete answer after this long is a timeout; its connection is replaced.
     #[arg(long, value_parser = parse_duration, default_value = "2s")]
     pub timeout: Duration,

@@ -83,10 +83,18 @@ fn load_rejects_bad_flags() {
     );
     assert!(err.contains("--connections"), "{err}");
     let o = restbench()
-        .args(["load", "https://127.0.0.1/"])
+        .args(["load", "ftp://127.0.0.1/"])
         .output()
         .unwrap();
-    assert!(text(&o).1.contains("https is not supported"));
+    assert!(text(&o).1.contains("only http:// and https://"));
+    for args in [
+        vec!["load", "--max-streams", "4", "http://127.0.0.1:1/"],
+        vec!["load", "--insecure", "http://127.0.0.1:1/"],
+        vec!["load", "--http2", "--pipeline", "2", "http://127.0.0.1:1/"],
+    ] {
+        let o = restbench().args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o).1);
+    }
 }
 
 #[test]

@@ -1,12 +1,14 @@
-//! The accept loop: one hyper HTTP/1 connection task per socket, hardened with a
-//! header-read timeout and a head size limit, until SIGTERM or SIGINT.
+//! The accept loop: one hyper connection task per socket, hardened with a header-read timeout
+//! and a head size limit, until SIGTERM or SIGINT. hyper-util's `auto` builder reads the first
+//! bytes of each connection: the HTTP/2 preface means h2c with prior knowledge, anything else
+//! HTTP/1.1, so one process serves both protocols on one port (restbench's `h1` and `h2c`).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
 use tokio::net::TcpListener;
 use tokio::signal::unix::{signal, SignalKind};
 
@@ -25,10 +27,17 @@ pub async fn run(config: Config) -> Result<(), String> {
         .map_err(|e| format!("bind {}: {e}", config.addr))?;
     eprintln!("rust-hyper listening on http://{}", config.addr);
 
-    let mut http = http1::Builder::new();
-    http.timer(TokioTimer::new())
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
         .header_read_timeout(HEADER_READ_TIMEOUT)
         .max_buf_size(MAX_HEAD_BYTES);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .max_header_list_size(MAX_HEAD_BYTES as u32);
+    let http = Arc::new(builder);
 
     let mut terminate = signal(SignalKind::terminate()).map_err(|e| e.to_string())?;
     loop {
@@ -46,11 +55,12 @@ pub async fn run(config: Config) -> Result<(), String> {
         };
         let _ = stream.set_nodelay(true);
         let state = state.clone();
-        let connection = http.serve_connection(
-            TokioIo::new(stream),
-            service_fn(move |request| routes::handle(request, state.clone())),
-        );
+        let http = http.clone();
         tokio::spawn(async move {
+            let connection = http.serve_connection(
+                TokioIo::new(stream),
+                service_fn(move |request| routes::handle(request, state.clone())),
+            );
             // A client error (reset, timeout, bad request) only ends its own connection.
             let _ = connection.await;
         });

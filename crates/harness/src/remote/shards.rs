@@ -351,6 +351,19 @@ pub fn load_args(spec: &LoadSpec, shard: Shard, start_ms: u64) -> Result<Vec<Str
     } else if !spec.keepalive {
         a.push("--no-keepalive".into());
     }
+    if spec.http_version == HttpVersion::Http2 {
+        a.push("--http2".into());
+        a.extend(["--max-streams".into(), spec.max_streams.to_string()]);
+    }
+    // A local socket or CA file means nothing on another host: refused rather than dropped.
+    if spec.unix_socket.is_some() || spec.tls.ca_file.is_some() {
+        return Err(RemoteError::Shape(
+            "remote generators cannot use --unix-socket or --cacert (paths of this machine)".into(),
+        ));
+    }
+    if spec.tls.insecure {
+        a.push("--insecure".into());
+    }
     a.extend(["--timeout".into(), ms(spec.timeout)]);
     if !spec.warmup.is_zero() {
         a.extend(["--warmup".into(), ms(spec.warmup)]);

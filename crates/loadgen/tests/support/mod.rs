@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod certs;
+
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use restbench_loadgen::{
-    CapacitySpec, HttpVersion, LoadError, LoadOutcome, LoadSpec, MAX_BODY, Progress, StopAt, Target,
+    CapacitySpec, HttpVersion, LoadError, LoadOutcome, LoadSpec, MAX_BODY, Progress, StopAt,
+    Target, TlsSettings,
 };
 use restbench_model::{LoadResult, RateStep, Slo, StepServer};
 use restbench_report::capacity_text;
@@ -89,8 +90,19 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
             "error: stopped early: no request was answered for a long time (did the server die?)"
         );
     }
+    if let Some(reason) = &result.tls_error {
+        eprintln!(
+            "error: TLS failed on {} connection(s): {reason}",
+            result.errors.tls
+        );
+    }
     if result.requests == 0 && !interrupted {
-        eprintln!("error: no request was answered (is this an HTTP/1.x server?)");
+        let what = if spec.http_version == HttpVersion::Http2 {
+            "an HTTP/2 server"
+        } else {
+            "an HTTP/1.x server"
+        };
+        eprintln!("error: no request was answered (is this {what}?)");
     }
     if interrupted {
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
@@ -317,8 +329,16 @@ pub fn spec_from_args(args: &LoadArgs) -> anyhow::Result<LoadSpec> {
     spec.keepalive = !args.no_keepalive && !args.http10;
     spec.http_version = if args.http10 {
         HttpVersion::Http10
+    } else if args.http2 {
+        HttpVersion::Http2
     } else {
         HttpVersion::Http11
+    };
+    spec.max_streams = args.max_streams;
+    spec.unix_socket = args.unix_socket.clone();
+    spec.tls = TlsSettings {
+        insecure: args.insecure,
+        ca_file: args.cacert.clone(),
     };
     spec.timeout = args.timeout;
     spec.warmup = args.warmup.unwrap_or_default();

@@ -1,0 +1,328 @@
+//! TLS with rustls (the `ring` provider: it builds with a C compiler alone, no cmake or nasm).
+//!
+//! One [`rustls::ClientConfig`] is shared by every thread, so its in-memory session cache lets a
+//! reconnect resume the previous session (a shorter handshake), as a browser or curl would. The
+//! non-blocking glue moves records with `read_tls`/`write_tls`; a read drains the socket to
+//! `EAGAIN` (or fills the caller's buffer), as the edge-triggered loop needs.
+
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::WebPkiSupportedAlgorithms;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{
+    CertificateError, ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore,
+};
+
+use super::Socket;
+use crate::LoadError;
+
+/// How the server's certificate is checked.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TlsSettings {
+    /// Accept any certificate (self-signed test servers); handshake signatures are still checked.
+    pub insecure: bool,
+    /// Trust only the certificates of this PEM file instead of the built-in Mozilla roots.
+    pub ca_file: Option<PathBuf>,
+}
+
+/// Builds the shared client configuration. `alpn`: the protocols offered, in order.
+pub fn client_config(
+    settings: &TlsSettings,
+    alpn: &[&[u8]],
+) -> Result<Arc<ClientConfig>, LoadError> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| LoadError::Tls(format!("cannot set up TLS: {e}")))?;
+    let mut config = if settings.insecure {
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(AnyCertificate(
+                provider.signature_verification_algorithms,
+            )))
+            .with_no_client_auth()
+    } else {
+        let mut roots = RootCertStore::empty();
+        match &settings.ca_file {
+            Some(path) => add_pem_certificates(&mut roots, path)?,
+            None => roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned()),
+        }
+        builder.with_root_certificates(roots).with_no_client_auth()
+    };
+    config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+    Ok(Arc::new(config))
+}
+
+fn add_pem_certificates(roots: &mut RootCertStore, path: &Path) -> Result<(), LoadError> {
+    let bad = |what: String| {
+        LoadError::Tls(format!(
+            "--cacert {}: {what}; give a PEM file with one or more CERTIFICATE blocks",
+            path.display()
+        ))
+    };
+    let iter = CertificateDer::pem_file_iter(path).map_err(|e| bad(e.to_string()))?;
+    let mut added = 0;
+    for cert in iter {
+        let cert = cert.map_err(|e| bad(e.to_string()))?;
+        roots
+            .add(cert)
+            .map_err(|e| bad(format!("a certificate is not usable: {e}")))?;
+        added += 1;
+    }
+    if added == 0 {
+        return Err(bad("no certificate found".into()));
+    }
+    Ok(())
+}
+
+/// The name the certificate must carry (an IP address is checked against the IP SANs and sends
+/// no SNI; a DNS name is sent as SNI).
+pub fn server_name(host: &str) -> Result<ServerName<'static>, LoadError> {
+    ServerName::try_from(host.to_string())
+        .map_err(|_| LoadError::Tls(format!("{host:?} is not a valid TLS server name")))
+}
+
+/// `--insecure`: any certificate chain is taken, but the handshake's signatures are verified
+/// with the chain's key, so the connection is still a real TLS session with that key.
+#[derive(Debug)]
+struct AnyCertificate(WebPkiSupportedAlgorithms);
+
+impl ServerCertVerifier for AnyCertificate {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.0.supported_schemes()
+    }
+}
+
+/// Why a TLS connection failed, in one line a user can act on.
+pub fn describe(e: &rustls::Error) -> String {
+    use rustls::Error as E;
+    match e {
+        E::InvalidCertificate(c) => match c {
+            CertificateError::UnknownIssuer => {
+                "certificate: unknown issuer (pass --cacert FILE with its CA, or --insecure)".into()
+            }
+            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
+                "certificate: name mismatch (it is not valid for the URL's host)".into()
+            }
+            CertificateError::Expired | CertificateError::ExpiredContext { .. } => {
+                "certificate: expired".into()
+            }
+            CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => {
+                "certificate: not valid yet (check the clock)".into()
+            }
+            CertificateError::BadSignature => "certificate: bad signature".into(),
+            other => format!("certificate: {other:?}"),
+        },
+        E::NoApplicationProtocol
+        | E::AlertReceived(rustls::AlertDescription::NoApplicationProtocol) => {
+            "protocol: the server accepts none of the offered ALPN protocols (with --http2: it \
+             does not serve h2 over TLS)"
+                .into()
+        }
+        E::AlertReceived(alert) => format!("protocol: the server sent the alert {alert:?}"),
+        E::InvalidMessage(_) | E::InappropriateMessage { .. } => {
+            format!("protocol: the server does not speak TLS here (is it plain http://?): {e}")
+        }
+        E::PeerIncompatible(p) => format!("protocol: incompatible server: {p:?}"),
+        other => format!("protocol: {other}"),
+    }
+}
+
+/// How a handshake step ended.
+pub enum Handshake {
+    Done,
+    /// Waiting for the socket.
+    Pending,
+    /// Failed, with the one-line reason.
+    Failed(String),
+}
+
+/// rustls over a non-blocking socket.
+#[derive(Debug)]
+pub struct TlsStream {
+    pub sock: Socket,
+    pub conn: ClientConnection,
+}
+
+impl TlsStream {
+    pub fn new(
+        sock: Socket,
+        config: Arc<ClientConfig>,
+        name: ServerName<'static>,
+    ) -> Result<Self, String> {
+        let conn = ClientConnection::new(config, name).map_err(|e| describe(&e))?;
+        Ok(Self { sock, conn })
+    }
+
+    /// Moves the handshake on as far as the socket allows.
+    pub fn handshake(&mut self) -> Handshake {
+        loop {
+            while self.conn.wants_write() {
+                match self.conn.write_tls(&mut self.sock) {
+                    Ok(_) => {}
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Handshake::Pending,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Handshake::Failed(format!("handshake write failed: {e}")),
+                }
+            }
+            if !self.conn.is_handshaking() {
+                return Handshake::Done;
+            }
+            match self.conn.read_tls(&mut self.sock) {
+                Ok(0) => {
+                    return Handshake::Failed(
+                        "protocol: the server closed the connection during the handshake".into(),
+                    );
+                }
+                Ok(_) => {
+                    if let Err(e) = self.conn.process_new_packets() {
+                        // Tell the server why (an alert), as far as the socket takes it.
+                        let _ = self.conn.write_tls(&mut self.sock);
+                        return Handshake::Failed(describe(&e));
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Handshake::Pending,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Handshake::Failed(format!("handshake read failed: {e}")),
+            }
+        }
+    }
+
+    /// The protocol the server chose by ALPN.
+    pub fn alpn(&self) -> Option<&[u8]> {
+        self.conn.alpn_protocol()
+    }
+}
+
+impl Read for TlsStream {
+    /// Fills `buf` with plaintext, reading records until the socket says `EAGAIN` or `buf` is
+    /// full: a short read therefore means the socket is drained, as for plain TCP.
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let mut n = 0;
+        let mut eof = false;
+        loop {
+            match self.conn.reader().read(&mut buf[n..]) {
+                Ok(0) if n < buf.len() => return Ok(n), // close_notify (or buf empty)
+                Ok(k) => {
+                    n += k;
+                    if n == buf.len() {
+                        return Ok(n);
+                    }
+                    continue;
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                // Closed without close_notify: an end of stream like any other here.
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(n),
+                Err(e) => return if n > 0 { Ok(n) } else { Err(e) },
+            }
+            if eof {
+                return Ok(n);
+            }
+            match self.conn.read_tls(&mut self.sock) {
+                Ok(0) => eof = true,
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return if n > 0 { Ok(n) } else { Err(e) },
+            }
+            if let Err(e) = self.conn.process_new_packets() {
+                let _ = self.conn.write_tls(&mut self.sock);
+                return Err(io::Error::new(io::ErrorKind::InvalidData, describe(&e)));
+            }
+        }
+    }
+}
+
+impl Write for TlsStream {
+    /// Encrypts what rustls takes of `data` once earlier records are out, then sends it.
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        self.flush()?;
+        let n = self.conn.writer().write(data)?;
+        match self.flush() {
+            Ok(()) => Ok(n),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(n),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        while self.conn.wants_write() {
+            match self.conn.write_tls(&mut self.sock) {
+                Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn certificate_errors_have_actionable_one_line_reasons() {
+        let unknown = describe(&rustls::Error::InvalidCertificate(
+            CertificateError::UnknownIssuer,
+        ));
+        assert!(unknown.contains("unknown issuer") && unknown.contains("--insecure"));
+        let name = describe(&rustls::Error::InvalidCertificate(
+            CertificateError::NotValidForName,
+        ));
+        assert!(name.contains("name mismatch"));
+        assert!(!describe(&rustls::Error::NoApplicationProtocol).contains('\n'));
+    }
+
+    #[test]
+    fn a_missing_or_empty_ca_file_is_a_clear_error() {
+        let settings = TlsSettings {
+            insecure: false,
+            ca_file: Some("/nonexistent/ca.pem".into()),
+        };
+        let e = client_config(&settings, &[]).unwrap_err().to_string();
+        assert!(e.contains("--cacert /nonexistent/ca.pem"), "{e}");
+        let dir = std::env::temp_dir().join(format!("restbench-empty-ca-{}", std::process::id()));
+        std::fs::write(&dir, "not a certificate\n").unwrap();
+        let settings = TlsSettings {
+            insecure: false,
+            ca_file: Some(dir.clone()),
+        };
+        let e = client_config(&settings, &[]).unwrap_err().to_string();
+        let _ = std::fs::remove_file(&dir);
+        assert!(e.contains("no certificate found"), "{e}");
+    }
+}
