@@ -175,7 +175,10 @@ fn restarts_split_the_repeats_over_fresh_server_processes() {
     assert_eq!(cell["repeats"].as_array().unwrap().len(), 2, "{cell}");
     assert_eq!(cell["restarts"]["processes"], 2, "{cell}");
     assert_eq!(
-        cell["restarts"]["process_medians"].as_array().unwrap().len(),
+        cell["restarts"]["process_medians"]
+            .as_array()
+            .unwrap()
+            .len(),
         2
     );
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
