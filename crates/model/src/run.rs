@@ -78,6 +78,9 @@ pub struct RunProtocol {
     pub timeout_s: f64,
     pub db_pool_total: u32,
     pub note: Option<String>,
+    /// Server processes each cell's repeats were split over (`--restarts`), when 2 or more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restarts: Option<u32>,
 }
 
 /// Whether a cell was measured.

@@ -210,6 +210,12 @@ pub fn report(r: &RunResults) -> String {
     if let Some(note) = &p.note {
         let _ = writeln!(o, "{note}\n");
     }
+    if let Some(n) = p.restarts {
+        let _ = writeln!(
+            o,
+            "Each cell's repeats ran in {n} fresh server processes: `cv between processes` is the spread of their medians.\n"
+        );
+    }
     if let Some(db) = database_place(&r.cells) {
         let _ = writeln!(o, "PostgreSQL (users workload): {}.\n", escape(db));
     }

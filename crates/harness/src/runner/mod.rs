@@ -93,6 +93,7 @@ pub fn run(
             timeout_s: plan.shape.timeout.as_secs_f64(),
             db_pool_total: plan.db_pool_total,
             note: plan.note.clone(),
+            restarts: (plan.restarts > 1).then_some(plan.restarts),
         },
         cells: Vec::new(),
         study: plan.study.clone(),

@@ -270,7 +270,14 @@ fn environment(o: &mut String, r: &RunResults) {
         ("amount", escape(&amount)),
         (
             "repeats",
-            format!("{} (warm-up {})", p.repeats, escape(&warmup)),
+            match p.restarts {
+                Some(n) => format!(
+                    "{} over {n} server processes (warm-up {} in each)",
+                    p.repeats,
+                    escape(&warmup)
+                ),
+                None => format!("{} (warm-up {})", p.repeats, escape(&warmup)),
+            },
         ),
         (
             "HTTP",
