@@ -51,7 +51,12 @@ pub fn verify_subjects(
                 .iter()
                 .any(|w| w.needs_database() && s.supports(*w))
     });
-    let provision = match db::provide(needs_db, options.database_url, &options.cache.join("logs")) {
+    let provision = match db::provide(
+        needs_db,
+        options.database_url,
+        &options.cache.join("logs"),
+        None,
+    ) {
         Ok(p) => p,
         Err(e) => db::Provision {
             problem: Some(e),

@@ -44,6 +44,27 @@ fn start_cluster(logs: &Path) -> Cluster {
 // ---------------------------------------------------------------------------------------------
 // 1. Clusters clean up
 
+/// A run places its cluster (`Placement::with_database`): the server process is pinned there.
+#[test]
+#[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
+fn a_provided_cluster_runs_on_the_cpus_it_is_given() {
+    let logs = tempfile::tempdir().unwrap();
+    let cpu = available_cpus()[0];
+    let provision = db::provide(true, None, logs.path(), Some(vec![cpu])).unwrap();
+    let cluster = provision
+        .cluster
+        .as_ref()
+        .unwrap_or_else(|| panic!("no cluster: {:?}", provision.problem));
+    let pid = cluster.server_pid().expect("a running server");
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let allowed = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap()
+        .trim();
+    assert_eq!(allowed, cpu.to_string(), "{status}");
+}
+
 #[test]
 #[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn a_cluster_leaves_no_folder_and_no_process_after_stop_or_drop() {

@@ -47,7 +47,7 @@ pub use published::{
 };
 pub use run::{
     Cell, CellPlacement, CellStatus, CellSubject, Environment, Finding, FindingLevel, LoadgenUsage,
-    RepeatResult, RpsStats, RunProtocol, RunResults, ServerUsage, UsageSource,
+    RepeatResult, RestartSpread, RpsStats, RunProtocol, RunResults, ServerUsage, UsageSource,
 };
 pub use scenario::{SCENARIO_ORDER, Scenario};
 pub use workload::Workload;

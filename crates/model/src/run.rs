@@ -78,6 +78,9 @@ pub struct RunProtocol {
     pub timeout_s: f64,
     pub db_pool_total: u32,
     pub note: Option<String>,
+    /// Server processes each cell's repeats were split over (`--restarts`), when 2 or more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restarts: Option<u32>,
 }
 
 /// Whether a cell was measured.
@@ -138,6 +141,93 @@ pub struct Cell {
     /// `h1` or `h2c`: part of the cell's identity (documents from before protocols read `h1`).
     #[serde(default = "crate::protocol::default_protocol")]
     pub protocol: String,
+    /// With `--restarts 2` or more: the repeats ran in that many fresh server processes, and
+    /// this is their spread within and between processes (absent with one process).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restarts: Option<RestartSpread>,
+}
+
+/// How the repeats of a cell spread within one server process and between processes: one
+/// process's repeats share its JIT, heap layout and placement luck, so their CV alone misses the
+/// variance a fresh start brings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RestartSpread {
+    /// Server processes the repeats were split over.
+    pub processes: u32,
+    /// The mean CV of the rate among the repeats of one process (processes with two or more
+    /// repeats; 0 when none has).
+    pub within_cv: f64,
+    /// The CV of the per-process median rates.
+    pub between_cv: f64,
+    /// Each process's median rate, in start order.
+    pub process_medians: Vec<f64>,
+}
+
+impl RestartSpread {
+    /// The spread of `rates` (one per repeat) whose repeat `i` ran in process `process[i]`;
+    /// `None` with fewer than two processes or mismatched lengths.
+    pub fn of(rates: &[f64], process: &[u32]) -> Option<Self> {
+        if rates.len() != process.len() {
+            return None;
+        }
+        let mut ids: Vec<u32> = process.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.len() < 2 {
+            return None;
+        }
+        let groups: Vec<Vec<f64>> = ids
+            .iter()
+            .map(|id| {
+                rates
+                    .iter()
+                    .zip(process)
+                    .filter(|(_, p)| *p == id)
+                    .map(|(r, _)| *r)
+                    .collect()
+            })
+            .collect();
+        let within: Vec<f64> = groups
+            .iter()
+            .filter(|g| g.len() >= 2)
+            .map(|g| sample_cv(g))
+            .collect();
+        let process_medians: Vec<f64> = groups.iter().map(|g| median(g)).collect();
+        Some(Self {
+            processes: ids.len() as u32,
+            within_cv: if within.is_empty() {
+                0.0
+            } else {
+                within.iter().sum::<f64>() / within.len() as f64
+            },
+            between_cv: sample_cv(&process_medians),
+            process_medians,
+        })
+    }
+}
+
+/// Median (mean of the middle two for even sizes); 0 when empty.
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    match s.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => s[n / 2],
+        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
+    }
+}
+
+/// Sample standard deviation over mean, as the cell's own `rps.cv`; 0 with fewer than two values.
+fn sample_cv(v: &[f64]) -> f64 {
+    if v.len() < 2 {
+        return 0.0;
+    }
+    let m = v.iter().sum::<f64>() / v.len() as f64;
+    if m == 0.0 {
+        return 0.0;
+    }
+    let var = v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() - 1) as f64;
+    var.sqrt() / m
 }
 
 /// Who a cell measured, as the subject's manifest names it.
@@ -190,6 +280,7 @@ impl Cell {
             at_rate: Vec::new(),
             generators: Vec::new(),
             protocol: crate::protocol::default_protocol(),
+            restarts: None,
         }
     }
 
@@ -231,6 +322,14 @@ pub struct CellPlacement {
     pub allowed_cores: f64,
     /// How the scenario was enforced, in a sentence.
     pub enforcement: String,
+    /// The CPUs of the PostgreSQL cluster the run started (users workload); empty with an
+    /// external `--database-url` or without a database.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub db_cpus: Vec<u32>,
+    /// Where the database ran, in a few words (`CPU 0, the generator's`, `external`); empty
+    /// without a database.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub database: String,
 }
 
 /// Requests per second over the repeats.
@@ -393,6 +492,35 @@ mod tests {
         let back: Cell = serde_json::from_value(future).unwrap();
         assert_eq!(back.known_flags(), vec![Flag::ClientBound]);
         assert!(back.has_flag(Flag::ClientBound) && !back.has_flag(Flag::Noisy));
+    }
+
+    #[test]
+    fn restart_spread_separates_within_from_between_process_variance() {
+        // Two processes, steady inside, far apart: the between-process CV shows what the
+        // within-process one cannot.
+        let rates = [82_000.0, 83_000.0, 120_000.0, 121_000.0];
+        let s = RestartSpread::of(&rates, &[0, 0, 1, 1]).unwrap();
+        assert_eq!(s.processes, 2);
+        assert_eq!(s.process_medians, vec![82_500.0, 120_500.0]);
+        assert!(s.within_cv < 0.01, "{}", s.within_cv);
+        assert!(s.between_cv > 0.2, "{}", s.between_cv);
+        // One repeat per process: nothing within, all between.
+        let s = RestartSpread::of(&[100.0, 100.0, 100.0], &[0, 1, 2]).unwrap();
+        assert_eq!((s.processes, s.within_cv, s.between_cv), (3, 0.0, 0.0));
+        assert!(
+            RestartSpread::of(&[1.0, 2.0], &[0, 0]).is_none(),
+            "one process"
+        );
+        assert!(RestartSpread::of(&[1.0, 2.0], &[0]).is_none(), "mismatched");
+        // Serialized only when present, read back from documents without it.
+        let mut cell = Cell::new(&CellSubject::named("x"), Workload::Echo, Scenario::OneCpu);
+        let json = serde_json::to_value(&cell).unwrap();
+        assert!(json.get("restarts").is_none());
+        assert!(json["placement"].get("db_cpus").is_none());
+        cell.restarts = RestartSpread::of(&rates, &[0, 0, 1, 1]);
+        cell.placement.db_cpus = vec![0];
+        let back: Cell = serde_json::from_value(serde_json::to_value(&cell).unwrap()).unwrap();
+        assert_eq!(back, cell);
     }
 
     #[test]

@@ -115,7 +115,56 @@ pub fn cv_text(c: &Cell) -> String {
     }
 }
 
+/// The spread between server processes of a cell run with `--restarts 2` or more, for tables:
+/// `8.0% over 2 processes`; `None` for a cell measured in one process.
+pub fn between_cv_text(c: &Cell) -> Option<String> {
+    c.restarts.as_ref().map(|r| {
+        format!(
+            "{:.1}% over {} processes",
+            r.between_cv * 100.0,
+            r.processes
+        )
+    })
+}
+
+/// True when some cell was measured over several server processes: tables then show the
+/// between-process spread.
+pub fn any_restarts(cells: &[&Cell]) -> bool {
+    cells.iter().any(|c| c.restarts.is_some())
+}
+
+/// Where the run's PostgreSQL ran (`own cluster on CPU 0, the generator's`, `external`), from
+/// the first cell that records it; `None` for a run without a database.
+pub fn database_place(cells: &[Cell]) -> Option<&str> {
+    cells
+        .iter()
+        .map(|c| c.placement.database.as_str())
+        .find(|d| !d.is_empty())
+}
+
 /// A cell measured only open loop (`--mode capacity`): no closed-loop figures to show or chart.
 pub fn open_loop_only(c: &Cell) -> bool {
     c.repeats.is_empty() && (c.capacity.is_some() || !c.at_rate.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use restbench_model::{CellSubject, RestartSpread, Scenario, Workload};
+
+    #[test]
+    fn restarts_and_database_place_are_read_from_the_cells() {
+        let mut a = Cell::new(&CellSubject::named("a"), Workload::Users, Scenario::OneCpu);
+        let b = a.clone();
+        assert!(between_cv_text(&a).is_none() && !any_restarts(&[&a, &b]));
+        assert_eq!(database_place(&[a.clone(), b.clone()]), None);
+        a.restarts = RestartSpread::of(&[100.0, 120.0], &[0, 1]);
+        assert_eq!(
+            between_cv_text(&a).as_deref(),
+            Some("12.9% over 2 processes")
+        );
+        assert!(any_restarts(&[&b, &a]));
+        a.placement.database = "external".into();
+        assert_eq!(database_place(&[b, a]), Some("external"));
+    }
 }

@@ -6,7 +6,8 @@ use std::fmt::Write;
 use restbench_model::{Cell, CellStatus, FindingLevel, RunResults, StudyInfo};
 
 use crate::cells::{
-    cell_labels, cv_text, first_line, open_loop_only, per_cpu_second, per_mb, status_word,
+    any_restarts, between_cv_text, cell_labels, cv_text, database_place, first_line,
+    open_loop_only, per_cpu_second, per_mb, status_word,
 };
 use crate::compare::{Comparison, Verdict};
 pub use crate::escape::markdown as escape;
@@ -23,29 +24,49 @@ use crate::vocabulary::{closed_loop_latency, markdown_flag_legend};
 /// The summary table, one row per cell.
 pub fn cell_table(cells: &[&Cell]) -> String {
     let mut o = String::new();
-    o.push_str(
-        "| subject | workload | scenario | status | req/s (median) | cv | p50 closed loop | p99 closed loop | \
-        errors | server CPU | server µs/req | RSS peak | req per CPU-s | req/s per MB | flags |\n",
+    // The between-process column only when some cell ran over several processes (`--restarts`).
+    let restarts = any_restarts(cells);
+    let (between_head, between_rule) = if restarts {
+        (" cv between processes |", "---:|")
+    } else {
+        ("", "")
+    };
+    let _ = writeln!(
+        o,
+        "| subject | workload | scenario | status | req/s (median) | cv |{between_head} p50 closed loop | p99 closed loop | \
+        errors | server CPU | server µs/req | RSS peak | req per CPU-s | req/s per MB | flags |",
     );
-    o.push_str("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    let _ = writeln!(
+        o,
+        "|---|---|---|---|---:|---:|{between_rule}---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    );
+    let between = |c: &Cell| {
+        if restarts {
+            format!(" {} |", between_cv_text(c).unwrap_or_else(|| "–".into()))
+        } else {
+            String::new()
+        }
+    };
+    let dash = if restarts { " – |" } else { "" };
     let labels = cell_labels(cells);
     for (c, l) in cells.iter().zip(&labels) {
         let subject = escape(&l.label);
         if c.status == CellStatus::Ok && open_loop_only(c) {
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | ok | – | – | – | – | – | – | – | – | – | – | open loop only: see capacity / equal load |",
+                "| {} | {} | {} | ok | – | – |{dash} – | – | – | – | – | – | – | – | open loop only: see capacity / equal load |",
                 subject, c.workload, c.scenario
             );
         } else if c.status == CellStatus::Ok {
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | ok | {} | {} | {} | {} | {} | {:.2} cores | {:.1} | {} | {} | {} | {} |",
+                "| {} | {} | {} | ok | {} | {} |{} {} | {} | {} | {:.2} cores | {:.1} | {} | {} | {} | {} |",
                 subject,
                 c.workload,
                 c.scenario,
                 thousands(c.rps.median),
                 cv_text(c),
+                between(c),
                 micros_short(c.latency_us.p50 as f64),
                 micros_short(c.latency_us.p99 as f64),
                 c.errors.total(),
@@ -59,7 +80,7 @@ pub fn cell_table(cells: &[&Cell]) -> String {
         } else {
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | {} | – | – | – | – | – | – | – | – | – | – | {} |",
+                "| {} | {} | {} | {} | – | – |{dash} – | – | – | – | – | – | – | – | {} |",
                 subject,
                 c.workload,
                 c.scenario,
@@ -188,6 +209,15 @@ pub fn report(r: &RunResults) -> String {
     );
     if let Some(note) = &p.note {
         let _ = writeln!(o, "{note}\n");
+    }
+    if let Some(n) = p.restarts {
+        let _ = writeln!(
+            o,
+            "Each cell's repeats ran in {n} fresh server processes: `cv between processes` is the spread of their medians.\n"
+        );
+    }
+    if let Some(db) = database_place(&r.cells) {
+        let _ = writeln!(o, "PostgreSQL (users workload): {}.\n", escape(db));
     }
     if let Some(info) = &r.study {
         o.push_str(&study(info, r));

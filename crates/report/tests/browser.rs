@@ -431,6 +431,7 @@ fn sample() -> RunResults {
             timeout_s: 2.0,
             db_pool_total: 100,
             note: Some("study a: wrk's 2 threads and 10 connections".into()),
+            restarts: None,
         },
         cells,
         study: StudyInfo::new(

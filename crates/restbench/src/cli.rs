@@ -204,6 +204,11 @@ pub struct StudyArgs {
     /// Repeats per cell [default: 3; 1 with --quick].
     #[arg(long)]
     pub repeats: Option<u32>,
+    /// Server processes the repeats of a cell are split over: 2 or more stop and start the
+    /// server afresh (new cgroup, readiness wait, warm-up) between groups of repeats, and record
+    /// the variance between processes beside the CV within one. 1 keeps one process per cell.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub restarts: u32,
     /// Measuring time per repeat for the timed studies (a, d) [default: the study's, shortened
     /// unless --faithful].
     #[arg(long, value_parser = parse_duration)]
@@ -224,6 +229,11 @@ pub struct StudyArgs {
     /// at least one].
     #[arg(long, value_name = "CPUS")]
     pub loadgen_cpus: Option<String>,
+    /// CPUs for the PostgreSQL cluster restbench starts for users cells (such as 3 or 2-3)
+    /// [default: the generator's CPUs below four CPUs; else a quarter of the server's, taken
+    /// from the server].
+    #[arg(long, value_name = "CPUS")]
+    pub db_cpus: Option<String>,
     /// Enforce and account with CPU affinity only.
     #[arg(long)]
     pub no_cgroups: bool,
@@ -334,6 +344,11 @@ pub struct RunArgs {
     /// Repeats per cell [default: 3; 1 with --quick].
     #[arg(long)]
     pub repeats: Option<u32>,
+    /// Server processes the repeats of a cell are split over: 2 or more stop and start the
+    /// server afresh (new cgroup, readiness wait, warm-up) between groups of repeats, and record
+    /// the variance between processes beside the CV within one. 1 keeps one process per cell.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub restarts: u32,
     /// Warm-up per cell, discarded; repeated until two in a row agree within 7 % (JIT runtimes),
     /// for at most 8 s with --quick and 30 s otherwise [default: 3s; 1s with --quick].
     #[arg(long, value_parser = parse_duration)]
@@ -363,6 +378,11 @@ pub struct RunArgs {
     /// quarter of the CPUs, at least one].
     #[arg(long, value_name = "CPUS")]
     pub loadgen_cpus: Option<String>,
+    /// CPUs for the PostgreSQL cluster restbench starts for users cells (such as 3 or 2-3)
+    /// [default: the generator's CPUs below four CPUs; else a quarter of the server's, taken
+    /// from the server].
+    #[arg(long, value_name = "CPUS")]
+    pub db_cpus: Option<String>,
     /// Enforce and account with CPU affinity only, even where cgroups are usable.
     #[arg(long)]
     pub no_cgroups: bool,

@@ -125,6 +125,66 @@ fn bench_cmd_verifies_measures_and_reports_a_command_as_a_subject() {
     );
 }
 
+/// `--restarts 2`: the two repeats run in two server processes, and the cell and the report say
+/// how they spread between them.
+#[test]
+fn restarts_split_the_repeats_over_fresh_server_processes() {
+    let Some(python) = python() else {
+        eprintln!("skipped: python3 is not installed, so there is no test server");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hello.py"), SERVER).unwrap();
+    let out = dir.path().join("out");
+    let o = restbench()
+        .current_dir(dir.path())
+        .args([
+            "bench",
+            "--cmd",
+            &format!("{python} hello.py {{port}}"),
+            "--workloads",
+            "plaintext",
+            "--scenarios",
+            "single-thread",
+            "--duration",
+            "300ms",
+            "--repeats",
+            "2",
+            "--restarts",
+            "2",
+            "--warmup",
+            "0s",
+            "-c",
+            "2",
+            "--no-calibrate",
+            "--no-cgroups",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    let cell = &results["cells"][0];
+    assert_eq!(cell["status"], "ok", "{cell}");
+    assert_eq!(cell["repeats"].as_array().unwrap().len(), 2, "{cell}");
+    assert_eq!(cell["restarts"]["processes"], 2, "{cell}");
+    assert_eq!(
+        cell["restarts"]["process_medians"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("cv between processes"), "{md}");
+}
+
 #[test]
 fn bench_refuses_what_does_not_make_a_subject() {
     for (args, says) in [

@@ -37,6 +37,8 @@ pub struct Cluster {
     log_dir: PathBuf,
     server: Option<ManagedChild>,
     janitor: Option<ManagedChild>,
+    /// The CPUs the server is pinned to (every CPU when `None`).
+    cpus: Option<Vec<usize>>,
 }
 
 /// Where the server binaries are (`initdb`, `postgres`, `pg_ctl`).
@@ -111,6 +113,16 @@ fn make_keep_folder(dir: &Path) -> Result<PathBuf, HarnessError> {
 impl Cluster {
     /// Starts a cluster; `keep`: a folder to create it in and leave behind.
     pub fn start(keep: Option<&Path>, log_dir: &Path) -> Result<Self, HarnessError> {
+        Self::start_on(keep, log_dir, None)
+    }
+
+    /// [`Cluster::start`] with the server pinned to `cpus` (a run places it away from the
+    /// server under test; see [`crate::placement::Placement::with_database`]).
+    pub fn start_on(
+        keep: Option<&Path>,
+        log_dir: &Path,
+        cpus: Option<Vec<usize>>,
+    ) -> Result<Self, HarnessError> {
         if let Some(dir) = keep {
             check_keep_folder(dir)?;
         }
@@ -148,6 +160,7 @@ impl Cluster {
             log_dir: log_dir.to_path_buf(),
             server: None,
             janitor: None,
+            cpus,
         };
         if !kept {
             // Idle until restbench stops it or ends; its guard then removes the folder.
@@ -245,6 +258,7 @@ impl Cluster {
             user: self.user,
             // The janitor removes the folder; the server may be stopped and started again.
             remove_on_death: None,
+            cpus: self.cpus.clone(),
             ..Default::default()
         };
         let mut server = ManagedChild::spawn(&spec)?;

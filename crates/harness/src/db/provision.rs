@@ -24,8 +24,13 @@ pub struct Provision {
 /// Provides a seeded database when `needed`: connects to `url` and seeds it (an error when that
 /// fails), or starts a throwaway cluster with its logs in `log_dir` (a failure is kept in
 /// [`Provision::problem`], since the other workloads can run without it). When not needed, the
-/// given URL is passed on unchecked.
-pub fn provide(needed: bool, url: Option<&str>, log_dir: &Path) -> Result<Provision, HarnessError> {
+/// given URL is passed on unchecked. A started cluster is pinned to `cpus` when given.
+pub fn provide(
+    needed: bool,
+    url: Option<&str>,
+    log_dir: &Path,
+    cpus: Option<Vec<usize>>,
+) -> Result<Provision, HarnessError> {
     if let Some(url) = url {
         let database = if needed {
             let db = Database::connect(url)?;
@@ -43,7 +48,7 @@ pub fn provide(needed: bool, url: Option<&str>, log_dir: &Path) -> Result<Provis
     if !needed {
         return Ok(Provision::default());
     }
-    let started = Cluster::start(None, log_dir)
+    let started = Cluster::start_on(None, log_dir, cpus)
         .and_then(|cluster| Database::connect(&cluster.url).map(|db| (cluster, db)));
     match started {
         Ok((cluster, database)) => Ok(Provision {

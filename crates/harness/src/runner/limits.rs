@@ -26,6 +26,8 @@ pub fn scenario_limit(
         cpu_quota_cores: None,
         allowed_cores: server.len().max(1) as f64,
         enforcement: String::new(),
+        db_cpus: Vec::new(),
+        database: String::new(),
     };
     match scenario {
         Scenario::SingleThread => {

@@ -9,7 +9,7 @@ use restbench_loadgen::{LoadOutcome, LoadSpec, Progress, StopAt, Target};
 use restbench_model::{Scenario, ShardSummary, UsageSource, Workload};
 
 use super::plan::{Observer, RunPlan};
-use super::start::RunningSubject;
+use super::start::{RunningSubject, StartOptions, restart_subject};
 use crate::HarnessError;
 use crate::placement::{Placement, pin_current_thread};
 use crate::sample::{MemorySampler, MemoryStats, group_usage};
@@ -25,6 +25,8 @@ pub struct Measurement {
     pub warmup_settled: bool,
     /// With remote generators: each repeat's hosts, their shares and CPU.
     pub generators: Vec<Vec<ShardSummary>>,
+    /// The server process (0, 1, … in start order) each repeat ran against.
+    pub processes: Vec<u32>,
 }
 
 /// Server usage during one repeat.
@@ -38,24 +40,49 @@ pub struct ServerSample {
     pub memory: MemoryStats,
 }
 
+/// Warms up and measures the repeats of one cell. With `plan.restarts` of 2 or more the repeats
+/// are split over that many server processes: between groups the server is stopped and started
+/// afresh (a new cgroup, the readiness wait) and warmed up again, so `server` may be a new
+/// process on return.
+#[allow(clippy::too_many_arguments)]
 pub fn measure(
     plan: &RunPlan,
     server: &mut RunningSubject,
     w: Workload,
     subject: &Subject,
     scenario: Scenario,
+    options: &StartOptions,
     stop: &AtomicBool,
     observer: &dyn Observer,
 ) -> Result<Option<Measurement>, HarnessError> {
+    let processes = plan.restarts.clamp(1, plan.repeats.max(1));
     let mut spec = cell_spec(plan, server, w)?;
-    observer.step(&subject.id, Some(scenario), Some(w), "warming up");
-    let (warmup_spent, settled) = warm_up(plan, &spec, stop, observer)?;
-    spec.stop = plan.shape.stop;
+    let mut warmup_spent = Duration::ZERO;
+    let mut settled = true;
     let mut repeats = Vec::new();
     let mut generators = Vec::new();
+    let mut process_of = Vec::new();
     for i in 0..plan.repeats {
         if stop.load(Ordering::Relaxed) {
             return Ok(None);
+        }
+        let process = process_of_repeat(i, plan.repeats, processes);
+        if i == 0 || process != process_of_repeat(i - 1, plan.repeats, processes) {
+            if i > 0 {
+                observer.step(
+                    &subject.id,
+                    Some(scenario),
+                    Some(w),
+                    &format!("restarting ({}/{processes})", process + 1),
+                );
+                restart_subject(server, subject, scenario, options)?;
+                spec = cell_spec(plan, server, w)?;
+            }
+            observer.step(&subject.id, Some(scenario), Some(w), "warming up");
+            let (spent, ok) = warm_up(plan, &spec, stop, observer)?;
+            warmup_spent += spent;
+            settled &= ok;
+            spec.stop = plan.shape.stop;
         }
         check_alive(server, subject)?;
         observer.step(
@@ -75,13 +102,22 @@ pub fn measure(
             generators.push(hosts);
         }
         repeats.push((outcome, sample));
+        process_of.push(process);
     }
     Ok(Some(Measurement {
         repeats,
         warmup: warmup_spent,
         warmup_settled: settled,
         generators,
+        processes: process_of,
     }))
+}
+
+/// The server process (from 0) repeat `i` of `repeats` runs in, with the repeats split as evenly
+/// as they go over `processes` consecutive groups (the earlier groups never larger).
+pub fn process_of_repeat(i: u32, repeats: u32, processes: u32) -> u32 {
+    let processes = processes.clamp(1, repeats.max(1));
+    (u64::from(i) * u64::from(processes) / u64::from(repeats.max(1))) as u32
 }
 
 /// The load of one cell (request, connections, threads) with the run's shape; `stop` is the
@@ -263,6 +299,21 @@ pub fn warmup_settled(previous: f64, now: f64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repeats_split_evenly_over_processes() {
+        let split = |r, p| {
+            (0..r)
+                .map(|i| process_of_repeat(i, r, p))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(split(3, 1), vec![0, 0, 0], "the default: one process");
+        assert_eq!(split(3, 2), vec![0, 0, 1]);
+        assert_eq!(split(4, 2), vec![0, 0, 1, 1]);
+        assert_eq!(split(3, 3), vec![0, 1, 2]);
+        assert_eq!(split(2, 5), vec![0, 1], "never more processes than repeats");
+        assert_eq!(split(6, 0), vec![0; 6], "0 counts as 1");
+    }
 
     #[test]
     fn warm_up_settles_when_the_rate_stops_climbing() {

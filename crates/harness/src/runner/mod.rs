@@ -93,6 +93,7 @@ pub fn run(
             timeout_s: plan.shape.timeout.as_secs_f64(),
             db_pool_total: plan.db_pool_total,
             note: plan.note.clone(),
+            restarts: (plan.restarts > 1).then_some(plan.restarts),
         },
         cells: Vec::new(),
         study: plan.study.clone(),
@@ -129,8 +130,9 @@ pub fn run(
          -> Result<(), HarnessError> {
             for scenario in scenarios {
                 for w in &workloads {
-                    let cell = Cell::new(&subject.cell_subject(), *w, *scenario)
+                    let mut cell = Cell::new(&subject.cell_subject(), *w, *scenario)
                         .with_status(status, reason);
+                    record_database(plan, &mut cell);
                     results.cells.push(cell.clone());
                     observer.cell_done(&cell, results.cells.len(), total);
                 }
@@ -217,6 +219,7 @@ pub fn run(
                             *w,
                             subject,
                             scenario,
+                            &options,
                             stop,
                             observer,
                         ) {
@@ -277,6 +280,7 @@ pub fn run(
                         }
                     }
                 }
+                record_database(plan, &mut cell);
                 results.cells.push(cell.clone());
                 observer.cell_done(&cell, results.cells.len(), total);
                 write_results(&plan.out_dir, &results)?;
@@ -301,6 +305,13 @@ pub fn run(
     results.finished_at = Some(utc_now());
     write_results(&plan.out_dir, &results)?;
     Ok(results)
+}
+
+/// States in the cell where the run's database ran (every cell: PostgreSQL took CPU from
+/// whichever side it shared, users workload or not).
+fn record_database(plan: &RunPlan, cell: &mut Cell) {
+    cell.placement.db_cpus = plan.db_cpus.iter().map(|&c| c as u32).collect();
+    cell.placement.database = plan.database.clone();
 }
 
 /// How many cells a plan has.

@@ -139,6 +139,10 @@ pub struct RunPlan {
     /// Load shape per workload (a study may differ from the default).
     pub shape: LoadShape,
     pub repeats: u32,
+    /// Server processes the repeats of a cell are split over (`--restarts`, at least 1): with 2
+    /// or more the server is stopped and started afresh between groups of repeats, so the cell
+    /// records the variance between processes too.
+    pub restarts: u32,
     pub out_dir: PathBuf,
     pub cache: PathBuf,
     pub placement: Placement,
@@ -150,6 +154,10 @@ pub struct RunPlan {
     /// cell beats the ceiling, and at the end to measure the machine's drift.
     pub calibration: Option<Duration>,
     pub database_url: Option<String>,
+    /// The CPUs of the PostgreSQL cluster the run started (empty with an external one or none).
+    pub db_cpus: Vec<usize>,
+    /// Where the database runs, in a few words, for every cell (empty without a database).
+    pub database: String,
     pub db_pool_total: u32,
     /// A sentence for the report about how this run differs from the defaults.
     pub note: Option<String>,

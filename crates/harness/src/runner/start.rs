@@ -132,3 +132,19 @@ pub fn start_subject(
         }),
     }
 }
+
+/// Stops `server` and starts the subject again in a fresh process and cgroup, on a fresh port
+/// (the old one may linger in TIME_WAIT), waiting until it answers: the next repeats then measure
+/// a new process.
+pub fn restart_subject(
+    server: &mut RunningSubject,
+    subject: &Subject,
+    scenario: Scenario,
+    options: &StartOptions,
+) -> Result<(), HarnessError> {
+    server.child.stop(Duration::from_secs(5));
+    // The old cgroup is removed before the new one is made.
+    server.cgroup = None;
+    *server = start_subject(subject, scenario, options, None)?;
+    Ok(())
+}

@@ -4,7 +4,7 @@
 use restbench_model::histogram::{self, new_latency_histogram};
 use restbench_model::{
     Cell, CellPlacement, ErrorCounts, FindingLevel, Flag, LatencySummary, LoadgenUsage,
-    RepeatResult, RpsStats, ServerUsage, UsageSource,
+    RepeatResult, RestartSpread, RpsStats, ServerUsage, UsageSource,
 };
 
 use super::limits::limit_held;
@@ -95,6 +95,7 @@ pub fn fill_cell(
         cgroup_memory_mean_bytes: (!cg_means.is_empty()).then(|| stats::mean(&cg_means) as u64),
     };
     cell.placement = limit.clone();
+    cell.restarts = RestartSpread::of(&rps, &m.processes);
     cell.warmup_s = m.warmup.as_secs_f64();
     cell.generators = crate::remote::combine_generators(&m.generators);
     let loadgen_cores = loadgen_cpu / server_time.max(1e-9);

@@ -236,22 +236,23 @@ fn environment(o: &mut String, r: &RunResults) {
             ("host", escape(&e.hostname)),
         ],
     );
-    dl(
-        o,
-        "Isolation",
-        &[
-            ("backend", format!("<code>{}</code>", escape(&e.backend))),
-            ("why", escape(&e.backend_reason)),
-            ("load generator CPUs", cpu_list(&e.loadgen_cpus)),
-            ("server CPUs", cpu_list(&e.server_cpus)),
-            (
-                "generator ceiling",
-                e.loadgen_ceiling_rps.map_or("not calibrated".into(), |v| {
-                    format!("{} req/s", thousands(v))
-                }),
-            ),
-        ],
-    );
+    let mut isolation = vec![
+        ("backend", format!("<code>{}</code>", escape(&e.backend))),
+        ("why", escape(&e.backend_reason)),
+        ("load generator CPUs", cpu_list(&e.loadgen_cpus)),
+        ("server CPUs", cpu_list(&e.server_cpus)),
+        (
+            "generator ceiling",
+            e.loadgen_ceiling_rps.map_or("not calibrated".into(), |v| {
+                format!("{} req/s", thousands(v))
+            }),
+        ),
+    ];
+    // Where PostgreSQL ran, for runs with a database (its CPUs are in every cell's placement).
+    if let Some(db) = crate::cells::database_place(&r.cells) {
+        isolation.push(("PostgreSQL", escape(db)));
+    }
+    dl(o, "Isolation", &isolation);
     let amount = match (p.duration_s, p.requests) {
         (Some(d), _) => format!("{d} s per repeat"),
         (None, Some(n)) => format!("{} requests per repeat", thousands(n as f64)),
@@ -269,7 +270,14 @@ fn environment(o: &mut String, r: &RunResults) {
         ("amount", escape(&amount)),
         (
             "repeats",
-            format!("{} (warm-up {})", p.repeats, escape(&warmup)),
+            match p.restarts {
+                Some(n) => format!(
+                    "{} over {n} server processes (warm-up {} in each)",
+                    p.repeats,
+                    escape(&warmup)
+                ),
+                None => format!("{} (warm-up {})", p.repeats, escape(&warmup)),
+            },
         ),
         (
             "HTTP",
@@ -438,5 +446,41 @@ mod tests {
         assert!(html.contains("Interrupted"));
         assert!(html.contains("No published figures are known for study id"));
         assert_eq!(html.matches("<figure class=\"chart\"").count(), 4);
+    }
+
+    #[test]
+    fn restarts_and_the_database_place_reach_markdown_and_html() {
+        let mut a = crate::test_support::cell("a", "users", "one-cpu", 1000.0);
+        a.restarts = restbench_model::RestartSpread::of(&[900.0, 1100.0], &[0, 1]);
+        a.placement.database = "own cluster on CPU 0, the generator's".into();
+        a.placement.db_cpus = vec![0];
+        let b = crate::test_support::cell("b", "users", "one-cpu", 1000.0);
+        let mut r = RunResults {
+            schema_version: 1,
+            kind: "run".into(),
+            started_at: "t".into(),
+            finished_at: None,
+            interrupted: false,
+            environment: Default::default(),
+            protocol: Default::default(),
+            cells: vec![a, b],
+            study: None,
+            noisy_machine: None,
+        };
+        let html = render(&r);
+        assert!(html.contains("between processes 14.1% over 2 processes"));
+        assert!(html.contains("<dt>PostgreSQL</dt><dd>own cluster on CPU 0"));
+        let md = crate::markdown::report(&r);
+        assert!(md.contains("| cv | cv between processes |"), "{md}");
+        assert!(md.contains("| 14.1% over 2 processes |") && md.contains("| – |"));
+        assert!(md.contains("PostgreSQL (users workload): own cluster on CPU 0"));
+        // One process per cell: no column, no row.
+        r.cells.iter_mut().for_each(|c| {
+            c.restarts = None;
+            c.placement.database.clear();
+        });
+        let md = crate::markdown::report(&r);
+        assert!(!md.contains("between processes") && !md.contains("PostgreSQL"));
+        assert!(!render(&r).contains("<dt>PostgreSQL</dt>"));
     }
 }

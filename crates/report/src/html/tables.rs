@@ -5,7 +5,9 @@ use std::fmt::Write;
 
 use restbench_model::{Cell, CellStatus, FindingLevel, RunResults};
 
-use crate::cells::{CellLabel, first_line, open_loop_only, per_cpu_second, per_mb, status_word};
+use crate::cells::{
+    CellLabel, between_cv_text, first_line, open_loop_only, per_cpu_second, per_mb, status_word,
+};
 use crate::escape::html as escape;
 use crate::open_loop::{capacity_rows, equal_load_rows};
 use crate::units::{bytes_short, compact, micros_short, thousands, trimmed as trim};
@@ -63,12 +65,19 @@ pub fn cells_table(
             } else {
                 format!("<span class=\"flags\">{}</span>", flags.join(" "))
             };
+            // With --restarts: the spread between server processes, under the cv within them.
+            let between = between_cv_text(c).map_or(String::new(), |t| {
+                format!(
+                    "<br><span class=\"muted small\" title=\"cv of the per-process medians\">between processes {}</span>",
+                    escape(&t)
+                )
+            });
             let l = &c.latency_us;
             let _ = write!(
                 o,
                 "<tr><td>{name}{flags}</td><td class=\"num sep\"><b>{}</b></td>\
                     <td class=\"num\">{ci}</td><td class=\"num\">{}–{}</td>\
-                    <td class=\"num\">{:.1} %</td><td class=\"num sep\">{}</td>\
+                    <td class=\"num\">{:.1} %{between}</td><td class=\"num sep\">{}</td>\
                     <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
                     <td class=\"num sep\">{:.2}{limit}</td><td class=\"num\">{}</td>\
                     <td class=\"num\">{}</td><td class=\"num sep\">{}</td>\

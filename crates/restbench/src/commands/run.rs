@@ -106,7 +106,15 @@ pub(crate) fn measure(
     if total == 0 {
         bail!("nothing to run: no selected subject serves the selected workloads");
     }
-    let provision = database(needs_db, args.database_url.as_deref(), &cache)?;
+    let placed = database(
+        needs_db,
+        args.database_url.as_deref(),
+        &cache,
+        &placement,
+        args.db_cpus.as_deref(),
+    )?;
+    placement = placed.placement;
+    let provision = placed.provision;
     let progress = TerminalProgress::new(total);
     if provision.cluster.is_some() {
         progress.note("started PostgreSQL for the users workload");
@@ -132,6 +140,7 @@ pub(crate) fn measure(
         workloads,
         shape,
         repeats: args.repeats.unwrap_or(repeats).max(1),
+        restarts: args.restarts.max(1),
         out_dir: out_dir.clone(),
         cache,
         placement,
@@ -139,6 +148,8 @@ pub(crate) fn measure(
         loadgen_ceiling_rps,
         calibration: loadgen_ceiling_rps.map(|_| calibration_time(args.quick)),
         database_url: provision.url.clone(),
+        db_cpus: placed.db_cpus,
+        database: placed.database,
         db_pool_total: args.db_pool,
         note: join_notes(
             join_notes(what.note, quick_note),
@@ -235,18 +246,80 @@ pub(crate) fn machine(
     Ok((placement, backend))
 }
 
+/// The database of a run, where it runs, and the placement left to the server.
+pub(crate) struct PlacedDatabase {
+    pub provision: Provision,
+    /// The placement for the run: the server's CPUs less the cluster's when it got its own.
+    pub placement: Placement,
+    /// The cluster's CPUs (empty with an external database or none).
+    pub db_cpus: Vec<usize>,
+    /// Where it runs, for every cell (empty without a database).
+    pub database: String,
+}
+
 /// The database of a run: a given URL must work now, not after the first subject was built;
-/// without one, a throwaway cluster (the users cells fail with the reason when it cannot start).
+/// without one, a throwaway cluster placed by [`Placement::with_database`] (`--db-cpus` chooses)
+/// (the users cells fail with the reason when it cannot start).
 pub(crate) fn database(
     needs_db: bool,
     url: Option<&str>,
     cache: &Path,
-) -> anyhow::Result<Provision> {
-    let provision = db::provide(needs_db, url, &cache.join("logs")).context("--database-url")?;
+    placement: &Placement,
+    db_cpus: Option<&str>,
+) -> anyhow::Result<PlacedDatabase> {
+    if db_cpus.is_some() && url.is_some() {
+        return Err(BadArgument(
+            "--db-cpus places the PostgreSQL cluster restbench starts; with --database-url (or \
+             DATABASE_URL) the database is external: drop one of them"
+                .into(),
+        )
+        .into());
+    }
+    let (chosen, carved) = placement
+        .with_database(&available_cpus(), db_cpus)
+        .map_err(|e| BadArgument(format!("--db-cpus {}: {e}", db_cpus.unwrap_or(""))))?;
+    let own = needs_db && url.is_none();
+    let provision = db::provide(
+        needs_db,
+        url,
+        &cache.join("logs"),
+        own.then(|| chosen.clone()),
+    )
+    .context("--database-url")?;
     if let Some(e) = &provision.problem {
         eprintln!("warning: users cells will fail: {}", chain(e));
     }
-    Ok(provision)
+    Ok(if provision.cluster.is_some() {
+        PlacedDatabase {
+            provision,
+            database: database_place(&chosen, placement),
+            placement: carved,
+            db_cpus: chosen,
+        }
+    } else {
+        PlacedDatabase {
+            database: if provision.url.is_some() && needs_db {
+                "external".into()
+            } else {
+                String::new()
+            },
+            provision,
+            placement: placement.clone(),
+            db_cpus: Vec::new(),
+        }
+    })
+}
+
+/// Where the run's own cluster runs, in a few words: whose CPUs it shares.
+fn database_place(db: &[usize], placement: &Placement) -> String {
+    let list = restbench_harness::placement::format_cpu_list(db);
+    let shares = |side: &[usize]| db.iter().any(|c| side.contains(c));
+    match (shares(&placement.loadgen), shares(&placement.server)) {
+        (true, true) => format!("own cluster on CPU {list}, shared with generator and server"),
+        (true, false) => format!("own cluster on CPU {list}, the generator's"),
+        (false, true) => format!("own cluster on CPU {list}, shared with the server"),
+        (false, false) => format!("own cluster on CPU {list}, its own"),
+    }
 }
 
 /// How long one calibration of the generator runs.

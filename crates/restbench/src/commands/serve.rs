@@ -41,7 +41,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     prepare::prepare(s, &cache)?;
     // A given URL is passed on as it is; a throwaway cluster is started for a users subject.
     let needs_db = args.database_url.is_none() && s.supports(Workload::Users);
-    let provision = db::provide(needs_db, args.database_url.as_deref(), &cache.join("logs"))?;
+    let provision = db::provide(
+        needs_db,
+        args.database_url.as_deref(),
+        &cache.join("logs"),
+        None,
+    )?;
     if let Some(e) = &provision.problem {
         eprintln!("warning: no database for /users: {}", chain(e));
     }

@@ -104,6 +104,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             workloads: vec![workload],
             shape,
             repeats,
+            restarts: args.restarts.max(1),
             out_dir: out_dir.clone(),
             cache: cache.clone(),
             placement: placement.clone(),
@@ -111,6 +112,8 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             loadgen_ceiling_rps: None,
             calibration: None,
             database_url: None,
+            db_cpus: Vec::new(),
+            database: String::new(),
             db_pool_total: 100,
             note: remote.as_ref().map(|(g, _, _)| super::remote::note(g)),
             study: study_info(id, length, &shortening, &placement, repeats),
@@ -124,7 +127,20 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             continue;
         }
         let needs_db = workload.needs_database();
-        let provision = database(needs_db, args.database_url.as_deref(), &cache)?;
+        let placed = database(
+            needs_db,
+            args.database_url.as_deref(),
+            &cache,
+            &placement,
+            args.db_cpus.as_deref(),
+        )?;
+        let provision = placed.provision;
+        if placed.placement != plan.placement {
+            plan.study = study_info(id, length, &shortening, &placed.placement, repeats);
+        }
+        plan.placement = placed.placement;
+        plan.db_cpus = placed.db_cpus;
+        plan.database = placed.database;
         let progress = TerminalProgress::new(total);
         progress.note(&format!(
             "study {id} (seed {}): {} — {} cells; results: {}",
@@ -138,7 +154,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             None
         } else {
             calibrate(
-                &placement,
+                &plan.placement,
                 &plan.shape,
                 length == Length::Quick,
                 &stop,
