@@ -136,29 +136,30 @@ fn one_percent_of_500s_fails_an_error_clause() {
 #[test]
 fn periodic_stalls_fail_a_p99_clause_the_same_server_passes_without_them() {
     fn server(stall: bool) -> TestServer {
-        // Every 400 ms the server stops answering for 60 ms.
+        // Every 600 ms the server stops answering for 250 ms: far beyond the clause, so that a
+        // busy machine's scheduling delays (tens of ms) cannot decide the verdict either way.
         let t0 = Instant::now();
         TestServer::start(move |_, _| {
-            let phase = t0.elapsed().as_millis() % 400;
-            if stall && phase < 60 {
-                Action::DelayThenSend(Duration::from_millis((60 - phase) as u64), ok("late"))
+            let phase = t0.elapsed().as_millis() % 600;
+            if stall && phase < 250 {
+                Action::DelayThenSend(Duration::from_millis((250 - phase) as u64), ok("late"))
             } else {
                 Action::Send(ok("now"))
             }
         })
     }
     let steady = server(false);
-    let mut s = spec(&steady, &["p99<=15ms"]);
+    let mut s = spec(&steady, &["p99<=100ms"]);
     s.step_duration = Duration::from_millis(1200);
     let passed = at(&s, 200.0);
     assert!(passed.pass, "{passed:?}");
     let stalling = server(true);
-    let mut s = spec(&stalling, &["p99<=15ms"]);
+    let mut s = spec(&stalling, &["p99<=100ms"]);
     s.step_duration = Duration::from_millis(1200);
     let failed = at(&s, 200.0);
     assert!(!failed.pass, "{failed:?}");
     assert!(
-        failed.failed.iter().any(|f| f.starts_with("p99<=15ms")),
+        failed.failed.iter().any(|f| f.starts_with("p99<=100ms")),
         "{:?}",
         failed.failed
     );
