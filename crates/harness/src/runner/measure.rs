@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use restbench_loadgen::{LoadOutcome, LoadSpec, Progress, StopAt, Target};
-use restbench_model::{Scenario, ShardSummary, UsageSource, Workload};
+use restbench_loadgen::{HttpVersion, LoadOutcome, LoadSpec, Progress, StopAt, Target};
+use restbench_model::{Protocol, Scenario, ShardSummary, UsageSource, Workload};
 
 use super::plan::{Observer, RunPlan};
 use super::start::RunningSubject;
@@ -38,16 +38,18 @@ pub struct ServerSample {
     pub memory: MemoryStats,
 }
 
+#[allow(clippy::too_many_arguments)]
 pub fn measure(
     plan: &RunPlan,
     server: &mut RunningSubject,
     w: Workload,
+    protocol: Protocol,
     subject: &Subject,
     scenario: Scenario,
     stop: &AtomicBool,
     observer: &dyn Observer,
 ) -> Result<Option<Measurement>, HarnessError> {
-    let mut spec = cell_spec(plan, server, w)?;
+    let mut spec = cell_spec(plan, server, w, protocol)?;
     observer.step(&subject.id, Some(scenario), Some(w), "warming up");
     let (warmup_spent, settled) = warm_up(plan, &spec, stop, observer)?;
     spec.stop = plan.shape.stop;
@@ -85,11 +87,14 @@ pub fn measure(
 }
 
 /// The load of one cell (request, connections, threads) with the run's shape; `stop` is the
-/// shape's, set by each caller.
+/// shape's, set by each caller. h2c is HTTP/2 with prior knowledge on `http://`; the shape's
+/// requests in flight per connection (`pipeline`) become concurrent streams, so both protocols
+/// keep the same number of requests outstanding.
 pub(crate) fn cell_spec(
     plan: &RunPlan,
     server: &RunningSubject,
     w: Workload,
+    protocol: Protocol,
 ) -> Result<LoadSpec, HarnessError> {
     let url = format!("http://{}{}", server.addr, w.path());
     let mut spec = LoadSpec::get(Target::parse(&url)?);
@@ -102,6 +107,11 @@ pub(crate) fn cell_spec(
     spec.http_version = plan.shape.http_version;
     spec.timeout = plan.shape.timeout;
     spec.pipeline = plan.shape.pipeline;
+    if protocol == Protocol::H2c {
+        spec.http_version = HttpVersion::Http2;
+        spec.max_streams = plan.shape.pipeline.max(1);
+        spec.pipeline = 1;
+    }
     Ok(spec)
 }
 

@@ -14,7 +14,7 @@ use restbench_harness::runner::{self, LoadShape, Mode, Observer, OpenLoop, RunEn
 use restbench_harness::subject;
 use restbench_loadgen::StopAt;
 use restbench_model::time::utc_stamp;
-use restbench_model::{CellStatus, RunResults, Slo, Workload};
+use restbench_model::{CellStatus, Protocol, RunResults, Slo, Workload};
 
 use super::progress::TerminalProgress;
 use super::verify::{parse_scenarios, parse_workloads};
@@ -67,6 +67,7 @@ pub(crate) fn measure(
     super::refuse_finished_run(&out_dir, args.force)?;
     let exports = super::output::open_exports(&args.export)?;
     let scenarios = parse_scenarios(&args.scenarios)?;
+    let protocols = parse_protocols(&args.protocols)?;
     let (mut placement, backend) = machine(args.loadgen_cpus.as_deref(), args.no_cgroups)?;
     let remote = super::remote::for_run(&args.remote, args.loadgen_cpus.as_deref())?;
     if let Some((_, _, p)) = &remote {
@@ -101,10 +102,17 @@ pub(crate) fn measure(
             .any(|s| s.unavailable_reason().is_none() && s.supports(Workload::Users));
     let total: usize = subjects
         .iter()
-        .map(|s| workloads.iter().filter(|w| s.supports(**w)).count() * scenarios.len())
+        .map(|s| {
+            workloads.iter().filter(|w| s.supports(**w)).count()
+                * scenarios.len()
+                * protocols.iter().filter(|p| s.protocols.contains(p)).count()
+        })
         .sum();
     if total == 0 {
-        bail!("nothing to run: no selected subject serves the selected workloads");
+        bail!(
+            "nothing to run: no selected subject serves the selected workloads over the selected \
+             protocols (see `restbench subjects` and each subject.toml's `protocols`)"
+        );
     }
     let provision = database(needs_db, args.database_url.as_deref(), &cache)?;
     let progress = TerminalProgress::new(total);
@@ -130,6 +138,7 @@ pub(crate) fn measure(
         kind: what.kind.into(),
         entries: RunEntry::all(subjects, &scenarios),
         workloads,
+        protocols,
         shape,
         repeats: args.repeats.unwrap_or(repeats).max(1),
         out_dir: out_dir.clone(),
@@ -346,4 +355,19 @@ mod tests {
         let e = open_loop(&args(None, &[], &[0.0]), false).unwrap_err();
         assert!(e.to_string().contains("--at-rate"), "{e}");
     }
+}
+
+/// `--protocols`: known names, each once, in the order given.
+pub(crate) fn parse_protocols(names: &[String]) -> anyhow::Result<Vec<Protocol>> {
+    let mut out = Vec::new();
+    for name in names {
+        let p = Protocol::parse(name.trim()).map_err(|m| anyhow::anyhow!("--protocols: {m}"))?;
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    if out.is_empty() {
+        bail!("--protocols needs at least one of h1, h2c");
+    }
+    Ok(out)
 }
