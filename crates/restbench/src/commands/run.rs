@@ -320,6 +320,21 @@ pub(crate) fn finish(results: &RunResults, out_dir: &Path) -> anyhow::Result<Exi
     })
 }
 
+/// `--protocols`: known names, each once, in the order given.
+pub(crate) fn parse_protocols(names: &[String]) -> anyhow::Result<Vec<Protocol>> {
+    let mut out = Vec::new();
+    for name in names {
+        let p = Protocol::parse(name.trim()).map_err(|m| anyhow::anyhow!("--protocols: {m}"))?;
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    if out.is_empty() {
+        bail!("--protocols needs at least one of h1, h2c");
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -355,19 +370,17 @@ mod tests {
         let e = open_loop(&args(None, &[], &[0.0]), false).unwrap_err();
         assert!(e.to_string().contains("--at-rate"), "{e}");
     }
-}
 
-/// `--protocols`: known names, each once, in the order given.
-pub(crate) fn parse_protocols(names: &[String]) -> anyhow::Result<Vec<Protocol>> {
-    let mut out = Vec::new();
-    for name in names {
-        let p = Protocol::parse(name.trim()).map_err(|m| anyhow::anyhow!("--protocols: {m}"))?;
-        if !out.contains(&p) {
-            out.push(p);
-        }
+    #[test]
+    fn protocols_are_parsed_once_each_and_unknown_ones_refused() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            super::parse_protocols(&names(&["h1", "h2c", "h1"])).unwrap(),
+            vec![Protocol::H1, Protocol::H2c]
+        );
+        let e = super::parse_protocols(&names(&["h3"]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--protocols") && e.contains("h1, h2c"), "{e}");
     }
-    if out.is_empty() {
-        bail!("--protocols needs at least one of h1, h2c");
-    }
-    Ok(out)
 }
