@@ -6,10 +6,16 @@
 //! and [`BODY_LIMIT`] bytes of body, chunk sizes parsed with checked arithmetic. A server that
 //! goes past a bound gets an [`HttpError`] (which the verifier turns into a finding); it can
 //! neither crash restbench nor make it buffer without end.
+//!
+//! [`send`] also speaks h2c (prior knowledge) through the load generator's HTTP/2 framing, with
+//! the same caps, so the verifier checks the contract over each protocol a subject declares.
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
+
+use restbench_loadgen::{H2cError, H2cLimits};
+use restbench_model::Protocol;
 
 /// The most bytes a response head (status line and headers, or a chunked body's trailers) may
 /// take. Real servers send a few hundred bytes; 64 KiB is far above any of them.
@@ -67,6 +73,8 @@ pub enum HttpError {
     BodyTooLarge { limit: usize },
     #[error("not a valid HTTP/1.1 response: {0}")]
     Malformed(String),
+    #[error("over h2c: {0}")]
+    Http2(String),
     #[error("{0}")]
     Io(io::Error),
 }
@@ -81,6 +89,7 @@ impl HttpError {
             Self::HeadTooLarge { .. } => "head-too-large",
             Self::BodyTooLarge { .. } => "body-too-large",
             Self::Malformed(_) => "malformed",
+            Self::Http2(_) => "http2",
             Self::Io(_) => "io",
         }
     }
@@ -124,6 +133,61 @@ pub fn exchange(addr: SocketAddr, raw: &[u8], timeout: Duration) -> Result<Respo
         // Nothing to read because the request could not be sent: the send failure says more.
         (Err(HttpError::Closed { .. } | HttpError::Io(_)), Err(e)) => Err(e),
         (Err(e), _) => Err(e),
+    }
+}
+
+/// Where and how the verifier talks to a server: the checks are the same over every protocol,
+/// only the transport differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Endpoint {
+    pub addr: SocketAddr,
+    pub protocol: Protocol,
+}
+
+impl From<SocketAddr> for Endpoint {
+    /// HTTP/1.1, the default protocol.
+    fn from(addr: SocketAddr) -> Self {
+        Self {
+            addr,
+            protocol: Protocol::H1,
+        }
+    }
+}
+
+/// One request on a new connection over the endpoint's protocol, with the same caps on the
+/// answer's head and body whatever the protocol. h2c answers are framed by `http2`.
+pub fn send(
+    to: Endpoint,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+    timeout: Duration,
+) -> Result<Response, HttpError> {
+    match to.protocol {
+        Protocol::H1 => exchange(to.addr, &request(method, path, headers, body), timeout),
+        Protocol::H2c => {
+            let limits = H2cLimits {
+                head: HEAD_LIMIT,
+                body: BODY_LIMIT,
+            };
+            restbench_loadgen::h2c_exchange(to.addr, method, path, headers, body, timeout, limits)
+                .map(|a| Response {
+                    status: a.status,
+                    headers: a.headers,
+                    body: a.body,
+                    framing: "http2",
+                })
+                .map_err(|e| match e {
+                    H2cError::Connect { addr, source } => HttpError::Connect { addr, source },
+                    H2cError::Timeout { seconds } => HttpError::Timeout { seconds },
+                    H2cError::Closed { when } => HttpError::Closed { when },
+                    H2cError::HeadTooLarge { limit } => HttpError::HeadTooLarge { limit },
+                    H2cError::BodyTooLarge { limit } => HttpError::BodyTooLarge { limit },
+                    H2cError::Io(e) => HttpError::Io(e),
+                    other => HttpError::Http2(other.to_string()),
+                })
+        }
     }
 }
 

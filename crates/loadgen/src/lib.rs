@@ -38,6 +38,7 @@ pub mod trivial_server;
 pub use capacity::{CapacitySpec, search as capacity_search};
 pub use engine::{Progress, ensure_open_files, run};
 pub use error::LoadError;
+pub use h2::client::{H2cAnswer, H2cError, H2cLimits, h2c_exchange};
 pub use live::LiveLatency;
 pub use outcome::LoadOutcome;
 pub use spec::{

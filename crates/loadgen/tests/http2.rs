@@ -376,3 +376,141 @@ fn a_rate_is_kept_over_h2c() {
     assert!((60..=140).contains(&r.requests), "{}", r.requests);
     assert!(r.uncorrected_latency_us.is_some());
 }
+
+// One exchange with `h2c_exchange`, the verifier's transport over h2c.
+
+fn limits() -> restbench_loadgen::H2cLimits {
+    restbench_loadgen::H2cLimits {
+        head: 64 * 1024,
+        body: 16 * 1024 * 1024,
+    }
+}
+
+fn addr(srv: &Server) -> std::net::SocketAddr {
+    std::net::SocketAddr::from(([127, 0, 0, 1], srv.port))
+}
+
+#[test]
+fn h2c_exchange_gets_status_headers_and_body() {
+    let srv = server(Behaviour::default(), Listen::Tcp);
+    let a = restbench_loadgen::h2c_exchange(
+        addr(&srv),
+        "GET",
+        "/api/test",
+        &[("Accept", "text/plain"), ("Connection", "close")],
+        b"",
+        Duration::from_secs(5),
+        limits(),
+    )
+    .expect("an answer");
+    assert_eq!(a.status, 200);
+    assert_eq!(a.body, b"ok");
+    assert!(
+        a.headers
+            .iter()
+            .any(|(n, v)| n == "content-type" && v == "text/plain"),
+        "{:?}",
+        a.headers
+    );
+}
+
+#[test]
+fn h2c_exchange_sends_a_body_larger_than_the_default_window_byte_for_byte() {
+    // 200 KB: more than the 65,535-byte initial windows, so WINDOW_UPDATEs must be waited for.
+    let body: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+    let srv = server(
+        Behaviour {
+            expect_body: Some(body.clone()),
+            ..Behaviour::default()
+        },
+        Listen::Tcp,
+    );
+    let a = restbench_loadgen::h2c_exchange(
+        addr(&srv),
+        "POST",
+        "/echo",
+        &[("Content-Type", "application/octet-stream")],
+        &body,
+        Duration::from_secs(5),
+        limits(),
+    )
+    .expect("an answer");
+    assert_eq!(a.status, 200);
+    assert!(a.body == body, "the echo differs from the body sent");
+    assert_eq!(srv.counters.bad_bodies.load(Ordering::Relaxed), 0);
+}
+
+#[test]
+fn h2c_exchange_reports_a_reset_and_caps_the_body() {
+    let srv = server(
+        Behaviour {
+            reset_every: Some(1),
+            ..Behaviour::default()
+        },
+        Listen::Tcp,
+    );
+    let e = restbench_loadgen::h2c_exchange(
+        addr(&srv),
+        "GET",
+        "/",
+        &[],
+        b"",
+        Duration::from_secs(5),
+        limits(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, restbench_loadgen::H2cError::Reset { code: 2 }),
+        "{e}"
+    );
+
+    let body = vec![b'x'; 50_000];
+    let srv = server(
+        Behaviour {
+            expect_body: Some(body.clone()),
+            ..Behaviour::default()
+        },
+        Listen::Tcp,
+    );
+    let small = restbench_loadgen::H2cLimits {
+        head: 64 * 1024,
+        body: 1000,
+    };
+    let e = restbench_loadgen::h2c_exchange(
+        addr(&srv),
+        "POST",
+        "/",
+        &[],
+        &body,
+        Duration::from_secs(5),
+        small,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, restbench_loadgen::H2cError::BodyTooLarge { limit: 1000 }),
+        "{e}"
+    );
+}
+
+#[test]
+fn h2c_exchange_to_a_closed_port_is_a_connect_error() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let e = restbench_loadgen::h2c_exchange(
+        std::net::SocketAddr::from(([127, 0, 0, 1], port)),
+        "GET",
+        "/",
+        &[],
+        b"",
+        Duration::from_secs(2),
+        limits(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(e, restbench_loadgen::H2cError::Connect { .. }),
+        "{e}"
+    );
+}

@@ -13,11 +13,24 @@ pub struct CellLabel {
     pub variant: Option<String>,
 }
 
-/// Labels for cells; cells that share subject × workload × scenario get the settings that differ
-/// between them as a variant.
+/// The subject as tables name it: with the protocol when it is not the default h1, so h1 and
+/// h2c cells of one subject stand apart (`rust-hyper (h2c)`).
+pub fn subject_label(subject: &str, protocol: &str) -> String {
+    if protocol.is_empty() || protocol == "h1" {
+        subject.to_string()
+    } else {
+        format!("{subject} ({protocol})")
+    }
+}
+
+/// Labels for cells; cells that share subject × workload × scenario × protocol get the settings
+/// that differ between them as a variant.
 pub fn cell_labels(cells: &[&Cell]) -> Vec<CellLabel> {
     let same = |a: &Cell, b: &Cell| {
-        a.subject == b.subject && a.workload == b.workload && a.scenario == b.scenario
+        a.subject == b.subject
+            && a.workload == b.workload
+            && a.scenario == b.scenario
+            && a.protocol == b.protocol
     };
     cells
         .iter()
@@ -29,9 +42,10 @@ pub fn cell_labels(cells: &[&Cell]) -> Vec<CellLabel> {
                 .filter(|(_, d)| same(c, d))
                 .map(|(j, d)| (j, *d))
                 .collect();
+            let subject = subject_label(&c.subject, &c.protocol);
             if group.len() < 2 {
                 return CellLabel {
-                    label: c.subject.clone(),
+                    label: subject,
                     variant: None,
                 };
             }
@@ -57,7 +71,7 @@ pub fn cell_labels(cells: &[&Cell]) -> Vec<CellLabel> {
                 differing.join(", ")
             };
             CellLabel {
-                label: format!("{} [{variant}]", c.subject),
+                label: format!("{subject} [{variant}]"),
                 variant: Some(variant),
             }
         })
@@ -166,5 +180,22 @@ mod tests {
         assert!(any_restarts(&[&b, &a]));
         a.placement.database = "external".into();
         assert_eq!(database_place(&[b, a]), Some("external"));
+    }
+}
+
+#[cfg(test)]
+mod protocol_label_tests {
+    use super::*;
+    use crate::test_support::cell;
+
+    #[test]
+    fn h2c_cells_carry_the_protocol_and_are_not_variants_of_h1() {
+        let h1 = cell("rust-hyper", "plaintext", "single-thread", 1.0);
+        let mut h2c = h1.clone();
+        h2c.protocol = "h2c".into();
+        let labels = cell_labels(&[&h1, &h2c]);
+        assert_eq!(labels[0].label, "rust-hyper");
+        assert_eq!(labels[1].label, "rust-hyper (h2c)");
+        assert!(labels.iter().all(|l| l.variant.is_none()));
     }
 }

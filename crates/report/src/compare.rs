@@ -9,26 +9,37 @@ use std::collections::BTreeMap;
 use restbench_model::{BoundBy, Cell, CellStatus, RunResults};
 use serde::{Deserialize, Serialize};
 
-use crate::cells::{cell_labels, first_line, open_loop_only, status_word};
+use crate::cells::{cell_labels, first_line, open_loop_only, status_word, subject_label};
 pub use crate::noise::{MIN_CHANGE, Verdict, beyond_noise, verdict};
 
-/// Which cell: subject × workload × scenario, and the settings label when one run holds the same
-/// key more than once (study variants such as `GOMAXPROCS=1`).
+/// Which cell: subject × workload × scenario × protocol, and the settings label when one run
+/// holds the same key more than once (study variants such as `GOMAXPROCS=1`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct CellKey {
     pub subject: String,
     pub workload: String,
     pub scenario: String,
+    /// `h1` or `h2c`; comparisons written before protocols existed read `h1`.
+    #[serde(
+        default = "restbench_model::protocol::default_protocol",
+        skip_serializing_if = "is_h1"
+    )]
+    pub protocol: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
 }
 
+fn is_h1(p: &str) -> bool {
+    p == "h1"
+}
+
 impl CellKey {
-    /// The subject, with the variant in brackets when there is one.
+    /// The subject (with the protocol when not h1), with the variant in brackets when there is one.
     pub fn label(&self) -> String {
+        let subject = subject_label(&self.subject, &self.protocol);
         match &self.variant {
-            Some(v) => format!("{} [{v}]", self.subject),
-            None => self.subject.clone(),
+            Some(v) => format!("{subject} [{v}]"),
+            None => subject,
         }
     }
 }
@@ -126,7 +137,7 @@ pub struct Comparison {
     pub only_in_b: Vec<CellKey>,
 }
 
-/// Matches the cells of `a` and `b` by subject, workload and scenario (and by settings when a key
+/// Matches the cells of `a` and `b` by subject, workload, scenario and protocol (and by settings when a key
 /// repeats) and compares each pair.
 pub fn compare(a: &RunResults, b: &RunResults) -> Comparison {
     let keys_a = keys(&a.cells);
@@ -141,6 +152,7 @@ pub fn compare(a: &RunResults, b: &RunResults) -> Comparison {
                 && cb.subject == ca.subject
                 && cb.workload == ca.workload
                 && cb.scenario == ca.scenario
+                && cb.protocol == ca.protocol
         };
         let found = (0..b.cells.len())
             .find(|&j| same_key(j) && b.cells[j].settings == ca.settings)
@@ -184,6 +196,7 @@ fn keys(cells: &[Cell]) -> Vec<CellKey> {
             subject: c.subject.clone(),
             workload: c.workload.clone(),
             scenario: c.scenario.clone(),
+            protocol: c.protocol.clone(),
             variant: l.variant,
         })
         .collect()
@@ -328,7 +341,7 @@ pub(crate) mod tests {
     use crate::test_support::cell;
     use restbench_model::RpsStats;
 
-    fn run(cells: Vec<Cell>) -> RunResults {
+    pub(crate) fn run(cells: Vec<Cell>) -> RunResults {
         RunResults {
             schema_version: restbench_model::SCHEMA_VERSION,
             kind: "run".into(),
@@ -455,5 +468,40 @@ pub(crate) mod tests {
             .collect();
         assert!(verdicts.contains(&"within noise") && verdicts.contains(&"faster"));
         assert_eq!(json["cells"][0]["subject"], "rust-axum");
+    }
+}
+
+#[cfg(test)]
+mod protocol_tests {
+    use super::tests::run;
+    use super::*;
+    use crate::test_support::cell;
+
+    #[test]
+    fn cells_pair_by_protocol_and_h2c_is_labelled() {
+        let h1 = cell("rust-hyper", "plaintext", "single-thread", 100.0);
+        let mut h2c = cell("rust-hyper", "plaintext", "single-thread", 300.0);
+        h2c.protocol = "h2c".into();
+        let mut h2c_b = h2c.clone();
+        h2c_b.rps.median = 330.0;
+        // B lists h2c first: it must still pair with A's h2c cell, not with h1.
+        let c = compare(&run(vec![h1.clone(), h2c]), &run(vec![h2c_b, h1]));
+        assert_eq!(c.cells.len(), 2);
+        assert!(c.only_in_a.is_empty() && c.only_in_b.is_empty());
+        let h2 = c.cells.iter().find(|x| x.key.protocol == "h2c").unwrap();
+        assert_eq!(h2.rps_ratio, Some(1.1));
+        assert_eq!(h2.key.label(), "rust-hyper (h2c)");
+        assert_eq!(h2.key.variant, None);
+        let json = serde_json::to_value(&c).unwrap();
+        let protocols: Vec<_> = json["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.get("protocol").cloned())
+            .collect();
+        // h1 is left out of the JSON, as before protocols existed.
+        assert!(protocols.contains(&None) && protocols.contains(&Some("h2c".into())));
+        let back: Comparison = serde_json::from_value(json).unwrap();
+        assert!(back.cells.iter().any(|x| x.key.protocol == "h1"));
     }
 }

@@ -201,6 +201,15 @@ pub struct StudyArgs {
     /// Only these subjects of the study, comma-separated [default: all of the study's].
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub subjects: Vec<String>,
+    /// Protocols, comma-separated: h1, h2c (HTTP/2 with prior knowledge). The protocol is part
+    /// of the cell; a subject gets cells only for those its subject.toml declares (`protocols`).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "NAMES",
+        default_value = "h1"
+    )]
+    pub protocols: Vec<String>,
     /// Repeats per cell [default: 3; 1 with --quick].
     #[arg(long)]
     pub repeats: Option<u32>,
@@ -338,6 +347,15 @@ pub struct RunArgs {
         default_value = "single-thread,all-cores"
     )]
     pub scenarios: Vec<String>,
+    /// Protocols, comma-separated: h1, h2c (HTTP/2 with prior knowledge). The protocol is part
+    /// of the cell; a subject gets cells only for those its subject.toml declares (`protocols`).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "NAMES",
+        default_value = "h1"
+    )]
+    pub protocols: Vec<String>,
     /// Measuring time per repeat [default: 10s; 2s with --quick].
     #[arg(long, value_parser = parse_duration)]
     pub duration: Option<Duration>,

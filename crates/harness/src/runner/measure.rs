@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use restbench_loadgen::{LoadOutcome, LoadSpec, Progress, StopAt, Target};
-use restbench_model::{Scenario, ShardSummary, UsageSource, Workload};
+use restbench_loadgen::{HttpVersion, LoadOutcome, LoadSpec, Progress, StopAt, Target};
+use restbench_model::{Protocol, Scenario, ShardSummary, UsageSource, Workload};
 
 use super::plan::{Observer, RunPlan};
 use super::start::{RunningSubject, StartOptions, restart_subject};
@@ -49,6 +49,7 @@ pub fn measure(
     plan: &RunPlan,
     server: &mut RunningSubject,
     w: Workload,
+    protocol: Protocol,
     subject: &Subject,
     scenario: Scenario,
     options: &StartOptions,
@@ -56,7 +57,7 @@ pub fn measure(
     observer: &dyn Observer,
 ) -> Result<Option<Measurement>, HarnessError> {
     let processes = plan.restarts.clamp(1, plan.repeats.max(1));
-    let mut spec = cell_spec(plan, server, w)?;
+    let mut spec = cell_spec(plan, server, w, protocol)?;
     let mut warmup_spent = Duration::ZERO;
     let mut settled = true;
     let mut repeats = Vec::new();
@@ -76,7 +77,7 @@ pub fn measure(
                     &format!("restarting ({}/{processes})", process + 1),
                 );
                 restart_subject(server, subject, scenario, options)?;
-                spec = cell_spec(plan, server, w)?;
+                spec = cell_spec(plan, server, w, protocol)?;
             }
             observer.step(&subject.id, Some(scenario), Some(w), "warming up");
             let (spent, ok) = warm_up(plan, &spec, stop, observer)?;
@@ -121,11 +122,14 @@ pub fn process_of_repeat(i: u32, repeats: u32, processes: u32) -> u32 {
 }
 
 /// The load of one cell (request, connections, threads) with the run's shape; `stop` is the
-/// shape's, set by each caller.
+/// shape's, set by each caller. h2c is HTTP/2 with prior knowledge on `http://`; the shape's
+/// requests in flight per connection (`pipeline`) become concurrent streams, so both protocols
+/// keep the same number of requests outstanding.
 pub(crate) fn cell_spec(
     plan: &RunPlan,
     server: &RunningSubject,
     w: Workload,
+    protocol: Protocol,
 ) -> Result<LoadSpec, HarnessError> {
     let url = format!("http://{}{}", server.addr, w.path());
     let mut spec = LoadSpec::get(Target::parse(&url)?);
@@ -138,6 +142,11 @@ pub(crate) fn cell_spec(
     spec.http_version = plan.shape.http_version;
     spec.timeout = plan.shape.timeout;
     spec.pipeline = plan.shape.pipeline;
+    if protocol == Protocol::H2c {
+        spec.http_version = HttpVersion::Http2;
+        spec.max_streams = plan.shape.pipeline.max(1);
+        spec.pipeline = 1;
+    }
     Ok(spec)
 }
 

@@ -20,8 +20,8 @@ use std::time::Duration;
 use restbench_loadgen::{HttpVersion, StopAt};
 use restbench_model::time::utc_now;
 use restbench_model::{
-    Cell, CellStatus, FindingLevel, RunProtocol, RunResults, SCHEMA_VERSION, Scenario, Workload,
-    write_results,
+    Cell, CellStatus, FindingLevel, Protocol, RunProtocol, RunResults, SCHEMA_VERSION, Scenario,
+    Workload, write_results,
 };
 
 pub use limits::{limit_held, scenario_limit};
@@ -120,7 +120,8 @@ pub fn run(
             .copied()
             .filter(|w| subject.supports(*w))
             .collect();
-        if workloads.is_empty() {
+        let protocols = plan.protocols_of(subject);
+        if workloads.is_empty() || protocols.is_empty() {
             continue;
         }
         let fail_all = |results: &mut RunResults,
@@ -130,11 +131,14 @@ pub fn run(
          -> Result<(), HarnessError> {
             for scenario in scenarios {
                 for w in &workloads {
-                    let mut cell = Cell::new(&subject.cell_subject(), *w, *scenario)
-                        .with_status(status, reason);
-                    record_database(plan, &mut cell);
-                    results.cells.push(cell.clone());
-                    observer.cell_done(&cell, results.cells.len(), total);
+                    for p in &protocols {
+                        let mut cell = Cell::new(&subject.cell_subject(), *w, *scenario)
+                            .with_status(status, reason);
+                        cell.protocol = p.name().into();
+                        record_database(plan, &mut cell);
+                        results.cells.push(cell.clone());
+                        observer.cell_done(&cell, results.cells.len(), total);
+                    }
                 }
             }
             Ok(write_results(&plan.out_dir, results)?)
@@ -190,15 +194,38 @@ pub fn run(
                 }
             };
             observer.step(&subject.id, Some(scenario), None, "verifying");
-            let common = verify::common(server.addr);
-            for w in &workloads {
+            let common: Vec<_> = protocols
+                .iter()
+                .map(|p| (*p, verify::common_over(server.addr, *p)))
+                .collect();
+            // One start serves every protocol: the subjects that declare h2c serve it on the
+            // same port as HTTP/1.1 (prior knowledge is told apart by the connection preface).
+            for (w, protocol) in workloads
+                .iter()
+                .flat_map(|w| protocols.iter().map(move |p| (w, *p)))
+            {
                 if stop.load(Ordering::Relaxed) {
                     break 'subjects;
                 }
-                observer.step(&subject.id, Some(scenario), Some(*w), "verifying");
-                let mut findings = common.clone();
-                findings.extend(verify::workload(server.addr, *w, db.as_ref()));
+                observer.step(
+                    &subject.id,
+                    Some(scenario),
+                    Some(*w),
+                    &step_name("verifying", protocol),
+                );
+                let mut findings: Vec<_> = common
+                    .iter()
+                    .filter(|(p, _)| *p == protocol)
+                    .flat_map(|(_, f)| f.clone())
+                    .collect();
+                findings.extend(verify::workload_over(
+                    server.addr,
+                    *w,
+                    protocol,
+                    db.as_ref(),
+                ));
                 let mut cell = Cell::new(&subject.cell_subject(), *w, scenario);
+                cell.protocol = protocol.name().into();
                 cell.settings = server.settings.clone();
                 if !verify::passed(&findings) {
                     let first = findings
@@ -217,6 +244,7 @@ pub fn run(
                             plan,
                             &mut server,
                             *w,
+                            protocol,
                             subject,
                             scenario,
                             &options,
@@ -265,6 +293,7 @@ pub fn run(
                             plan,
                             &mut server,
                             *w,
+                            protocol,
                             subject,
                             scenario,
                             mode.throughput(),
@@ -312,6 +341,15 @@ pub fn run(
 fn record_database(plan: &RunPlan, cell: &mut Cell) {
     cell.placement.db_cpus = plan.db_cpus.iter().map(|&c| c as u32).collect();
     cell.placement.database = plan.database.clone();
+}
+
+/// A step's name, with the protocol when it is not the default (`verifying h2c`).
+fn step_name(step: &str, protocol: Protocol) -> String {
+    if protocol == Protocol::H1 {
+        step.to_string()
+    } else {
+        format!("{step} {protocol}")
+    }
 }
 
 /// How many cells a plan has.

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use restbench_loadgen::LoadSpec;
 use restbench_loadgen::capacity::{self, CapacitySpec, Measured};
-use restbench_model::{Capacity, RateStep, Scenario, StepServer, Workload};
+use restbench_model::{Capacity, Protocol, RateStep, Scenario, StepServer, Workload};
 
 use super::measure::{self, ServerSample};
 use super::plan::{Observer, RunPlan};
@@ -30,13 +30,14 @@ pub fn measure_open_loop(
     plan: &RunPlan,
     server: &mut RunningSubject,
     w: Workload,
+    protocol: Protocol,
     subject: &Subject,
     scenario: Scenario,
     warm: bool,
     stop: &AtomicBool,
     observer: &dyn Observer,
 ) -> Result<Option<OpenLoopResult>, HarnessError> {
-    let base = measure::cell_spec(plan, server, w)?;
+    let base = measure::cell_spec(plan, server, w, protocol)?;
     let mut out = OpenLoopResult::default();
     if !warm {
         observer.step(&subject.id, Some(scenario), Some(w), "warming up");

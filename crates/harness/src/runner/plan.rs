@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use restbench_loadgen::{HttpVersion, LoadError, LoadSpec, StopAt, Target};
-use restbench_model::{Cell, Scenario, Slo, StudyInfo, Workload};
+use restbench_model::{Cell, Protocol, Scenario, Slo, StudyInfo, Workload};
 
 use crate::cgroup::Backend;
 use crate::placement::Placement;
@@ -136,6 +136,9 @@ pub struct RunPlan {
     /// Subjects in order, each with its scenarios.
     pub entries: Vec<RunEntry>,
     pub workloads: Vec<Workload>,
+    /// Protocols to measure each cell over (`--protocols`, default `[H1]`): a subject gets cells
+    /// only for those it declares in its `subject.toml`.
+    pub protocols: Vec<Protocol>,
     /// Load shape per workload (a study may differ from the default).
     pub shape: LoadShape,
     pub repeats: u32,
@@ -174,6 +177,16 @@ pub struct RunPlan {
 }
 
 impl RunPlan {
+    /// The run's protocols that `subject` serves, in the run's order; a protocol it does not
+    /// declare gets no cell (not a failure: not every stack speaks h2c).
+    pub fn protocols_of(&self, subject: &Subject) -> Vec<Protocol> {
+        self.protocols
+            .iter()
+            .copied()
+            .filter(|p| subject.protocols.contains(p))
+            .collect()
+    }
+
     /// How many cells the plan has.
     pub fn cells(&self) -> usize {
         self.entries
@@ -184,6 +197,7 @@ impl RunPlan {
                     .filter(|w| e.subject.supports(**w))
                     .count()
                     * e.scenarios.len()
+                    * self.protocols_of(&e.subject).len()
             })
             .sum()
     }

@@ -1,8 +1,8 @@
 //! Getting an answer and checking its envelope, shared by every checker.
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::http::Endpoint;
 use restbench_model::{Finding, Workload};
 use serde_json::Value;
 
@@ -13,8 +13,9 @@ use crate::workload;
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The workload's own request; a missing answer is a failed `answer` check.
-pub fn fetch(addr: SocketAddr, w: Workload, f: &mut Vec<Finding>) -> Option<Response> {
-    let raw = http::request(
+pub fn fetch(to: Endpoint, w: Workload, f: &mut Vec<Finding>) -> Option<Response> {
+    match http::send(
+        to,
         w.method(),
         w.path(),
         &workload::headers(w)
@@ -22,8 +23,8 @@ pub fn fetch(addr: SocketAddr, w: Workload, f: &mut Vec<Finding>) -> Option<Resp
             .map(|(n, v)| (n.as_str(), v.as_str()))
             .collect::<Vec<_>>(),
         &workload::body(w),
-    );
-    match http::exchange(addr, &raw, TIMEOUT) {
+        TIMEOUT,
+    ) {
         Ok(r) => Some(r),
         Err(e) => {
             f.push(Finding::fail(

@@ -1,8 +1,7 @@
 //! `echo`: POST /echo parses the colours document and serializes it back; it must not cache,
 //! must refuse malformed JSON with 400 and bodies over [`BODY_LIMIT`] with 413, and stay up.
 
-use std::net::SocketAddr;
-
+use crate::http::Endpoint;
 use restbench_model::{Finding, Workload};
 use serde_json::Value;
 
@@ -12,10 +11,10 @@ use crate::{fixtures, http};
 /// The body limit of the contract.
 pub const BODY_LIMIT: usize = 1024 * 1024;
 
-pub fn check(addr: SocketAddr) -> Vec<Finding> {
+pub fn check(to: Endpoint) -> Vec<Finding> {
     let mut f = Vec::new();
     let sent = fixtures::colors_document();
-    let Some(r) = fetch(addr, Workload::Echo, &mut f) else {
+    let Some(r) = fetch(to, Workload::Echo, &mut f) else {
         return f;
     };
     if envelope(&r, "POST /echo", "application/json", &mut f)
@@ -38,13 +37,14 @@ pub fn check(addr: SocketAddr) -> Vec<Finding> {
     for round in 0..2 {
         let doc =
             fixtures::colors_document_with(1 + round, |i, name| format!("{name}-{round}-{i}"));
-        let raw = http::request(
+        match http::send(
+            to,
             "POST",
             "/echo",
             &[("Content-Type", "application/json")],
             doc.as_bytes(),
-        );
-        match http::exchange(addr, &raw, TIMEOUT) {
+            TIMEOUT,
+        ) {
             Ok(r) if r.status == 200 => {
                 let expected: Value = serde_json::from_str(&doc).unwrap_or(Value::Null);
                 match serde_json::from_slice::<Value>(&r.body) {
@@ -79,13 +79,14 @@ pub fn check(addr: SocketAddr) -> Vec<Finding> {
     }
 
     // Malformed JSON → 400.
-    let raw = http::request(
+    match http::send(
+        to,
         "POST",
         "/echo",
         &[("Content-Type", "application/json")],
         b"{\"colors\": [{\"color\": ",
-    );
-    match http::exchange(addr, &raw, TIMEOUT) {
+        TIMEOUT,
+    ) {
         Ok(r) if r.status == 400 => f.push(Finding::pass("malformed-json", "malformed JSON → 400")),
         Ok(r) if (400..500).contains(&r.status) => f.push(Finding::warn(
             "malformed-json",
@@ -103,13 +104,14 @@ pub fn check(addr: SocketAddr) -> Vec<Finding> {
 
     // A body over 1 MiB → 413.
     let big = oversized_json();
-    let raw = http::request(
+    match http::send(
+        to,
         "POST",
         "/echo",
         &[("Content-Type", "application/json")],
         &big,
-    );
-    match http::exchange(addr, &raw, TIMEOUT) {
+        TIMEOUT,
+    ) {
         Ok(r) if r.status == 413 => f.push(Finding::pass(
             "body-limit",
             format!("{} byte body → 413", big.len()),
@@ -129,7 +131,7 @@ pub fn check(addr: SocketAddr) -> Vec<Finding> {
 
     // Still up after bad input.
     let mut after = Vec::new();
-    match fetch(addr, Workload::Echo, &mut after) {
+    match fetch(to, Workload::Echo, &mut after) {
         Some(r) if r.status == 200 => f.push(Finding::pass(
             "stays-up",
             "still answers after malformed and oversized bodies",

@@ -13,10 +13,10 @@ mod users;
 
 use std::net::SocketAddr;
 
-use restbench_model::{Finding, FindingLevel, Workload};
+use restbench_model::{Finding, FindingLevel, Protocol, Workload};
 
 use crate::db::Database;
-use crate::http;
+use crate::http::{self, Endpoint};
 
 pub use crate::dates::{format_timestamp, normalise_timestamp};
 pub use echo::{BODY_LIMIT, oversized_json};
@@ -28,11 +28,17 @@ pub fn passed(findings: &[Finding]) -> bool {
     findings.iter().all(|f| f.level != FindingLevel::Fail)
 }
 
-/// Checks that apply to the whole server: an unknown path gets 404.
+/// Checks that apply to the whole server over HTTP/1.1: an unknown path gets 404.
 pub fn common(addr: SocketAddr) -> Vec<Finding> {
+    common_over(addr, Protocol::H1)
+}
+
+/// [`common`] over one protocol.
+pub fn common_over(addr: SocketAddr, protocol: Protocol) -> Vec<Finding> {
+    let to = Endpoint { addr, protocol };
     let mut f = Vec::new();
     for path in ["/no/such/path", "/api/test/extra"] {
-        match http::get(addr, path, TIMEOUT) {
+        match http::send(to, "GET", path, &[], b"", TIMEOUT) {
             Ok(r) if r.status == 404 => f.push(Finding::pass("unknown-path", format!("GET {path} → 404"))),
             Ok(r) => f.push(Finding::fail(
                 "unknown-path",
@@ -44,14 +50,26 @@ pub fn common(addr: SocketAddr) -> Vec<Finding> {
     f
 }
 
-/// The checks of one workload.
+/// The checks of one workload over HTTP/1.1.
 pub fn workload(addr: SocketAddr, w: Workload, db: Option<&Database>) -> Vec<Finding> {
+    workload_over(addr, w, Protocol::H1, db)
+}
+
+/// The checks of one workload over `protocol`: the contract is the same over every protocol,
+/// only the transport differs.
+pub fn workload_over(
+    addr: SocketAddr,
+    w: Workload,
+    protocol: Protocol,
+    db: Option<&Database>,
+) -> Vec<Finding> {
+    let to = Endpoint { addr, protocol };
     match w {
-        Workload::Plaintext => plaintext::check(addr),
-        Workload::Todo => todo::check(addr),
-        Workload::Echo => echo::check(addr),
+        Workload::Plaintext => plaintext::check(to),
+        Workload::Todo => todo::check(to),
+        Workload::Echo => echo::check(to),
         Workload::Users => match db {
-            Some(db) => users::check(addr, db),
+            Some(db) => users::check(to, db),
             None => vec![Finding::fail(
                 "database",
                 "the users workload needs a database (none was started)",

@@ -1,15 +1,14 @@
 //! `plaintext`: GET /api/test answers exactly `Hello, World!` as text/plain.
 
-use std::net::SocketAddr;
-
+use crate::http::Endpoint;
 use restbench_model::{Finding, Workload};
 
 use super::answer::{envelope, fetch, snippet};
 use crate::fixtures::HELLO;
 
-pub fn check(addr: SocketAddr) -> Vec<Finding> {
+pub fn check(to: Endpoint) -> Vec<Finding> {
     let mut f = Vec::new();
-    let Some(r) = fetch(addr, Workload::Plaintext, &mut f) else {
+    let Some(r) = fetch(to, Workload::Plaintext, &mut f) else {
         return f;
     };
     if envelope(&r, "GET /api/test", "text/plain", &mut f) {

@@ -1,8 +1,7 @@
 //! `todo`: GET /rest/todo answers the 8 todo items of seed b, with a `createdAt` fixed at
 //! server start.
 
-use std::net::SocketAddr;
-
+use crate::http::Endpoint;
 use restbench_model::{Finding, Workload};
 use serde_json::Value;
 
@@ -10,9 +9,9 @@ use super::answer::{envelope, fetch, parse_json};
 use crate::dates::normalise_timestamp;
 use crate::fixtures::TODO_TITLES;
 
-pub fn check(addr: SocketAddr) -> Vec<Finding> {
+pub fn check(to: Endpoint) -> Vec<Finding> {
     let mut f = Vec::new();
-    let Some(first) = fetch(addr, Workload::Todo, &mut f) else {
+    let Some(first) = fetch(to, Workload::Todo, &mut f) else {
         return f;
     };
     if !envelope(&first, "GET /rest/todo", "application/json", &mut f) {
@@ -95,7 +94,7 @@ pub fn check(addr: SocketAddr) -> Vec<Finding> {
     }
     // createdAt is fixed at server start.
     let mut again = Vec::new();
-    if let Some(second) = fetch(addr, Workload::Todo, &mut again)
+    if let Some(second) = fetch(to, Workload::Todo, &mut again)
         && let Ok(Value::Array(items)) = serde_json::from_slice::<Value>(&second.body)
     {
         let later: Vec<String> = items

@@ -1,8 +1,7 @@
 //! `users`: GET /users answers the 100 rows of table `"user"` read from PostgreSQL on every
 //! request, addresses Caesar-ciphered, dates in any ISO 8601 spelling.
 
-use std::net::SocketAddr;
-
+use crate::http::Endpoint;
 use restbench_model::{Finding, Workload};
 use serde_json::Value;
 
@@ -11,7 +10,7 @@ use crate::dates::{date_shape, normalise_timestamp};
 use crate::db::Database;
 use crate::{fixtures, http};
 
-pub fn check(addr: SocketAddr, db: &Database) -> Vec<Finding> {
+pub fn check(to: Endpoint, db: &Database) -> Vec<Finding> {
     let mut f = Vec::new();
     let rows = match db.users() {
         Ok(rows) => rows,
@@ -23,7 +22,7 @@ pub fn check(addr: SocketAddr, db: &Database) -> Vec<Finding> {
             return f;
         }
     };
-    let Some(r) = fetch(addr, Workload::Users, &mut f) else {
+    let Some(r) = fetch(to, Workload::Users, &mut f) else {
         return f;
     };
     if !envelope(&r, "GET /users", "application/json", &mut f) {
@@ -154,7 +153,7 @@ pub fn check(addr: SocketAddr, db: &Database) -> Vec<Finding> {
     match db.set_mail(1, &marker) {
         Ok(old) => {
             let mut tmp = Vec::new();
-            let fresh = fetch(addr, Workload::Users, &mut tmp)
+            let fresh = fetch(to, Workload::Users, &mut tmp)
                 .and_then(|r| serde_json::from_slice::<Value>(&r.body).ok())
                 .and_then(|v| v.as_array().cloned())
                 .is_some_and(|a| {
@@ -181,7 +180,7 @@ pub fn check(addr: SocketAddr, db: &Database) -> Vec<Finding> {
     const REQUESTS: u64 = 5;
     match db.count_user_queries(|| {
         for _ in 0..REQUESTS {
-            let _ = http::get(addr, "/users", TIMEOUT);
+            let _ = http::send(to, "GET", "/users", &[], b"", TIMEOUT);
         }
     }) {
         Ok((n, how)) if n >= REQUESTS => f.push(Finding::pass(

@@ -20,6 +20,8 @@ use std::collections::VecDeque;
 
 use crate::LoadSpec;
 
+pub mod client;
+
 pub const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 /// Our receive window per stream.
 pub const STREAM_WINDOW: u32 = 1 << 24;

@@ -14,7 +14,7 @@ use restbench_harness::runner::{self, LoadShape, Mode, Observer, OpenLoop, RunEn
 use restbench_harness::subject;
 use restbench_loadgen::StopAt;
 use restbench_model::time::utc_stamp;
-use restbench_model::{CellStatus, RunResults, Slo, Workload};
+use restbench_model::{CellStatus, Protocol, RunResults, Slo, Workload};
 
 use super::progress::TerminalProgress;
 use super::verify::{parse_scenarios, parse_workloads};
@@ -67,6 +67,7 @@ pub(crate) fn measure(
     super::refuse_finished_run(&out_dir, args.force)?;
     let exports = super::output::open_exports(&args.export)?;
     let scenarios = parse_scenarios(&args.scenarios)?;
+    let protocols = parse_protocols(&args.protocols)?;
     let (mut placement, backend) = machine(args.loadgen_cpus.as_deref(), args.no_cgroups)?;
     let remote = super::remote::for_run(&args.remote, args.loadgen_cpus.as_deref())?;
     if let Some((_, _, p)) = &remote {
@@ -101,10 +102,17 @@ pub(crate) fn measure(
             .any(|s| s.unavailable_reason().is_none() && s.supports(Workload::Users));
     let total: usize = subjects
         .iter()
-        .map(|s| workloads.iter().filter(|w| s.supports(**w)).count() * scenarios.len())
+        .map(|s| {
+            workloads.iter().filter(|w| s.supports(**w)).count()
+                * scenarios.len()
+                * protocols.iter().filter(|p| s.protocols.contains(p)).count()
+        })
         .sum();
     if total == 0 {
-        bail!("nothing to run: no selected subject serves the selected workloads");
+        bail!(
+            "nothing to run: no selected subject serves the selected workloads over the selected \
+             protocols (see `restbench subjects` and each subject.toml's `protocols`)"
+        );
     }
     let placed = database(
         needs_db,
@@ -138,6 +146,7 @@ pub(crate) fn measure(
         kind: what.kind.into(),
         entries: RunEntry::all(subjects, &scenarios),
         workloads,
+        protocols,
         shape,
         repeats: args.repeats.unwrap_or(repeats).max(1),
         restarts: args.restarts.max(1),
@@ -384,6 +393,21 @@ pub(crate) fn finish(results: &RunResults, out_dir: &Path) -> anyhow::Result<Exi
     })
 }
 
+/// `--protocols`: known names, each once, in the order given.
+pub(crate) fn parse_protocols(names: &[String]) -> anyhow::Result<Vec<Protocol>> {
+    let mut out = Vec::new();
+    for name in names {
+        let p = Protocol::parse(name.trim()).map_err(|m| anyhow::anyhow!("--protocols: {m}"))?;
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    if out.is_empty() {
+        bail!("--protocols needs at least one of h1, h2c");
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -418,5 +442,18 @@ mod tests {
         assert!(e.to_string().contains("--at-rate"), "{e}");
         let e = open_loop(&args(None, &[], &[0.0]), false).unwrap_err();
         assert!(e.to_string().contains("--at-rate"), "{e}");
+    }
+
+    #[test]
+    fn protocols_are_parsed_once_each_and_unknown_ones_refused() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            super::parse_protocols(&names(&["h1", "h2c", "h1"])).unwrap(),
+            vec![Protocol::H1, Protocol::H2c]
+        );
+        let e = super::parse_protocols(&names(&["h3"]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--protocols") && e.contains("h1, h2c"), "{e}");
     }
 }

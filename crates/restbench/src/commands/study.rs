@@ -15,7 +15,7 @@ use restbench_model::time::utc_stamp;
 use restbench_model::{CellStatus, RunResults, Workload};
 
 use super::progress::TerminalProgress;
-use super::run::{calibrate, calibration_time, database, machine, open_loop};
+use super::run::{calibrate, calibration_time, database, machine, open_loop, parse_protocols};
 use crate::cli::StudyArgs;
 use crate::signals;
 
@@ -31,6 +31,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             ),
         }
     };
+    let protocols = parse_protocols(&args.protocols)?;
     let length = if args.faithful {
         Length::Faithful
     } else if args.quick {
@@ -102,6 +103,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             kind: format!("study {id}"),
             entries,
             workloads: vec![workload],
+            protocols: protocols.clone(),
             shape,
             repeats,
             restarts: args.restarts.max(1),
