@@ -14,9 +14,12 @@ command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)"
 command -v jq >/dev/null || { echo "jq is not installed (apt-get install jq)" >&2; exit 1; }
 CORES=$(nproc)
 if [ "$CORES" -ge 2 ]; then SERVER_CPU=1; LOAD_CPU=0; else SERVER_CPU=0; LOAD_CPU=0; fi
-cargo build --release --quiet -p restbench -p restbench-loadgen --example hello_server
+# Two builds: `--example` alone would build only the example, not restbench's binary.
+cargo build --release --quiet -p restbench
+cargo build --release --quiet -p restbench-loadgen --example hello_server
+TARGET=${CARGO_TARGET_DIR:-target}
 TMP=$(mktemp -d)
-taskset -c "$SERVER_CPU" target/release/examples/hello_server 0 >"$TMP/port" &
+taskset -c "$SERVER_CPU" "$TARGET/release/examples/hello_server" 0 >"$TMP/port" &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null; rm -rf "$TMP"' EXIT
 for _ in $(seq 50); do [ -s "$TMP/port" ] && break; sleep 0.1; done
@@ -35,16 +38,17 @@ LUA
 fi
 echo "server on CPU $SERVER_CPU, generators on CPU $LOAD_CPU; -c $CONNS -t $THREADS -d ${SECS}s, pipeline $PIPELINE, $ROUNDS rounds"
 printf "%-6s %14s %14s %8s %18s\n" round "wrk req/s" "restbench" ratio "restbench µs/req"
-ratios=()
+ratios=() cpus=()
 for round in $(seq "$ROUNDS"); do
   # shellcheck disable=SC2086
   w=$(taskset -c "$LOAD_CPU" wrk -t"$THREADS" -c"$CONNS" -d"${SECS}s" $WRK_SCRIPT "$URL" | awk '/Requests\/sec/ {print $2}')
-  taskset -c "$LOAD_CPU" target/release/restbench load -t "$THREADS" -c "$CONNS" -d "${SECS}s" \
+  taskset -c "$LOAD_CPU" "$TARGET/release/restbench" load -t "$THREADS" -c "$CONNS" -d "${SECS}s" \
     --pipeline "$PIPELINE" --json "$TMP/r.json" "$URL" >/dev/null
   r=$(jq .rps "$TMP/r.json"); us=$(jq .loadgen_cpu.us_per_request "$TMP/r.json")
   ratio=$(awk -v a="$r" -v b="$w" 'BEGIN { printf "%.2f", a / b }')
-  ratios+=("$ratio")
+  ratios+=("$ratio") cpus+=("$us")
   printf "%-6s %14.0f %14.0f %8s %18.2f\n" "$round" "$w" "$r" "$ratio" "$us"
 done
-median=$(printf "%s\n" "${ratios[@]}" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}')
-echo "median ratio restbench/wrk: $median"
+median() { printf "%s\n" "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+echo "median ratio restbench/wrk: $(median "${ratios[@]}")"
+echo "median restbench µs/req: $(median "${cpus[@]}")"
