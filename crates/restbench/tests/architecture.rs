@@ -271,20 +271,18 @@ fn no_file_points_at_a_document_the_repository_does_not_contain() {
         // Not a git checkout (a packaged source): nothing to list.
         return;
     }
+    // Spelled in pieces, so that this file can be checked like every other one.
     let forbidden = [
-        "../shared",
-        "DESIGN.md",
-        "research/",
-        "seeds/",
-        "seeds-and-anchors",
-        "performance.md",
-        "reliability.md",
+        concat!("..", "/shared"),
+        concat!("DESIGN", ".md"),
+        concat!("research", "/"),
+        concat!("seeds", "/"),
+        concat!("seeds-and", "-anchors"),
+        concat!("performance", ".md"),
+        concat!("reliability", ".md"),
     ];
     let mut offenders = Vec::new();
     for file in files {
-        if file.ends_with("architecture.rs") {
-            continue;
-        }
         let Ok(text) = std::fs::read_to_string(&file) else {
             continue;
         };
