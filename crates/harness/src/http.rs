@@ -59,8 +59,8 @@ impl Response {
 /// callers report it as a finding ("no answer (…)") and go on.
 #[derive(Debug, thiserror::Error)]
 pub enum HttpError {
-    #[error("cannot connect to {addr}: {source}")]
-    Connect { addr: SocketAddr, source: io::Error },
+    #[error("cannot connect to {addr}: {reason}")]
+    Connect { addr: SocketAddr, reason: io::Error },
     #[error("no complete answer within {seconds:.1} s")]
     Timeout { seconds: f64 },
     #[error("the connection closed {when}")]
@@ -118,7 +118,10 @@ pub fn exchange(addr: SocketAddr, raw: &[u8], timeout: Duration) -> Result<Respo
     let mut stream =
         TcpStream::connect_timeout(&addr, timeout).map_err(|source| match source.kind() {
             io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => timed_out(timeout),
-            _ => HttpError::Connect { addr, source },
+            _ => HttpError::Connect {
+                addr,
+                reason: source,
+            },
         })?;
     // A server may answer 413 and close (or stop reading) before taking a large body: a failed
     // send is fine as long as an answer can be read, so the answer gets its own time.
@@ -179,7 +182,7 @@ pub fn send(
                     framing: "http2",
                 })
                 .map_err(|e| match e {
-                    H2cError::Connect { addr, source } => HttpError::Connect { addr, source },
+                    H2cError::Connect { addr, reason } => HttpError::Connect { addr, reason },
                     H2cError::Timeout { seconds } => HttpError::Timeout { seconds },
                     H2cError::Closed { when } => HttpError::Closed { when },
                     H2cError::HeadTooLarge { limit } => HttpError::HeadTooLarge { limit },

@@ -38,11 +38,10 @@ pub enum MergeError {
         other: String,
         shard: String,
     },
-    #[error("the latency histogram of {label} cannot be read: {source}")]
+    #[error("the latency histogram of {label} cannot be read: {reason}")]
     Histogram {
         label: String,
-        #[source]
-        source: HistogramError,
+        reason: HistogramError,
     },
 }
 
@@ -176,21 +175,21 @@ pub fn merge_load_results(
     let (mut rate, mut total_requests) = (None::<f64>, None::<u64>);
     for (label, r) in inputs {
         let read = |text: &str| {
-            histogram::decode(text).map_err(|source| MergeError::Histogram {
+            histogram::decode(text).map_err(|reason| MergeError::Histogram {
                 label: label.clone(),
-                source,
+                reason,
             })
         };
         let h = read(&r.histogram)?;
-        histogram::merge(&mut latency, &h).map_err(|source| MergeError::Histogram {
+        histogram::merge(&mut latency, &h).map_err(|reason| MergeError::Histogram {
             label: label.clone(),
-            source,
+            reason,
         })?;
         if let (Some(into), Some(text)) = (uncorrected.as_mut(), &r.uncorrected_histogram) {
             let h = read(text)?;
-            histogram::merge(into, &h).map_err(|source| MergeError::Histogram {
+            histogram::merge(into, &h).map_err(|reason| MergeError::Histogram {
                 label: label.clone(),
-                source,
+                reason,
             })?;
         }
         sent += r.sent;

@@ -215,9 +215,10 @@ pub struct StudyArgs {
     pub repeats: Option<u32>,
     /// Server processes the repeats of a cell are split over: 2 or more stop and start the
     /// server afresh (new cgroup, readiness wait, warm-up) between groups of repeats, and record
-    /// the variance between processes beside the CV within one. 1 keeps one process per cell.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
-    pub restarts: u32,
+    /// the variance between processes beside the CV within one; 1 keeps one process per cell
+    /// [default: 2; 1 with --quick or a single repeat].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub restarts: Option<u32>,
     /// Measuring time per repeat for the timed studies (a, d) [default: the study's, shortened
     /// unless --faithful].
     #[arg(long, value_parser = parse_duration)]
@@ -364,9 +365,10 @@ pub struct RunArgs {
     pub repeats: Option<u32>,
     /// Server processes the repeats of a cell are split over: 2 or more stop and start the
     /// server afresh (new cgroup, readiness wait, warm-up) between groups of repeats, and record
-    /// the variance between processes beside the CV within one. 1 keeps one process per cell.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
-    pub restarts: u32,
+    /// the variance between processes beside the CV within one; 1 keeps one process per cell
+    /// [default: 2; 1 with --quick or a single repeat].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub restarts: Option<u32>,
     /// Warm-up per cell, discarded; repeated until two in a row agree within 7 % (JIT runtimes),
     /// for at most 8 s with --quick and 30 s otherwise [default: 3s; 1s with --quick].
     #[arg(long, value_parser = parse_duration)]

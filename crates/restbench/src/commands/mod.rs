@@ -122,3 +122,29 @@ pub(crate) fn load_error(e: LoadError) -> anyhow::Error {
         e => e.into(),
     }
 }
+
+/// `--restarts` when not given: two server processes per cell, so every full run carries the
+/// spread between processes that one process's repeats cannot show; one with `--quick` (a
+/// smoke run) or when a single repeat leaves nothing to split.
+pub(crate) fn default_restarts(given: Option<u32>, quick: bool, repeats: u32) -> u32 {
+    given
+        .unwrap_or(if quick || repeats < 2 { 1 } else { 2 })
+        .max(1)
+}
+
+#[cfg(test)]
+mod restart_tests {
+    use super::default_restarts;
+
+    #[test]
+    fn full_runs_restart_once_quick_runs_and_single_repeats_do_not() {
+        assert_eq!(default_restarts(None, false, 3), 2);
+        assert_eq!(default_restarts(None, true, 3), 1);
+        assert_eq!(default_restarts(None, false, 1), 1);
+        assert_eq!(
+            default_restarts(Some(4), true, 1),
+            4,
+            "what the user asked for stands"
+        );
+    }
+}

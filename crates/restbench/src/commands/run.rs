@@ -149,7 +149,11 @@ pub(crate) fn measure(
         protocols,
         shape,
         repeats: args.repeats.unwrap_or(repeats).max(1),
-        restarts: args.restarts.max(1),
+        restarts: super::default_restarts(
+            args.restarts,
+            args.quick,
+            args.repeats.unwrap_or(repeats).max(1),
+        ),
         out_dir: out_dir.clone(),
         cache,
         placement,

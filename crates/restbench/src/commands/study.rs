@@ -106,7 +106,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             protocols: protocols.clone(),
             shape,
             repeats,
-            restarts: args.restarts.max(1),
+            restarts: super::default_restarts(args.restarts, length == Length::Quick, repeats),
             out_dir: out_dir.clone(),
             cache: cache.clone(),
             placement: placement.clone(),
