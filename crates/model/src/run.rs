@@ -330,6 +330,10 @@ pub struct CellPlacement {
     /// without a database.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub database: String,
+    /// The host that ran the server (`--server-host user@host[:port]`); empty when it ran on
+    /// this machine (and in documents from before remote servers).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub server_host: String,
 }
 
 /// Requests per second over the repeats.

@@ -74,6 +74,45 @@ pub enum Command {
     /// Generator shards on Kubernetes: print an Indexed Job, then collect and merge its results.
     #[command(subcommand)]
     K8s(K8sCommand),
+    /// What restbench runs on a --server-host over ssh (not for people).
+    #[command(subcommand, hide = true)]
+    RemoteAgent(AgentCommand),
+}
+
+/// `restbench remote-agent`: the other end of `--server-host`
+/// (`restbench_harness::runner::agent`).
+#[derive(Debug, Subcommand)]
+pub enum AgentCommand {
+    /// Build the copied subject in DIR.
+    Build {
+        #[arg(long)]
+        dir: PathBuf,
+        #[arg(long)]
+        cache: PathBuf,
+    },
+    /// Start it, print one ready line, and stop it when the ssh session ends.
+    Serve {
+        #[arg(long)]
+        dir: PathBuf,
+        #[arg(long)]
+        cache: PathBuf,
+        #[arg(long)]
+        scenario: String,
+        #[arg(long)]
+        address: std::net::IpAddr,
+        #[arg(long, default_value_t = 16)]
+        db_pool: u32,
+        /// A file holding DATABASE_URL (never on a command line).
+        #[arg(long)]
+        database_url_file: Option<PathBuf>,
+    },
+    /// The CPU and memory of process group PGID (and its cgroup, given as JSON) as JSON.
+    Sample {
+        #[arg(long)]
+        pgid: i32,
+        #[arg(long)]
+        cgroup: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -423,10 +462,18 @@ pub struct RunArgs {
 pub struct RemoteRunArgs {
     #[command(flatten)]
     pub hosts: LoadgenHostsArgs,
-    /// The address of this machine the servers bind (their HOST) and are loaded at; needed with
-    /// --loadgen-hosts, which must reach it [default: 127.0.0.1, loopback only].
-    #[arg(long, value_name = "ADDR", requires = "loadgen_hosts")]
+    /// The address the servers bind (their HOST) and are loaded at: one of this machine's that
+    /// the --loadgen-hosts reach, or with --server-host one of that host's [default: 127.0.0.1;
+    /// with --server-host, its name resolved here].
+    #[arg(long, value_name = "ADDR")]
     pub server_address: Option<std::net::IpAddr>,
+    /// Run the subjects on this host over SSH instead of here: user@host[:port]. restbench
+    /// copies itself (cached by hash) and each subject's folder there, builds it there with its
+    /// own build commands, starts it there (in a cgroup when the host allows one), reads its CPU
+    /// and memory there, and stops it and removes what it copied at the end, on Ctrl-C or a
+    /// failing cell. The load goes there from here (or from --loadgen-hosts).
+    #[arg(long, value_name = "HOST")]
+    pub server_host: Option<String>,
 }
 
 /// `restbench verify`.
