@@ -793,3 +793,45 @@ fn ctrl_c_stops_and_cleans_the_server_host() {
     );
     assert!(lab.ssh_clients().is_empty(), "{:?}", lab.ssh_clients());
 }
+
+#[test]
+#[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
+fn a_killed_restbench_still_stops_the_remote_server() {
+    let lab = Lab::new();
+    let subjects = lab.remote_subjects(None);
+    let mut child = lab
+        .remote_run(&subjects)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !lab
+        .processes_in(1)
+        .iter()
+        .any(|(_, cmd)| cmd.contains("tiny-bin/server.py"))
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the server never ran in the host's namespace"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SIGKILL: no handler runs; the ssh client dies with restbench, the session ends, and the
+    // agent there stops the subject on its own.
+    // (The ssh master's session there lingers until its ControlPersist ends: a connection,
+    // not a process of the run.)
+    child.kill().unwrap();
+    let _ = child.wait();
+    let ours = || {
+        lab.processes_in(1)
+            .into_iter()
+            .filter(|(_, cmd)| !cmd.starts_with("sshd: "))
+            .collect::<Vec<_>>()
+    };
+    let start = Instant::now();
+    while !ours().is_empty() && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(ours().is_empty(), "left in the host: {:?}", ours());
+}
