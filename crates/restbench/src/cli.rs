@@ -586,6 +586,18 @@ pub struct DbStartArgs {
     /// at the end].
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
+    /// Listen on ADDR too (beside 127.0.0.1), for servers on other hosts: clients on this
+    /// machine's own subnets may connect with the password, and the printed URL names ADDR.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<std::net::IpAddr>,
+    /// Start the cluster on this host over SSH instead (user@host[:port]): restbench copies
+    /// itself there (cached by hash), runs `db start --listen` there, and prints a URL reachable
+    /// from here (the host's address, or --listen's); Ctrl-C stops and removes it there.
+    #[arg(long, value_name = "HOST")]
+    pub host: Option<String>,
+    /// Stop when stdin closes: how a cluster started over SSH ends with its session.
+    #[arg(long, hide = true)]
+    pub exit_with_stdin: bool,
 }
 
 /// `restbench report`.

@@ -835,3 +835,62 @@ fn a_killed_restbench_still_stops_the_remote_server() {
     }
     assert!(ours().is_empty(), "left in the host: {:?}", ours());
 }
+
+#[test]
+#[ignore = "slow: network namespaces, sshd and PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
+fn db_start_on_another_host_prints_a_url_reachable_from_here() {
+    use std::io::BufRead;
+    let lab = Lab::new();
+    let mut child = lab
+        .restbench(&["db", "start", "--host", "root@10.231.0.2"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut url = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    let url = url.trim().to_string();
+    assert!(
+        url.starts_with("postgres://") && url.contains("@10.231.0.2:"),
+        "{url:?}"
+    );
+    // The cluster runs in g1; the client connects from the server namespace, as restbench's
+    // subjects would.
+    assert!(
+        lab.processes_in(1)
+            .iter()
+            .any(|(_, cmd)| cmd.contains("postgres")),
+        "{:?}",
+        lab.processes_in(1)
+    );
+    let ns = std::fs::File::open(format!("/run/netns/{}", lab.names[0])).unwrap();
+    let rows = std::thread::spawn(move || {
+        nix::sched::setns(ns.as_fd(), nix::sched::CloneFlags::CLONE_NEWNET).unwrap();
+        restbench_harness::db::Database::connect(&url)
+            .and_then(|db| db.users())
+            .map(|u| u.len())
+    })
+    .join()
+    .unwrap();
+    assert_eq!(rows.unwrap(), 100, "the seeded users, read from here");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let start = Instant::now();
+    let left = || {
+        lab.processes_in(1)
+            .into_iter()
+            .filter(|(_, cmd)| !cmd.starts_with("sshd: "))
+            .collect::<Vec<_>>()
+    };
+    while !left().is_empty() && start.elapsed() < Duration::from_secs(15) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(left().is_empty(), "left in the host: {:?}", left());
+}

@@ -16,7 +16,7 @@
 //! its cgroup, and dropping the [`ServerHost`] removes the run's folder there.
 
 use std::collections::BTreeMap;
-use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -29,6 +29,7 @@ use crate::HarnessError;
 use crate::cgroup::CgroupFiles;
 use crate::process::{ManagedChild, SpawnSpec};
 use crate::remote::ssh::{Connection, SshOptions, file_hash, last_line, quote};
+use crate::remote::hosts::resolve_address;
 use crate::remote::{RemoteError, SshHost};
 use crate::subject::Subject;
 
@@ -85,7 +86,7 @@ impl ServerHost {
     ) -> Result<Self, RemoteError> {
         let address = match address {
             Some(a) => a,
-            None => resolve(&host.host).ok_or_else(|| {
+            None => resolve_address(&host.host).ok_or_else(|| {
                 RemoteError::Hosts(format!(
                     "--server-host {host}: cannot resolve {} to an address here; give \
                      --server-address ADDR (the host's address the load goes to)",
@@ -376,14 +377,6 @@ impl Drop for RemoteProcess {
     }
 }
 
-/// The first address `host` resolves to here.
-fn resolve(host: &str) -> Option<IpAddr> {
-    if let Ok(ip) = host.parse() {
-        return Some(ip);
-    }
-    (host, 0).to_socket_addrs().ok()?.next().map(|a| a.ip())
-}
-
 /// The last `lines` non-empty lines of `text` on one line (joined by ` | `).
 fn one_line(text: &str, lines: usize) -> Option<String> {
     let all: Vec<&str> = text
@@ -402,13 +395,6 @@ mod tests {
     fn a_remote_stderr_becomes_one_line() {
         assert_eq!(one_line("\n a \n\nb\nc\n", 2).as_deref(), Some("b | c"));
         assert_eq!(one_line(" \n", 2), None);
-    }
-
-    #[test]
-    fn addresses_resolve_or_parse() {
-        assert_eq!(resolve("10.0.0.7"), Some("10.0.0.7".parse().unwrap()));
-        assert_eq!(resolve("fd00::2"), Some("fd00::2".parse().unwrap()));
-        assert!(resolve("localhost").is_some());
     }
 
     #[test]
