@@ -683,7 +683,10 @@ fn a_subject_served_from_another_host_is_measured_there_and_cleaned_up() {
     let r = results(&lab);
     let cell = &r["cells"][0];
     assert_eq!(cell["status"], "ok", "{cell}");
-    eprintln!("placement: {}\nserver: {}", cell["placement"], cell["server"]);
+    eprintln!(
+        "placement: {}\nserver: {}",
+        cell["placement"], cell["server"]
+    );
     assert_eq!(cell["placement"]["server_host"], "root@10.231.0.2");
     // Confined there when the host has a cgroup backend, and the cell says which.
     let backend = cell["placement"]["backend"].as_str().unwrap();

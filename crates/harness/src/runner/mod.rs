@@ -165,7 +165,10 @@ pub fn run(
             None => prepare::prepare(subject, &plan.cache),
         };
         // The copied folder there goes when the subject is done, however it ends.
-        let _copied = plan.server_host.as_ref().map(|h| RemovesSubject(h, &subject.id));
+        let _copied = plan
+            .server_host
+            .as_ref()
+            .map(|h| RemovesSubject(h, &subject.id));
         match prepared {
             Ok(Prepared::Built { seconds }) => {
                 observer.note(&format!("built {} in {seconds:.0}s", subject.id))

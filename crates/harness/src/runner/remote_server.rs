@@ -28,8 +28,8 @@ use serde::{Deserialize, Serialize};
 use crate::HarnessError;
 use crate::cgroup::CgroupFiles;
 use crate::process::{ManagedChild, SpawnSpec};
-use crate::remote::ssh::{Connection, SshOptions, file_hash, last_line, quote};
 use crate::remote::hosts::resolve_address;
+use crate::remote::ssh::{Connection, SshOptions, file_hash, last_line, quote};
 use crate::remote::{RemoteError, SshHost};
 use crate::subject::Subject;
 
@@ -201,9 +201,12 @@ impl ServerHost {
                     .unwrap_or_else(|| format!("exit {}", out.status)),
             ));
         }
-        Ok(String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .find_map(|l| l.strip_prefix("built in ")?.trim_end_matches('s').parse().ok()))
+        Ok(String::from_utf8_lossy(&out.stdout).lines().find_map(|l| {
+            l.strip_prefix("built in ")?
+                .trim_end_matches('s')
+                .parse()
+                .ok()
+        }))
     }
 
     /// Starts the prepared subject there for `scenario` and waits for the agent's ready line.
@@ -304,7 +307,9 @@ impl ServerHost {
             let json = serde_json::to_string(cg).unwrap_or_default();
             remote.push_str(&format!(" --cgroup {}", quote(&json)));
         }
-        let out = self.conn.run("sampling the server's CPU and memory", &remote)?;
+        let out = self
+            .conn
+            .run("sampling the server's CPU and memory", &remote)?;
         serde_json::from_str(out.trim()).map_err(|e| {
             self.error(
                 "sampling the server's CPU and memory".into(),

@@ -10,12 +10,12 @@ use std::time::Duration;
 use restbench_model::{CellPlacement, Scenario, Workload};
 
 use super::limits::scenario_limit;
+use super::remote_server::{RemoteProcess, ServerHost};
 use crate::HarnessError;
 use crate::cgroup::{Backend, ServerCgroup};
 use crate::placement::Placement;
 use crate::process::{self, ManagedChild, SpawnSpec};
 use crate::subject::{Placeholders, Subject};
-use super::remote_server::{RemoteProcess, ServerHost};
 
 /// A started subject.
 pub struct RunningSubject {

@@ -28,20 +28,16 @@ pub fn start(args: DbStartArgs) -> anyhow::Result<ExitCode> {
     // PostgreSQL's log goes into a fresh folder only restbench can enter: a fixed path in the
     // shared temporary folder let anyone plant symlinks there for root to write through.
     let logs = private_temp_dir("restbench-logs-")?;
-    let mut cluster = match Cluster::start_listening(
-        args.keep.as_deref(),
-        logs.path(),
-        None,
-        args.listen,
-    ) {
-        Ok(cluster) => cluster,
-        Err(e) => {
-            if std::fs::read_dir(logs.path()).is_ok_and(|mut d| d.next().is_some()) {
-                eprintln!("PostgreSQL's log is kept in {}", logs.keep().display());
+    let mut cluster =
+        match Cluster::start_listening(args.keep.as_deref(), logs.path(), None, args.listen) {
+            Ok(cluster) => cluster,
+            Err(e) => {
+                if std::fs::read_dir(logs.path()).is_ok_and(|mut d| d.next().is_some()) {
+                    eprintln!("PostgreSQL's log is kept in {}", logs.keep().display());
+                }
+                return Err(e.into());
             }
-            return Err(e.into());
-        }
-    };
+        };
     println!("{}", cluster.url);
     eprintln!(
         "PostgreSQL on {}:{} ({}); Ctrl-C stops it{}",
@@ -74,9 +70,9 @@ fn start_remote(
     use std::os::unix::process::CommandExt;
     use std::process::Stdio;
 
+    use restbench_harness::remote::SshHost;
     use restbench_harness::remote::hosts::resolve_address;
     use restbench_harness::remote::ssh::{Connection, SshOptions, file_hash, quote};
-    use restbench_harness::remote::SshHost;
 
     let host = SshHost::parse(host).map_err(|e| BadArgument(format!("--host: {e}")))?;
     let listen = match args.listen.or_else(|| resolve_address(&host.host)) {

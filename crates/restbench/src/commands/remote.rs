@@ -80,9 +80,8 @@ pub fn for_run(
             let host = SshHost::parse(text).map_err(|e| bad(format!("--server-host: {e}")))?;
             let exe =
                 std::env::current_exe().context("cannot find restbench's own binary to copy")?;
-            let server = ServerHost::connect(host, &exe, args.server_address, &|m| {
-                eprintln!("{m}")
-            })?;
+            let server =
+                ServerHost::connect(host, &exe, args.server_address, &|m| eprintln!("{m}"))?;
             eprintln!(
                 "subjects served on {} at {} (copied, built and started there)",
                 server.name(),

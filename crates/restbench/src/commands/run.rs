@@ -134,11 +134,12 @@ pub(crate) fn measure(
         backend.kind.name()
     ));
     // The ceiling is a local generator's: remote ones are not calibrated.
-    let loadgen_ceiling_rps = if args.no_calibrate || remote.as_ref().is_some_and(|r| r.generators.is_some()) {
-        None
-    } else {
-        calibrate(&placement, &shape, args.quick, &stop, &progress)
-    };
+    let loadgen_ceiling_rps =
+        if args.no_calibrate || remote.as_ref().is_some_and(|r| r.generators.is_some()) {
+            None
+        } else {
+            calibrate(&placement, &shape, args.quick, &stop, &progress)
+        };
     let quick_note = args
         .quick
         .then(|| "A --quick pass: one short repeat per cell, for a first look only.".to_string());
