@@ -471,7 +471,8 @@ pub struct RemoteRunArgs {
     /// copies itself (cached by hash) and each subject's folder there, builds it there with its
     /// own build commands, starts it there (in a cgroup when the host allows one), reads its CPU
     /// and memory there, and stops it and removes what it copied at the end, on Ctrl-C or a
-    /// failing cell. The load goes there from here (or from --loadgen-hosts).
+    /// failing cell. The load goes there from here (or from --loadgen-hosts) [default: the
+    /// subjects run here].
     #[arg(long, value_name = "HOST")]
     pub server_host: Option<String>,
 }
@@ -587,12 +588,14 @@ pub struct DbStartArgs {
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
     /// Listen on ADDR too (beside 127.0.0.1), for servers on other hosts: clients on this
-    /// machine's own subnets may connect with the password, and the printed URL names ADDR.
+    /// machine's own subnets may connect with the password, and the printed URL names ADDR
+    /// [default: 127.0.0.1 only; with --host, the host's address].
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<std::net::IpAddr>,
     /// Start the cluster on this host over SSH instead (user@host[:port]): restbench copies
     /// itself there (cached by hash), runs `db start --listen` there, and prints a URL reachable
-    /// from here (the host's address, or --listen's); Ctrl-C stops and removes it there.
+    /// from here (the host's address, or --listen's); Ctrl-C stops and removes it there
+    /// [default: on this machine].
     #[arg(long, value_name = "HOST")]
     pub host: Option<String>,
     /// Stop when stdin closes: how a cluster started over SSH ends with its session.
