@@ -897,3 +897,25 @@ fn db_start_on_another_host_prints_a_url_reachable_from_here() {
     }
     assert!(left().is_empty(), "left in the host: {:?}", left());
 }
+
+#[test]
+#[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
+fn a_remote_server_loaded_by_a_remote_generator() {
+    let lab = Lab::new();
+    let subjects = lab.remote_subjects(None);
+    let o = lab
+        .remote_run(&subjects)
+        .args(["--loadgen-hosts", "root@10.231.0.3"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let r = results(&lab);
+    let cell = &r["cells"][0];
+    assert_eq!(cell["status"], "ok", "{cell}");
+    assert_eq!(cell["placement"]["server_host"], "root@10.231.0.2");
+    assert_eq!(cell["generators"][0]["generator"], "root@10.231.0.3");
+    assert!(cell["server"]["cpu_us_per_req"].as_f64().unwrap() > 0.0);
+    assert!(lab.namespace_empty(1), "{:?}", lab.processes_in(1));
+    assert!(lab.namespace_empty(2), "{:?}", lab.processes_in(2));
+    assert!(lab.remote_work_left().is_empty());
+}

@@ -27,6 +27,20 @@ use crate::subject::Subject;
 
 /// Builds the subject in `dir` with `cache` as its cache; prints `built in Ns` when it built.
 pub fn build(dir: &Path, cache: &Path) -> Result<(), HarnessError> {
+    // A build outlives nobody: when the session ends (Ctrl-C there, restbench killed), the
+    // agent's process group (sshd made it a session leader), build commands included, goes.
+    std::thread::spawn(|| {
+        loop {
+            if session_gone() {
+                let _ = nix::sys::signal::killpg(
+                    nix::unistd::getpgrp(),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+                std::process::exit(1);
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    });
     let subject = Subject::load(dir)?;
     if let Some(reason) = subject.unavailable_reason() {
         return Err(HarnessError::Unavailable {

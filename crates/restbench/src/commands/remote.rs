@@ -185,3 +185,71 @@ fn note(generators: &RemoteGenerators) -> String {
         generators.names().join(", ")
     )
 }
+
+/// With `--server-host`, a database on this machine's loopback (the run's own cluster, or a
+/// `--database-url` naming 127.0.0.1/localhost) cannot be reached by the subjects there: said
+/// once, with the fix, before anything is built.
+pub fn warn_loopback_database(server: &ServerHost, url: Option<&str>) {
+    let Some(url) = url else {
+        return;
+    };
+    if names_loopback(url) {
+        eprintln!(
+            "warning: users cells will fail: the database at {} is on this machine's loopback, \
+             which the subjects on {} cannot reach; start one there with `restbench db start \
+             --host {}` and pass its URL to --database-url",
+            restbench_harness::db::redact(url),
+            server.name(),
+            server.name()
+        );
+    }
+}
+
+/// True when a PostgreSQL URL or key=value string names a loopback host (or none: a socket).
+fn names_loopback(url: &str) -> bool {
+    let host = if let Some(rest) = url
+        .strip_prefix("postgres://")
+        .or_else(|| url.strip_prefix("postgresql://"))
+    {
+        let authority = rest.split(['/', '?']).next().unwrap_or("");
+        let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+        match host_port.strip_prefix('[') {
+            Some(v6) => v6.split(']').next().unwrap_or("").to_string(),
+            None => host_port.split(':').next().unwrap_or("").to_string(),
+        }
+    } else {
+        url.split_whitespace()
+            .find_map(|kv| kv.strip_prefix("host="))
+            .unwrap_or("")
+            .to_string()
+    };
+    host.is_empty()
+        || host == "localhost"
+        || host.starts_with('/')
+        || host.parse::<IpAddr>().is_ok_and(|a| a.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_loopback;
+
+    #[test]
+    fn loopback_databases_are_told_apart() {
+        for url in [
+            "postgres://u:p@127.0.0.1:5432/x",
+            "postgresql://u@localhost/x",
+            "postgres://u@[::1]:5/x",
+            "host=127.0.0.1 port=5 user=u",
+            "host=/run/postgresql user=u",
+        ] {
+            assert!(names_loopback(url), "{url}");
+        }
+        for url in [
+            "postgres://u:p@10.0.0.2:5432/x",
+            "postgres://u@[fd00::2]:5/x",
+            "host=db.example port=5",
+        ] {
+            assert!(!names_loopback(url), "{url}");
+        }
+    }
+}

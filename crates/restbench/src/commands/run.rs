@@ -123,6 +123,11 @@ pub(crate) fn measure(
     )?;
     placement = placed.placement;
     let provision = placed.provision;
+    if let Some(server) = remote.as_ref().and_then(|r| r.server.as_deref())
+        && needs_db
+    {
+        super::remote::warn_loopback_database(server, provision.url.as_deref());
+    }
     let progress = TerminalProgress::new(total);
     if provision.cluster.is_some() {
         progress.note("started PostgreSQL for the users workload");

@@ -138,6 +138,11 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             args.db_cpus.as_deref(),
         )?;
         let provision = placed.provision;
+        if let Some(server) = remote.as_ref().and_then(|r| r.server.as_deref())
+            && needs_db
+        {
+            super::remote::warn_loopback_database(server, provision.url.as_deref());
+        }
         if placed.placement != plan.placement {
             plan.study = study_info(id, length, &shortening, &placed.placement, repeats);
         }
