@@ -475,6 +475,10 @@ pub struct RemoteRunArgs {
     /// subjects run here].
     #[arg(long, value_name = "HOST")]
     pub server_host: Option<String>,
+    /// Keep the build cache on the --server-host between runs (~/.cache/restbench/work/cache
+    /// there), so an unchanged subject is not built again; the copied folders still go.
+    #[arg(long, requires = "server_host")]
+    pub server_cache: bool,
 }
 
 /// `restbench verify`.

@@ -919,3 +919,26 @@ fn a_remote_server_loaded_by_a_remote_generator() {
     assert!(lab.namespace_empty(2), "{:?}", lab.processes_in(2));
     assert!(lab.remote_work_left().is_empty());
 }
+
+#[test]
+#[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
+fn a_kept_server_cache_skips_the_second_build() {
+    let lab = Lab::new();
+    let subjects = lab.remote_subjects(None);
+    let mut stderrs = Vec::new();
+    for _ in 0..2 {
+        let o = lab
+            .remote_run(&subjects)
+            .arg("--server-cache")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        stderrs.push(String::from_utf8_lossy(&o.stderr).into_owned());
+    }
+    assert!(stderrs[0].contains("built remote-tiny"), "{}", stderrs[0]);
+    assert!(!stderrs[1].contains("built remote-tiny"), "{}", stderrs[1]);
+    // The run folders went; the cache stayed.
+    let left = lab.remote_work_left();
+    assert_eq!(left, vec![lab.dir.path().join("work").join("cache")]);
+    assert!(lab.namespace_empty(1), "{:?}", lab.processes_in(1));
+}

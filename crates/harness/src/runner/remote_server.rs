@@ -69,8 +69,10 @@ pub struct ServerHost {
     conn: Connection,
     /// restbench's copy there.
     bin: String,
-    /// This run's folder there: `subjects/<id>` and the build `cache`.
+    /// This run's folder there: `subjects/<id>` and (unless kept) the build `cache`.
     work: String,
+    /// The build cache there: in `work`, or beside it when kept between runs.
+    cache: String,
     /// Where the subjects bind and are loaded at.
     pub address: IpAddr,
 }
@@ -78,10 +80,14 @@ pub struct ServerHost {
 impl ServerHost {
     /// Connects, copies `binary` (restbench itself) where missing, and makes the run's folder.
     /// `address` is where the load goes; by default the ssh host's name resolved here.
+    ///
+    /// With `keep_cache` the build cache stays there between runs (`…/work/cache`), so an
+    /// unchanged subject is not built again; otherwise it goes with the run's folder.
     pub fn connect(
         host: SshHost,
         binary: &Path,
         address: Option<IpAddr>,
+        keep_cache: bool,
         note: &dyn Fn(&str),
     ) -> Result<Self, RemoteError> {
         let address = match address {
@@ -109,14 +115,20 @@ impl ServerHost {
             std::process::id(),
             restbench_model::time::now_unix_ms()
         );
+        let cache = if keep_cache {
+            format!("{base}/cache")
+        } else {
+            format!("{work}/cache")
+        };
         conn.run(
             "making the run's folder",
-            &format!("mkdir -p {}", quote(&work)),
+            &format!("mkdir -p {} {}", quote(&work), quote(&cache)),
         )?;
         Ok(Self {
             conn,
             bin,
             work,
+            cache,
             address,
         })
     }
@@ -131,7 +143,7 @@ impl ServerHost {
     }
 
     fn cache_dir(&self) -> String {
-        format!("{}/cache", self.work)
+        self.cache.clone()
     }
 
     fn error(&self, what: String, detail: String) -> RemoteError {

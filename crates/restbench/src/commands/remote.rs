@@ -81,7 +81,9 @@ pub fn for_run(
             let exe =
                 std::env::current_exe().context("cannot find restbench's own binary to copy")?;
             let server =
-                ServerHost::connect(host, &exe, args.server_address, &|m| eprintln!("{m}"))?;
+                ServerHost::connect(host, &exe, args.server_address, args.server_cache, &|m| {
+                    eprintln!("{m}")
+                })?;
             eprintln!(
                 "subjects served on {} at {} (copied, built and started there)",
                 server.name(),
