@@ -27,6 +27,13 @@ pub enum BackendKind {
 }
 
 impl BackendKind {
+    /// The kind a [`BackendKind::name`] names.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::CgroupV2, Self::CgroupV1, Self::AffinityOnly]
+            .into_iter()
+            .find(|k| k.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Self::CgroupV2 => "cgroup-v2",
@@ -320,6 +327,49 @@ impl ServerCgroup {
             _ => Duration::from_nanos(field("throttled_time ")?),
         };
         Some((periods, time))
+    }
+}
+
+/// Where a cgroup's figures live: what the agent of a remote server reports, so that later
+/// commands on that host can read them ([`ServerCgroup::reader`]) and remove them.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CgroupFiles {
+    /// [`BackendKind::name`].
+    pub kind: String,
+    pub dirs: Vec<PathBuf>,
+    pub cpu_usage_file: Option<PathBuf>,
+    pub memory_dir: Option<PathBuf>,
+}
+
+impl ServerCgroup {
+    /// Where this cgroup's figures are read.
+    pub fn files(&self) -> CgroupFiles {
+        CgroupFiles {
+            kind: self.kind.name().into(),
+            dirs: self.dirs.clone(),
+            cpu_usage_file: self.cpu_usage_file.clone(),
+            memory_dir: self.memory_dir.clone(),
+        }
+    }
+
+    /// A reader of a cgroup another process made: it owns nothing, so dropping it removes
+    /// nothing. `None` for an unknown kind.
+    pub fn reader(files: &CgroupFiles) -> Option<Self> {
+        Some(Self {
+            kind: BackendKind::from_name(&files.kind)?,
+            dirs: Vec::new(),
+            cpu_usage_file: files.cpu_usage_file.clone(),
+            memory_dir: files.memory_dir.clone(),
+            quota_cores: None,
+        })
+    }
+}
+
+/// Kills what is left in each folder and removes it (a remote server's cgroups, cleaned by a
+/// later command than the one that made them).
+pub fn remove_dirs(dirs: &[PathBuf]) {
+    for dir in dirs {
+        remove_dir(dir, Duration::from_secs(2));
     }
 }
 

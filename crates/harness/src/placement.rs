@@ -53,6 +53,21 @@ impl Placement {
         }
     }
 
+    /// Every CPU to the generator: the server runs on another host (`--server-host`). The
+    /// server's list names the same CPUs, for code that needs one; nothing runs on them here.
+    pub fn loadgen_only(available: &[usize]) -> Self {
+        let all = if available.is_empty() {
+            vec![0]
+        } else {
+            available.to_vec()
+        };
+        Self {
+            loadgen: all.clone(),
+            server: all,
+            shared: false,
+        }
+    }
+
     /// The generator on `loadgen` (a list like `0` or `0-1,4`); the server on the other CPUs.
     ///
     /// The list is checked range by range against `available` before it is expanded, so a

@@ -71,6 +71,7 @@ pub fn verify_subjects(
         database_url: provision.url.as_deref(),
         db_pool_total: options.db_pool_total,
         address: None,
+        remote: None,
     };
     let mut results = Vec::new();
     for s in options.subjects {

@@ -373,6 +373,7 @@ fn start(id: &str, url: &str, pool: u32) -> RunningSubject {
         database_url: Some(url),
         db_pool_total: pool,
         address: None,
+        remote: None,
     };
     start_subject(&subject, Scenario::SingleThread, &options, None)
         .unwrap_or_else(|e| panic!("{e}"))

@@ -64,6 +64,7 @@ fn go_under_a_one_cpu_quota_sizes_itself_to_the_quota() {
         database_url: None,
         db_pool_total: 1,
         address: None,
+        remote: None,
     };
     let mut rates = Vec::new();
     for pinned in [false, true] {

@@ -44,6 +44,7 @@ fn answers_503_while_the_table_is_locked(id: &str) {
         database_url: Some(&cluster.url),
         db_pool_total: 4,
         address: None,
+        remote: None,
     };
     let mut server = start_subject(&subject, Scenario::SingleThread, &options, None)
         .unwrap_or_else(|e| panic!("{e}"));

@@ -37,6 +37,7 @@ fn rust_hyper_passes_the_contract_over_h1_and_h2c() {
         database_url: None,
         db_pool_total: 1,
         address: None,
+        remote: None,
     };
     let mut server = start_subject(&hyper, Scenario::SingleThread, &options, None).unwrap();
     for protocol in [Protocol::H1, Protocol::H2c] {

@@ -330,6 +330,10 @@ pub struct CellPlacement {
     /// without a database.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub database: String,
+    /// The host that ran the server (`--server-host user@host[:port]`); empty when it ran on
+    /// this machine (and in documents from before remote servers).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub server_host: String,
 }
 
 /// Requests per second over the repeats.
@@ -466,6 +470,22 @@ pub fn ceiling_drift(start: f64, end: f64) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_server_host_is_kept_and_old_placements_read() {
+        let old = r#"{"backend":"cgroup-v2","loadgen_cpus":[0],"server_cpus":[1],
+            "cpu_quota_cores":null,"allowed_cores":1.0,"enforcement":"x"}"#;
+        let p: CellPlacement = serde_json::from_str(old).unwrap();
+        assert_eq!(p.server_host, "");
+        assert!(!serde_json::to_string(&p).unwrap().contains("server_host"));
+        let remote = CellPlacement {
+            server_host: "bench@10.0.0.2".into(),
+            ..p
+        };
+        let back: CellPlacement =
+            serde_json::from_str(&serde_json::to_string(&remote).unwrap()).unwrap();
+        assert_eq!(back.server_host, "bench@10.0.0.2");
+    }
 
     #[test]
     fn a_new_cell_writes_the_names_of_its_vocabulary() {

@@ -74,6 +74,45 @@ pub enum Command {
     /// Generator shards on Kubernetes: print an Indexed Job, then collect and merge its results.
     #[command(subcommand)]
     K8s(K8sCommand),
+    /// What restbench runs on a --server-host over ssh (not for people).
+    #[command(subcommand, hide = true)]
+    RemoteAgent(AgentCommand),
+}
+
+/// `restbench remote-agent`: the other end of `--server-host`
+/// (`restbench_harness::runner::agent`).
+#[derive(Debug, Subcommand)]
+pub enum AgentCommand {
+    /// Build the copied subject in DIR.
+    Build {
+        #[arg(long)]
+        dir: PathBuf,
+        #[arg(long)]
+        cache: PathBuf,
+    },
+    /// Start it, print one ready line, and stop it when the ssh session ends.
+    Serve {
+        #[arg(long)]
+        dir: PathBuf,
+        #[arg(long)]
+        cache: PathBuf,
+        #[arg(long)]
+        scenario: String,
+        #[arg(long)]
+        address: std::net::IpAddr,
+        #[arg(long, default_value_t = 16)]
+        db_pool: u32,
+        /// A file holding DATABASE_URL (never on a command line).
+        #[arg(long)]
+        database_url_file: Option<PathBuf>,
+    },
+    /// The CPU and memory of process group PGID (and its cgroup, given as JSON) as JSON.
+    Sample {
+        #[arg(long)]
+        pgid: i32,
+        #[arg(long)]
+        cgroup: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -425,10 +464,23 @@ pub struct RunArgs {
 pub struct RemoteRunArgs {
     #[command(flatten)]
     pub hosts: LoadgenHostsArgs,
-    /// The address of this machine the servers bind (their HOST) and are loaded at; needed with
-    /// --loadgen-hosts, which must reach it [default: 127.0.0.1, loopback only].
-    #[arg(long, value_name = "ADDR", requires = "loadgen_hosts")]
+    /// The address the servers bind (their HOST) and are loaded at: one of this machine's that
+    /// the --loadgen-hosts reach, or with --server-host one of that host's [default: 127.0.0.1;
+    /// with --server-host, its name resolved here].
+    #[arg(long, value_name = "ADDR")]
     pub server_address: Option<std::net::IpAddr>,
+    /// Run the subjects on this host over SSH instead of here: user@host[:port]. restbench
+    /// copies itself (cached by hash) and each subject's folder there, builds it there with its
+    /// own build commands, starts it there (in a cgroup when the host allows one), reads its CPU
+    /// and memory there, and stops it and removes what it copied at the end, on Ctrl-C or a
+    /// failing cell. The load goes there from here (or from --loadgen-hosts) [default: the
+    /// subjects run here].
+    #[arg(long, value_name = "HOST")]
+    pub server_host: Option<String>,
+    /// Keep the build cache on the --server-host between runs (~/.cache/restbench/work/cache
+    /// there), so an unchanged subject is not built again; the copied folders still go.
+    #[arg(long, requires = "server_host")]
+    pub server_cache: bool,
 }
 
 /// `restbench verify`.
@@ -541,6 +593,20 @@ pub struct DbStartArgs {
     /// at the end].
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
+    /// Listen on ADDR too (beside 127.0.0.1), for servers on other hosts: clients on this
+    /// machine's own subnets may connect with the password, and the printed URL names ADDR
+    /// [default: 127.0.0.1 only; with --host, the host's address].
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<std::net::IpAddr>,
+    /// Start the cluster on this host over SSH instead (user@host[:port]): restbench copies
+    /// itself there (cached by hash), runs `db start --listen` there, and prints a URL reachable
+    /// from here (the host's address, or --listen's); Ctrl-C stops and removes it there
+    /// [default: on this machine].
+    #[arg(long, value_name = "HOST")]
+    pub host: Option<String>,
+    /// Stop when stdin closes: how a cluster started over SSH ends with its session.
+    #[arg(long, hide = true)]
+    pub exit_with_stdin: bool,
 }
 
 /// `restbench report`.

@@ -508,3 +508,437 @@ fn ctrl_c_stops_every_host() {
         lab.ssh_clients()
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// --server-host: the subject copied, built, started, sampled and stopped in a namespace "host".
+// ---------------------------------------------------------------------------------------------
+
+/// A plaintext subject in Python's standard library, bound to the HOST it is given; its build
+/// copies the server into the cache (so the build step runs there).
+const REMOTE_MANIFEST: &str = r#"
+id = "remote-tiny"
+language = "python"
+framework = "http.server"
+framework_version = "3"
+workloads = ["plaintext"]
+[requires]
+tools = ["python3"]
+[build]
+commands = ["mkdir -p {cache}/tiny-bin", "cp {dir}/server.py {cache}/tiny-bin/server.py"]
+[start]
+command = "exec python3 {cache}/tiny-bin/server.py"
+ready_timeout = "20s"
+[scenarios.single-thread]
+env = {}
+"#;
+
+const REMOTE_SERVER: &str = r#"
+import os
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        body = b"Hello, World!" if self.path == "/api/test" else b"not found"
+        self.send_response(200 if self.path == "/api/test" else 404)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+
+ThreadingHTTPServer((os.environ["HOST"], int(os.environ["PORT"])), Handler).serve_forever()
+"#;
+
+impl Lab {
+    /// A subjects folder with the remote subject (its build replaced by `build` when given).
+    fn remote_subjects(&self, build: Option<&str>) -> PathBuf {
+        let dir = self.dir.path().join("subjects").join("remote-tiny");
+        std::fs::create_dir_all(dir.join("node_modules")).unwrap();
+        // A build output: never copied.
+        std::fs::write(dir.join("node_modules").join("big"), "x").unwrap();
+        let manifest = match build {
+            Some(b) => REMOTE_MANIFEST.replace(
+                r#"commands = ["mkdir -p {cache}/tiny-bin", "cp {dir}/server.py {cache}/tiny-bin/server.py"]"#,
+                &format!("commands = [{b:?}]"),
+            ),
+            None => REMOTE_MANIFEST.to_string(),
+        };
+        std::fs::write(dir.join("subject.toml"), manifest).unwrap();
+        std::fs::write(dir.join("server.py"), REMOTE_SERVER).unwrap();
+        self.dir.path().join("subjects")
+    }
+
+    /// `restbench run` of the remote subject served from g1 (10.231.0.2).
+    fn remote_run(&self, subjects: &PathBuf) -> Command {
+        let mut c = self.restbench(&[
+            "run",
+            "--quick",
+            "--subjects",
+            "remote-tiny",
+            "--workloads",
+            "plaintext",
+            "--no-calibrate",
+            "--connections",
+            "2",
+            "--threads",
+            "1",
+            "--server-host",
+            "root@10.231.0.2",
+        ]);
+        c.arg("--subjects-dir")
+            .arg(subjects)
+            .arg("--out")
+            .arg(self.dir.path().join("out"))
+            .arg("--force")
+            .env("RESTBENCH_CACHE", self.dir.path().join("cache"));
+        c
+    }
+
+    /// The inode of a namespace's network namespace.
+    fn netns_inode(&self, index: usize) -> u64 {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(format!("/run/netns/{}", self.names[index]))
+            .unwrap()
+            .ino()
+    }
+
+    /// Processes in namespace `index` other than its sshd listener.
+    fn processes_in(&self, index: usize) -> Vec<(i32, String)> {
+        use std::os::unix::fs::MetadataExt;
+        let ino = self.netns_inode(index);
+        let sshd: Vec<i32> = self.sshd.iter().map(|c| c.id() as i32).collect();
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|pid| !sshd.contains(pid))
+            .filter(|pid| {
+                std::fs::metadata(format!("/proc/{pid}/ns/net")).is_ok_and(|m| m.ino() == ino)
+            })
+            .map(|pid| {
+                let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                (pid, String::from_utf8_lossy(&cmd).replace('\0', " "))
+            })
+            .collect()
+    }
+
+    /// True once namespace `index` runs nothing but its sshd (waiting up to 10 s).
+    fn namespace_empty(&self, index: usize) -> bool {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(10) {
+            if self.processes_in(index).is_empty() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        false
+    }
+
+    /// What is left of the runs' folders on the "host".
+    fn remote_work_left(&self) -> Vec<PathBuf> {
+        std::fs::read_dir(self.dir.path().join("work"))
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default()
+    }
+}
+
+fn results(lab: &Lab) -> serde_json::Value {
+    let text = std::fs::read_to_string(lab.dir.path().join("out").join("results.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+#[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
+fn a_subject_served_from_another_host_is_measured_there_and_cleaned_up() {
+    let lab = Lab::new();
+    let subjects = lab.remote_subjects(None);
+    let child = lab
+        .remote_run(&subjects)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The server runs in g1's network namespace, from the copied folder's build.
+    let start = Instant::now();
+    let (server_pid, server_cgroup) = loop {
+        let found = lab
+            .processes_in(1)
+            .into_iter()
+            .find(|(_, cmd)| cmd.contains("tiny-bin/server.py"));
+        if let Some((pid, cmd)) = found {
+            eprintln!("server {pid} in the host: {cmd}");
+            assert!(cmd.contains(&lab.path("work")), "{cmd}");
+            let cgroup = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap_or_default();
+            break (pid, cgroup);
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the server never ran in the host's namespace"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let r = results(&lab);
+    let cell = &r["cells"][0];
+    assert_eq!(cell["status"], "ok", "{cell}");
+    eprintln!(
+        "placement: {}\nserver: {}",
+        cell["placement"], cell["server"]
+    );
+    assert_eq!(cell["placement"]["server_host"], "root@10.231.0.2");
+    // Confined there when the host has a cgroup backend, and the cell says which.
+    let backend = cell["placement"]["backend"].as_str().unwrap();
+    let source = cell["server"]["cpu_source"].as_str().unwrap_or("");
+    assert!(
+        (backend.starts_with("cgroup") && source == "cgroup")
+            || (backend == "affinity-only" && source == "proc"),
+        "{backend} / {source}"
+    );
+    assert!(cell["requests"].as_u64().unwrap() > 0, "{cell}");
+    assert!(
+        cell["server"]["cpu_us_per_req"].as_f64().unwrap() > 0.0,
+        "the server's CPU, read there: {}",
+        cell["server"]
+    );
+    // Nothing left there: no process, no cgroup, no copied folder.
+    assert!(
+        lab.namespace_empty(1),
+        "left in the host: {:?}",
+        lab.processes_in(1)
+    );
+    assert!(!PathBuf::from(format!("/proc/{server_pid}")).exists());
+    if let Some(path) = server_cgroup
+        .lines()
+        .find_map(|l| l.strip_prefix("0::"))
+        .filter(|p| p.contains("restbench-"))
+    {
+        assert!(
+            !PathBuf::from(format!("/sys/fs/cgroup{path}")).exists(),
+            "cgroup {path} left"
+        );
+    }
+    assert!(lab.nothing_left(), "{:?}", lab.remote_processes());
+    assert!(
+        lab.remote_work_left().is_empty(),
+        "{:?}",
+        lab.remote_work_left()
+    );
+    assert!(lab.ssh_clients().is_empty(), "{:?}", lab.ssh_clients());
+}
+
+#[test]
+#[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
+fn a_failing_remote_build_fails_its_cells_with_the_hosts_stderr() {
+    let lab = Lab::new();
+    let subjects = lab.remote_subjects(Some("echo remote build broke on purpose >&2; exit 7"));
+    let o = lab.remote_run(&subjects).output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let r = results(&lab);
+    let cell = &r["cells"][0];
+    assert_eq!(cell["status"], "failed", "{cell}");
+    let reason = cell["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("root@10.231.0.2: building remote-tiny failed")
+            && reason.contains("remote build broke on purpose")
+            && !reason.contains('\n'),
+        "{reason}"
+    );
+    assert_eq!(cell["placement"]["server_host"], "root@10.231.0.2");
+    assert!(lab.namespace_empty(1), "{:?}", lab.processes_in(1));
+    assert!(
+        lab.remote_work_left().is_empty(),
+        "{:?}",
+        lab.remote_work_left()
+    );
+}
+
+#[test]
+#[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
+fn ctrl_c_stops_and_cleans_the_server_host() {
+    let lab = Lab::new();
+    let subjects = lab.remote_subjects(None);
+    let child = lab
+        .remote_run(&subjects)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !lab
+        .processes_in(1)
+        .iter()
+        .any(|(_, cmd)| cmd.contains("tiny-bin/server.py"))
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the server never ran in the host's namespace"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(130), "{}", text(&o));
+    assert!(
+        lab.namespace_empty(1),
+        "left in the host: {:?}",
+        lab.processes_in(1)
+    );
+    assert!(
+        lab.remote_work_left().is_empty(),
+        "{:?}",
+        lab.remote_work_left()
+    );
+    assert!(lab.ssh_clients().is_empty(), "{:?}", lab.ssh_clients());
+}
+
+#[test]
+#[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
+fn a_killed_restbench_still_stops_the_remote_server() {
+    let lab = Lab::new();
+    let subjects = lab.remote_subjects(None);
+    let mut child = lab
+        .remote_run(&subjects)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !lab
+        .processes_in(1)
+        .iter()
+        .any(|(_, cmd)| cmd.contains("tiny-bin/server.py"))
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "the server never ran in the host's namespace"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // SIGKILL: no handler runs; the ssh client dies with restbench, the session ends, and the
+    // agent there stops the subject on its own.
+    // (The ssh master's session there lingers until its ControlPersist ends: a connection,
+    // not a process of the run.)
+    child.kill().unwrap();
+    let _ = child.wait();
+    let ours = || {
+        lab.processes_in(1)
+            .into_iter()
+            .filter(|(_, cmd)| !cmd.starts_with("sshd: "))
+            .collect::<Vec<_>>()
+    };
+    let start = Instant::now();
+    while !ours().is_empty() && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(ours().is_empty(), "left in the host: {:?}", ours());
+}
+
+#[test]
+#[ignore = "slow: network namespaces, sshd and PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
+fn db_start_on_another_host_prints_a_url_reachable_from_here() {
+    use std::io::BufRead;
+    let lab = Lab::new();
+    let mut child = lab
+        .restbench(&["db", "start", "--host", "root@10.231.0.2"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut url = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    let url = url.trim().to_string();
+    assert!(
+        url.starts_with("postgres://") && url.contains("@10.231.0.2:"),
+        "{url:?}"
+    );
+    // The cluster runs in g1; the client connects from the server namespace, as restbench's
+    // subjects would.
+    assert!(
+        lab.processes_in(1)
+            .iter()
+            .any(|(_, cmd)| cmd.contains("postgres")),
+        "{:?}",
+        lab.processes_in(1)
+    );
+    let ns = std::fs::File::open(format!("/run/netns/{}", lab.names[0])).unwrap();
+    let rows = std::thread::spawn(move || {
+        nix::sched::setns(ns.as_fd(), nix::sched::CloneFlags::CLONE_NEWNET).unwrap();
+        restbench_harness::db::Database::connect(&url)
+            .and_then(|db| db.users())
+            .map(|u| u.len())
+    })
+    .join()
+    .unwrap();
+    assert_eq!(rows.unwrap(), 100, "the seeded users, read from here");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let start = Instant::now();
+    let left = || {
+        lab.processes_in(1)
+            .into_iter()
+            .filter(|(_, cmd)| !cmd.starts_with("sshd: "))
+            .collect::<Vec<_>>()
+    };
+    while !left().is_empty() && start.elapsed() < Duration::from_secs(15) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(left().is_empty(), "left in the host: {:?}", left());
+}
+
+#[test]
+#[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
+fn a_remote_server_loaded_by_a_remote_generator() {
+    let lab = Lab::new();
+    let subjects = lab.remote_subjects(None);
+    let o = lab
+        .remote_run(&subjects)
+        .args(["--loadgen-hosts", "root@10.231.0.3"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let r = results(&lab);
+    let cell = &r["cells"][0];
+    assert_eq!(cell["status"], "ok", "{cell}");
+    assert_eq!(cell["placement"]["server_host"], "root@10.231.0.2");
+    assert_eq!(cell["generators"][0]["generator"], "root@10.231.0.3");
+    assert!(cell["server"]["cpu_us_per_req"].as_f64().unwrap() > 0.0);
+    assert!(lab.namespace_empty(1), "{:?}", lab.processes_in(1));
+    assert!(lab.namespace_empty(2), "{:?}", lab.processes_in(2));
+    assert!(lab.remote_work_left().is_empty());
+}
+
+#[test]
+#[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
+fn a_kept_server_cache_skips_the_second_build() {
+    let lab = Lab::new();
+    let subjects = lab.remote_subjects(None);
+    let mut stderrs = Vec::new();
+    for _ in 0..2 {
+        let o = lab
+            .remote_run(&subjects)
+            .arg("--server-cache")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        stderrs.push(String::from_utf8_lossy(&o.stderr).into_owned());
+    }
+    assert!(stderrs[0].contains("built remote-tiny"), "{}", stderrs[0]);
+    assert!(!stderrs[1].contains("built remote-tiny"), "{}", stderrs[1]);
+    // The run folders went; the cache stayed.
+    let left = lab.remote_work_left();
+    assert_eq!(left, vec![lab.dir.path().join("work").join("cache")]);
+    assert!(lab.namespace_empty(1), "{:?}", lab.processes_in(1));
+}

@@ -1,6 +1,7 @@
 //! Throwaway PostgreSQL clusters: initdb into a folder, the server on a free loopback port in its
 //! own process group, stopped and removed when dropped or when restbench ends.
 
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -39,6 +40,9 @@ pub struct Cluster {
     janitor: Option<ManagedChild>,
     /// The CPUs the server is pinned to (every CPU when `None`).
     cpus: Option<Vec<usize>>,
+    /// An address it listens on beside 127.0.0.1 (`db start --listen`), for servers on other
+    /// hosts; the URL then names it.
+    listen: Option<IpAddr>,
 }
 
 /// Where the server binaries are (`initdb`, `postgres`, `pg_ctl`).
@@ -110,6 +114,31 @@ fn make_keep_folder(dir: &Path) -> Result<PathBuf, HarnessError> {
     Ok(dir.to_path_buf())
 }
 
+/// The pg_hba.conf line that lets clients on the server's own subnets in with the password.
+const SAMENET_LINE: &str = "host all all samenet scram-sha-256";
+
+/// Adds [`SAMENET_LINE`] to a cluster's pg_hba.conf once.
+fn allow_samenet(hba: &Path) -> Result<(), HarnessError> {
+    let text = std::fs::read_to_string(hba)
+        .map_err(|e| HarnessError::io(format!("cannot read {}", hba.display()), e))?;
+    if text.lines().any(|l| l.trim() == SAMENET_LINE) {
+        return Ok(());
+    }
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    // The folder may belong to postgres: root never writes through a link planted there.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(hba)
+        .map_err(|e| HarnessError::io(format!("cannot open {}", hba.display()), e))?;
+    writeln!(
+        f,
+        "\n# restbench db start --listen: servers on other hosts\n{SAMENET_LINE}"
+    )
+    .map_err(|e| HarnessError::io(format!("cannot write {}", hba.display()), e))
+}
+
 impl Cluster {
     /// Starts a cluster; `keep`: a folder to create it in and leave behind.
     pub fn start(keep: Option<&Path>, log_dir: &Path) -> Result<Self, HarnessError> {
@@ -122,6 +151,18 @@ impl Cluster {
         keep: Option<&Path>,
         log_dir: &Path,
         cpus: Option<Vec<usize>>,
+    ) -> Result<Self, HarnessError> {
+        Self::start_listening(keep, log_dir, cpus, None)
+    }
+
+    /// [`Cluster::start_on`], listening on `listen` too when given (for servers on other hosts:
+    /// `restbench db start --host`). Clients on the server's own subnets may then connect with
+    /// the password (a `samenet` line in pg_hba.conf); the URL names `listen`.
+    pub fn start_listening(
+        keep: Option<&Path>,
+        log_dir: &Path,
+        cpus: Option<Vec<usize>>,
+        listen: Option<IpAddr>,
     ) -> Result<Self, HarnessError> {
         if let Some(dir) = keep {
             check_keep_folder(dir)?;
@@ -161,6 +202,7 @@ impl Cluster {
             server: None,
             janitor: None,
             cpus,
+            listen,
         };
         if !kept {
             // Idle until restbench stops it or ends; its guard then removes the folder.
@@ -206,9 +248,17 @@ impl Cluster {
                 )));
             }
         }
+        if listen.is_some() {
+            allow_samenet(&cluster.data_dir.join("pg_hba.conf"))?;
+        }
         cluster.port = crate::process::free_port()?;
+        let host = match listen {
+            Some(IpAddr::V6(a)) => format!("[{a}]"),
+            Some(a) => a.to_string(),
+            None => "127.0.0.1".into(),
+        };
         cluster.url = format!(
-            "postgres://{USER}:{PASSWORD}@127.0.0.1:{}/{DBNAME}",
+            "postgres://{USER}:{PASSWORD}@{host}:{}/{DBNAME}",
             cluster.port
         );
         let admin = cluster.spawn_server()?;
@@ -231,8 +281,12 @@ impl Cluster {
     /// `postgres` database once it accepts connections (30 s at most).
     fn spawn_server(&mut self) -> Result<Database, HarnessError> {
         let port = self.port;
+        let listen = match self.listen {
+            Some(a) => format!("-c listen_addresses=127.0.0.1,{a}"),
+            None => "-c listen_addresses=127.0.0.1".into(),
+        };
         let conf = [
-            "-c listen_addresses=127.0.0.1",
+            listen.as_str(),
             "-c max_connections=300",
             "-c shared_buffers=128MB",
             "-c fsync=off",

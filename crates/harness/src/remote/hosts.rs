@@ -97,6 +97,16 @@ impl fmt::Display for SshHost {
     }
 }
 
+/// The first address `host` (a name or an address) resolves to here: where the load goes when
+/// a server or database runs on that ssh host.
+pub fn resolve_address(host: &str) -> Option<std::net::IpAddr> {
+    use std::net::ToSocketAddrs;
+    if let Ok(ip) = host.parse() {
+        return Some(ip);
+    }
+    (host, 0).to_socket_addrs().ok()?.next().map(|a| a.ip())
+}
+
 /// `a,b,c` or `@FILE`; at least one host, none twice.
 pub fn parse_hosts(spec: &str) -> Result<Vec<SshHost>, RemoteError> {
     let text = match spec.strip_prefix('@') {
@@ -144,6 +154,16 @@ mod tests {
         for bad in ["", "@h", "h:0", "h:x", "-oProxyCommand=x", "a b", "[::1"] {
             assert!(SshHost::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn addresses_resolve_or_parse() {
+        assert_eq!(
+            resolve_address("10.0.0.7"),
+            Some("10.0.0.7".parse().unwrap())
+        );
+        assert_eq!(resolve_address("fd00::2"), Some("fd00::2".parse().unwrap()));
+        assert!(resolve_address("localhost").is_some());
     }
 
     #[test]

@@ -148,11 +148,37 @@ impl Connection {
         c
     }
 
+    /// The same command as one line for a local `/bin/sh` (how a [`crate::process::ManagedChild`]
+    /// starts it): every word quoted.
+    pub fn shell_line(&self, remote: &str) -> String {
+        let c = self.command(remote);
+        std::iter::once(c.get_program())
+            .chain(c.get_args())
+            .map(|w| quote(&w.to_string_lossy()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// Where binaries go on this host (`RESTBENCH_REMOTE_DIR`).
+    pub fn remote_dir(&self) -> &str {
+        &self.opts.remote_dir
+    }
+
     /// Runs a short remote command; its stdout, or an error with its stderr.
     pub fn run(&self, what: &str, remote: &str) -> Result<String, RemoteError> {
+        self.run_with_input(what, remote, Stdio::null())
+    }
+
+    /// [`Connection::run`] with `input` as the remote command's stdin.
+    pub fn run_with_input(
+        &self,
+        what: &str,
+        remote: &str,
+        input: Stdio,
+    ) -> Result<String, RemoteError> {
         let out = self
             .command(remote)
-            .stdin(Stdio::null())
+            .stdin(input)
             .output()
             .map_err(|e| RemoteError::io("cannot run ssh", e))?;
         if !out.status.success() {

@@ -28,6 +28,7 @@ pub fn scenario_limit(
         enforcement: String::new(),
         db_cpus: Vec::new(),
         database: String::new(),
+        server_host: String::new(),
     };
     match scenario {
         Scenario::SingleThread => {

@@ -218,6 +218,9 @@ pub(crate) fn measured_load(
     stop: &AtomicBool,
     observer: &dyn Observer,
 ) -> Result<Option<(LoadOutcome, ServerSample, Vec<ShardSummary>)>, HarnessError> {
+    if let Some(remote) = &server.remote {
+        return remote_measured_load(spec, remote, plan, stop, observer);
+    }
     let pgid = server.child.pgid();
     let cgroup_cpu = || server.cgroup.as_ref().and_then(|c| c.cpu_usage());
     let before = (group_usage(pgid).cpu, cgroup_cpu());
@@ -231,6 +234,46 @@ pub(crate) fn measured_load(
     let (cpu, cpu_source) = match (before.1, after.1) {
         (Some(b), Some(a)) => (a.saturating_sub(b), UsageSource::Cgroup),
         _ => (proc_cpu, UsageSource::Proc),
+    };
+    Ok(Some((
+        outcome,
+        ServerSample {
+            cpu,
+            cpu_source,
+            proc_cpu,
+            memory,
+        },
+        hosts,
+    )))
+}
+
+/// [`measured_load`] against a subject on the `--server-host`: its CPU and memory read there at
+/// the start and the end of the load (the cgroup's CPU when it has one, else /proc's; memory is
+/// the two readings' peak and mean).
+fn remote_measured_load(
+    spec: &LoadSpec,
+    remote: &super::remote_server::RemoteProcess,
+    plan: &RunPlan,
+    stop: &AtomicBool,
+    observer: &dyn Observer,
+) -> Result<Option<(LoadOutcome, ServerSample, Vec<ShardSummary>)>, HarnessError> {
+    let before = remote.sample()?;
+    let Some((outcome, hosts)) = load_once(plan, spec, stop, observer)? else {
+        return Ok(None);
+    };
+    let after = remote.sample()?;
+    let us = |a: u64, b: u64| Duration::from_micros(a.saturating_sub(b));
+    let proc_cpu = us(after.proc_cpu_us, before.proc_cpu_us);
+    let (cpu, cpu_source) = match (before.cgroup_cpu_us, after.cgroup_cpu_us) {
+        (Some(b), Some(a)) => (us(a, b), UsageSource::Cgroup),
+        _ => (proc_cpu, UsageSource::Proc),
+    };
+    let both = |a: Option<u64>, b: Option<u64>| a.zip(b);
+    let memory = MemoryStats {
+        rss_peak: before.rss_bytes.max(after.rss_bytes),
+        rss_mean: (before.rss_bytes + after.rss_bytes) / 2,
+        cgroup_peak: both(before.cgroup_memory, after.cgroup_memory).map(|(a, b)| a.max(b)),
+        cgroup_mean: both(before.cgroup_memory, after.cgroup_memory).map(|(a, b)| (a + b) / 2),
     };
     Ok(Some((
         outcome,

@@ -6,11 +6,13 @@
 //! [`limits`] (what a scenario allows), [`measure`] (warm-up and repeats), [`verdict`] (figures
 //! and flags); this module is the loop over them.
 
+pub mod agent;
 pub mod calibrate;
 pub mod limits;
 pub mod measure;
 pub mod open_loop;
 pub mod plan;
+pub mod remote_server;
 pub mod start;
 pub mod verdict;
 
@@ -143,12 +145,31 @@ pub fn run(
             }
             Ok(write_results(&plan.out_dir, results)?)
         };
-        if let Some(reason) = subject.unavailable_reason() {
+        // A subject served elsewhere needs its toolchain there: its build step says so.
+        if let Some(reason) = subject
+            .unavailable_reason()
+            .filter(|_| plan.server_host.is_none())
+        {
             fail_all(&mut results, CellStatus::Skipped, &reason, &entry.scenarios)?;
             continue;
         }
         observer.step(&subject.id, None, None, "building");
-        match prepare::prepare(subject, &plan.cache) {
+        let prepared = match &plan.server_host {
+            Some(host) => host
+                .prepare(subject)
+                .map(|built| match built {
+                    Some(seconds) => Prepared::Built { seconds },
+                    None => Prepared::Cached,
+                })
+                .map_err(HarnessError::from),
+            None => prepare::prepare(subject, &plan.cache),
+        };
+        // The copied folder there goes when the subject is done, however it ends.
+        let _copied = plan
+            .server_host
+            .as_ref()
+            .map(|h| RemovesSubject(h, &subject.id));
+        match prepared {
             Ok(Prepared::Built { seconds }) => {
                 observer.note(&format!("built {} in {seconds:.0}s", subject.id))
             }
@@ -184,6 +205,7 @@ pub fn run(
                 database_url: plan.database_url.as_deref(),
                 db_pool_total: plan.db_pool_total,
                 address: plan.server_address,
+                remote: plan.server_host.as_ref(),
             };
             let started = start_subject(subject, scenario, &options, None);
             let mut server = match started {
@@ -337,10 +359,23 @@ pub fn run(
 }
 
 /// States in the cell where the run's database ran (every cell: PostgreSQL took CPU from
-/// whichever side it shared, users workload or not).
+/// whichever side it shared, users workload or not), and the server's host when it ran on
+/// another one (failed cells too).
 fn record_database(plan: &RunPlan, cell: &mut Cell) {
     cell.placement.db_cpus = plan.db_cpus.iter().map(|&c| c as u32).collect();
     cell.placement.database = plan.database.clone();
+    if let Some(host) = &plan.server_host {
+        cell.placement.server_host = host.name();
+    }
+}
+
+/// Removes a subject's copied folder on the server host when dropped.
+struct RemovesSubject<'a>(&'a std::sync::Arc<remote_server::ServerHost>, &'a str);
+
+impl Drop for RemovesSubject<'_> {
+    fn drop(&mut self) {
+        self.0.remove_subject(self.1);
+    }
 }
 
 /// A step's name, with the protocol when it is not the default (`verifying h2c`).

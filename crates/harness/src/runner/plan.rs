@@ -174,6 +174,9 @@ pub struct RunPlan {
     /// The address servers bind and are loaded at (default 127.0.0.1); remote generators need
     /// one they reach.
     pub server_address: Option<IpAddr>,
+    /// The host that serves the subjects (`--server-host`): each is copied, built, started,
+    /// sampled and stopped there; `server_address` is then that host's.
+    pub server_host: Option<std::sync::Arc<super::remote_server::ServerHost>>,
 }
 
 impl RunPlan {

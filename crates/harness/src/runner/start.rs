@@ -4,11 +4,13 @@
 use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use restbench_model::{CellPlacement, Scenario, Workload};
 
 use super::limits::scenario_limit;
+use super::remote_server::{RemoteProcess, ServerHost};
 use crate::HarnessError;
 use crate::cgroup::{Backend, ServerCgroup};
 use crate::placement::Placement;
@@ -24,6 +26,9 @@ pub struct RunningSubject {
     pub settings: BTreeMap<String, String>,
     pub ready_after: Duration,
     pub limit: CellPlacement,
+    /// With `--server-host`: the subject runs there (`child` is the local ssh client of its
+    /// agent); dropped after `child`, it makes sure nothing is left there.
+    pub remote: Option<RemoteProcess>,
 }
 
 /// Where and under which limits subjects start.
@@ -37,6 +42,8 @@ pub struct StartOptions<'a> {
     pub db_pool_total: u32,
     /// The address the server binds (`HOST`) and is loaded at; 127.0.0.1 when `None`.
     pub address: Option<IpAddr>,
+    /// With `--server-host`: subjects start on that host instead (prepared there first).
+    pub remote: Option<&'a Arc<ServerHost>>,
 }
 
 /// Starts a subject for one scenario on `port` (a free one when `None`) under
@@ -47,6 +54,9 @@ pub fn start_subject(
     options: &StartOptions,
     port: Option<u16>,
 ) -> Result<RunningSubject, HarnessError> {
+    if let Some(host) = options.remote {
+        return start_remote(host, subject, scenario, options);
+    }
     let port = match port {
         Some(p) => p,
         None => process::free_port()?,
@@ -122,6 +132,7 @@ pub fn start_subject(
             settings: shown,
             ready_after,
             limit,
+            remote: None,
         }),
         Err(exit) => Err(HarnessError::NotReady {
             subject: subject.id.clone(),
@@ -131,6 +142,39 @@ pub fn start_subject(
             tail: child.log_tail(12),
         }),
     }
+}
+
+/// Starts the subject on the `--server-host` (prepared there already): its agent's ssh client is
+/// the child, its log holds what the agent wrote, and the limit is the host's.
+fn start_remote(
+    host: &Arc<ServerHost>,
+    subject: &Subject,
+    scenario: Scenario,
+    options: &StartOptions,
+) -> Result<RunningSubject, HarnessError> {
+    let log = options
+        .cache
+        .join("logs")
+        .join(format!("{}-{scenario}-remote.log", subject.id));
+    let (child, process) = host.start(
+        subject,
+        scenario,
+        options.database_url,
+        options.db_pool_total,
+        log,
+    )?;
+    let ready = &process.ready;
+    let mut limit = ready.limit.clone();
+    limit.server_host = process.host_name();
+    Ok(RunningSubject {
+        child,
+        cgroup: None,
+        addr: host.socket(ready.port),
+        settings: ready.settings.clone(),
+        ready_after: Duration::from_millis(ready.ready_after_ms),
+        limit,
+        remote: Some(process),
+    })
 }
 
 /// Stops `server` and starts the subject again in a fresh process and cgroup, on a fresh port
@@ -145,6 +189,7 @@ pub fn restart_subject(
     server.child.stop(Duration::from_secs(5));
     // The old cgroup is removed before the new one is made.
     server.cgroup = None;
+    server.remote = None;
     *server = start_subject(subject, scenario, options, None)?;
     Ok(())
 }

@@ -7,26 +7,42 @@ use std::time::Duration;
 use restbench_harness::db::Cluster;
 use restbench_harness::process::private_temp_dir;
 
-use crate::cli::DbStartArgs;
+use anyhow::Context;
+
+use crate::cli::{BadArgument, DbStartArgs};
 use crate::signals;
 
 pub fn start(args: DbStartArgs) -> anyhow::Result<ExitCode> {
     let stop = signals::stop_flag()?;
+    if let Some(host) = &args.host {
+        return start_remote(host, &args, &stop);
+    }
+    if args.exit_with_stdin {
+        // The session that started this cluster over ssh ended: stop as Ctrl-C would.
+        let flag = stop.clone();
+        std::thread::spawn(move || {
+            let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+            flag.store(true, Ordering::Relaxed);
+        });
+    }
     // PostgreSQL's log goes into a fresh folder only restbench can enter: a fixed path in the
     // shared temporary folder let anyone plant symlinks there for root to write through.
     let logs = private_temp_dir("restbench-logs-")?;
-    let mut cluster = match Cluster::start(args.keep.as_deref(), logs.path()) {
-        Ok(cluster) => cluster,
-        Err(e) => {
-            if std::fs::read_dir(logs.path()).is_ok_and(|mut d| d.next().is_some()) {
-                eprintln!("PostgreSQL's log is kept in {}", logs.keep().display());
+    let mut cluster =
+        match Cluster::start_listening(args.keep.as_deref(), logs.path(), None, args.listen) {
+            Ok(cluster) => cluster,
+            Err(e) => {
+                if std::fs::read_dir(logs.path()).is_ok_and(|mut d| d.next().is_some()) {
+                    eprintln!("PostgreSQL's log is kept in {}", logs.keep().display());
+                }
+                return Err(e.into());
             }
-            return Err(e.into());
-        }
-    };
+        };
     println!("{}", cluster.url);
     eprintln!(
-        "PostgreSQL on 127.0.0.1:{} ({}); Ctrl-C stops it{}",
+        "PostgreSQL on {}:{} ({}); Ctrl-C stops it{}",
+        args.listen
+            .map_or_else(|| "127.0.0.1".to_string(), |a| format!("127.0.0.1 and {a}")),
         cluster.port,
         cluster.data_dir.display(),
         if args.keep.is_some() {
@@ -41,4 +57,113 @@ pub fn start(args: DbStartArgs) -> anyhow::Result<ExitCode> {
     cluster.stop();
     eprintln!("stopped");
     Ok(ExitCode::SUCCESS)
+}
+
+/// `db start --host`: the same command run there over ssh, with restbench copied by hash; its
+/// URL printed here; Ctrl-C (or the cluster ending there) stops it and removes it there.
+fn start_remote(
+    host: &str,
+    args: &DbStartArgs,
+    stop: &std::sync::atomic::AtomicBool,
+) -> anyhow::Result<ExitCode> {
+    use std::io::BufRead;
+    use std::os::unix::process::CommandExt;
+    use std::process::Stdio;
+
+    use restbench_harness::remote::SshHost;
+    use restbench_harness::remote::hosts::resolve_address;
+    use restbench_harness::remote::ssh::{Connection, SshOptions, file_hash, quote};
+
+    let host = SshHost::parse(host).map_err(|e| BadArgument(format!("--host: {e}")))?;
+    let listen = match args.listen.or_else(|| resolve_address(&host.host)) {
+        Some(a) => a,
+        None => {
+            return Err(BadArgument(format!(
+                "--host {host}: cannot resolve {} here; give --listen ADDR (the host's address \
+                 this machine reaches)",
+                host.host
+            ))
+            .into());
+        }
+    };
+    let exe = std::env::current_exe().context("cannot find restbench's own binary to copy")?;
+    let conn = Connection::open(host, std::sync::Arc::new(SshOptions::from_env()?))?;
+    let (bin, copied) = conn.ensure_binary(&exe, &file_hash(&exe)?)?;
+    if copied {
+        eprintln!("copied restbench to {}:{bin}", conn.host);
+    }
+    let mut remote = format!(
+        "exec {} db start --listen {listen} --exit-with-stdin",
+        quote(&bin)
+    );
+    if let Some(keep) = &args.keep {
+        remote.push_str(&format!(" --keep {}", quote(&keep.display().to_string())));
+    }
+    // Its own process group: Ctrl-C reaches restbench, which ends the session itself.
+    let mut child = conn
+        .command(&remote)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .context("cannot run ssh")?;
+    let name = conn.host.to_string();
+    let stderr = child.stderr.take().map(|err| {
+        std::thread::spawn(move || {
+            let mut last = Vec::new();
+            for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+                eprintln!("{name}: {line}");
+                last.push(line);
+            }
+            last
+        })
+    });
+    let mut url = String::new();
+    if let Some(out) = child.stdout.take() {
+        let _ = std::io::BufReader::new(out).read_line(&mut url);
+    }
+    let url = url.trim().to_string();
+    if url.is_empty() {
+        drop(child.stdin.take());
+        let _ = child.wait();
+        let last = stderr
+            .and_then(|h| h.join().ok())
+            .and_then(|l| l.into_iter().rev().find(|l| !l.trim().is_empty()))
+            .unwrap_or_else(|| "it printed no URL".into());
+        anyhow::bail!("{}: starting PostgreSQL failed: {last}", conn.host);
+    }
+    println!("{url}");
+    eprintln!(
+        "PostgreSQL on {} (DATABASE_URL above); Ctrl-C stops it and removes it there",
+        conn.host
+    );
+    let ended = loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            break Some(status);
+        }
+        if stop.load(Ordering::Relaxed) {
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    drop(child.stdin.take());
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while matches!(child.try_wait(), Ok(None)) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    if let Some(h) = stderr {
+        let _ = h.join();
+    }
+    match ended {
+        Some(status) if !status.success() => {
+            anyhow::bail!("{}: PostgreSQL ended ({status})", conn.host)
+        }
+        _ => {
+            eprintln!("stopped");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
 }

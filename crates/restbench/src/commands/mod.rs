@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+mod agent;
 mod bench;
 mod compare;
 mod completions;
@@ -54,6 +55,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Merge(args) => merge::run(args),
         Command::K8s(K8sCommand::Load(args)) => k8s::load(*args),
         Command::K8s(K8sCommand::Collect(args)) => k8s::collect(args),
+        Command::RemoteAgent(command) => agent::run(command),
     }
 }
 

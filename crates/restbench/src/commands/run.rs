@@ -70,8 +70,8 @@ pub(crate) fn measure(
     let protocols = parse_protocols(&args.protocols)?;
     let (mut placement, backend) = machine(args.loadgen_cpus.as_deref(), args.no_cgroups)?;
     let remote = super::remote::for_run(&args.remote, args.loadgen_cpus.as_deref())?;
-    if let Some((_, _, p)) = &remote {
-        placement = p.clone();
+    if let Some(r) = &remote {
+        placement = r.placement.clone();
     }
     let (duration, repeats, warmup) = if args.quick {
         (Duration::from_secs(2), 1, Duration::from_secs(1))
@@ -123,6 +123,11 @@ pub(crate) fn measure(
     )?;
     placement = placed.placement;
     let provision = placed.provision;
+    if let Some(server) = remote.as_ref().and_then(|r| r.server.as_deref())
+        && needs_db
+    {
+        super::remote::warn_loopback_database(server, provision.url.as_deref());
+    }
     let progress = TerminalProgress::new(total);
     if provision.cluster.is_some() {
         progress.note("started PostgreSQL for the users workload");
@@ -134,11 +139,12 @@ pub(crate) fn measure(
         backend.kind.name()
     ));
     // The ceiling is a local generator's: remote ones are not calibrated.
-    let loadgen_ceiling_rps = if args.no_calibrate || remote.is_some() {
-        None
-    } else {
-        calibrate(&placement, &shape, args.quick, &stop, &progress)
-    };
+    let loadgen_ceiling_rps =
+        if args.no_calibrate || remote.as_ref().is_some_and(|r| r.generators.is_some()) {
+            None
+        } else {
+            calibrate(&placement, &shape, args.quick, &stop, &progress)
+        };
     let quick_note = args
         .quick
         .then(|| "A --quick pass: one short repeat per cell, for a first look only.".to_string());
@@ -166,12 +172,13 @@ pub(crate) fn measure(
         db_pool_total: args.db_pool,
         note: join_notes(
             join_notes(what.note, quick_note),
-            remote.as_ref().map(|(g, _, _)| super::remote::note(g)),
+            remote.as_ref().map(|r| r.note.clone()),
         ),
         study: None,
         open_loop,
-        server_address: remote.as_ref().map(|(_, a, _)| *a),
-        remote: remote.map(|(g, _, _)| g),
+        server_address: remote.as_ref().map(|r| r.address),
+        server_host: remote.as_ref().and_then(|r| r.server.clone()),
+        remote: remote.and_then(|r| r.generators),
     };
     let result = runner::run(&plan, &stop, &progress);
     progress.finish();

@@ -59,6 +59,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         database_url: provision.url.as_deref(),
         db_pool_total: args.db_pool,
         address: None,
+        remote: None,
     };
     let mut running = start_subject(s, scenario, &options, args.port)?;
     println!("http://{}", running.addr);

@@ -46,8 +46,8 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
     let cache = restbench_harness::prepare::cache_dir(&root);
     let (mut placement, backend) = machine(args.loadgen_cpus.as_deref(), args.no_cgroups)?;
     let remote = super::remote::for_run(&args.remote, args.loadgen_cpus.as_deref())?;
-    if let Some((_, _, p)) = &remote {
-        placement = p.clone();
+    if let Some(r) = &remote {
+        placement = r.placement.clone();
     }
     let base_out = args.out.clone().unwrap_or_else(|| {
         super::results_folder().join(format!("study-{}-{}", args.study, utc_stamp()))
@@ -117,11 +117,12 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             db_cpus: Vec::new(),
             database: String::new(),
             db_pool_total: 100,
-            note: remote.as_ref().map(|(g, _, _)| super::remote::note(g)),
+            note: remote.as_ref().map(|r| r.note.clone()),
             study: study_info(id, length, &shortening, &placement, repeats),
             open_loop,
-            server_address: remote.as_ref().map(|(_, a, _)| *a),
-            remote: remote.as_ref().map(|(g, _, _)| g.clone()),
+            server_address: remote.as_ref().map(|r| r.address),
+            remote: remote.as_ref().and_then(|r| r.generators.clone()),
+            server_host: remote.as_ref().and_then(|r| r.server.clone()),
         };
         let total = plan.cells();
         if total == 0 {
@@ -137,6 +138,11 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             args.db_cpus.as_deref(),
         )?;
         let provision = placed.provision;
+        if let Some(server) = remote.as_ref().and_then(|r| r.server.as_deref())
+            && needs_db
+        {
+            super::remote::warn_loopback_database(server, provision.url.as_deref());
+        }
         if placed.placement != plan.placement {
             plan.study = study_info(id, length, &shortening, &placed.placement, repeats);
         }
@@ -152,7 +158,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             out_dir.display()
         ));
         plan.database_url = provision.url.clone();
-        plan.loadgen_ceiling_rps = if remote.is_some() {
+        plan.loadgen_ceiling_rps = if remote.as_ref().is_some_and(|r| r.generators.is_some()) {
             None
         } else {
             calibrate(

@@ -1,0 +1,54 @@
+//! `restbench remote-agent`: the other end of `--server-host`, run there over ssh
+//! (`restbench_harness::runner::agent` does the work).
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use restbench_harness::cgroup::CgroupFiles;
+use restbench_harness::runner::agent::{self, ServeArgs};
+use restbench_model::Scenario;
+
+use crate::cli::AgentCommand;
+
+pub fn run(command: AgentCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        AgentCommand::Build { dir, cache } => agent::build(&dir, &cache)?,
+        AgentCommand::Serve {
+            dir,
+            cache,
+            scenario,
+            address,
+            db_pool,
+            database_url_file,
+        } => {
+            let scenario = Scenario::parse(&scenario)
+                .with_context(|| format!("unknown scenario {scenario:?}"))?;
+            let database_url = match database_url_file {
+                Some(f) => Some(
+                    std::fs::read_to_string(&f)
+                        .with_context(|| format!("cannot read {}", f.display()))?
+                        .trim()
+                        .to_string(),
+                ),
+                None => None,
+            };
+            agent::serve(&ServeArgs {
+                dir: &dir,
+                cache: &cache,
+                scenario,
+                address,
+                database_url,
+                db_pool_total: db_pool,
+            })?;
+        }
+        AgentCommand::Sample { pgid, cgroup } => {
+            let cgroup: Option<CgroupFiles> = match cgroup {
+                Some(json) => Some(serde_json::from_str(&json).context("--cgroup")?),
+                None => None,
+            };
+            let sample = agent::sample(pgid, cgroup.as_ref());
+            println!("{}", serde_json::to_string(&sample)?);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
