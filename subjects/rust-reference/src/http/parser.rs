@@ -161,9 +161,10 @@ impl Parser {
         self.head.as_ref()
     }
 
-    /// The decoded body of the complete request.
-    pub fn body(&self) -> &[u8] {
-        &self.body
+    /// The decoded body of the complete request, writable: the JSON parser decodes strings in
+    /// place.
+    pub fn body_mut(&mut self) -> &mut [u8] {
+        &mut self.body
     }
 
     /// True while a head has been parsed and its body is still expected.
@@ -382,7 +383,7 @@ mod tests {
                 if !parsed.complete {
                     break;
                 }
-                requests.push((*parser.head().unwrap(), parser.body().to_vec()));
+                requests.push((*parser.head().unwrap(), parser.body_mut().to_vec()));
             }
         }
         Ok(requests)
