@@ -128,7 +128,7 @@ impl Slot {
 async fn write_users(session: &Session, out: &mut Vec<u8>) -> Result<(), Unavailable> {
     let no_params: [&(dyn ToSql + Sync); 0] = [];
     let mut rows = pin!(session.client.query_raw(&session.users, no_params).await?);
-    let mut address = String::new();
+    let mut address = Vec::new();
     let mut first = true;
     out.push(b'[');
     while let Some(row) = rows.try_next().await? {
@@ -136,7 +136,7 @@ async fn write_users(session: &Session, out: &mut Vec<u8>) -> Result<(), Unavail
             out.push(b',');
         }
         let user = user(&row, &mut address)?;
-        serde_json::to_writer(&mut *out, &user).map_err(|_| Unavailable)?;
+        sonic_rs::to_writer(&mut *out, &user).map_err(|_| Unavailable)?;
     }
     out.push(b']');
     Ok(())
@@ -153,9 +153,8 @@ async fn connect(config: &tokio_postgres::Config) -> Result<Session, tokio_postg
     Ok(Session { client, users })
 }
 
-fn user<'r>(row: &'r Row, address: &'r mut String) -> Result<User<'r>, tokio_postgres::Error> {
-    caesar_into(row.try_get(4)?, address);
-    let address: &'r str = address;
+fn user<'r>(row: &'r Row, address: &'r mut Vec<u8>) -> Result<User<'r>, tokio_postgres::Error> {
+    let address = caesar_into(row.try_get(4)?, address);
     Ok(User {
         id: row.try_get(0)?,
         username: row.try_get(1)?,
