@@ -192,9 +192,10 @@ fn an_equal_load_step_records_achieved_against_target_and_a_rate_not_held() {
     });
     // No SLO: an equal-load point is judged on the rate it held.
     let mut s = spec(&server, &[]);
-    s.step_duration = Duration::from_millis(600);
-    let easy = at(&s, 100.0);
-    assert_eq!(easy.target_rps, 100.0);
+    // A tenth of the server's capacity over a whole second: held even on a busy machine.
+    s.step_duration = Duration::from_secs(1);
+    let easy = at(&s, 50.0);
+    assert_eq!(easy.target_rps, 50.0);
     assert!(easy.achieved_rps > 0.0 && easy.requests > 0);
     assert!(easy.pass, "{easy:?}");
     let too_much = at(&s, 2_000.0);
