@@ -90,7 +90,10 @@ fn passes_over_h1_and_h2c(id: &str) {
     let subject = subject::select(subject::discover(&root).unwrap(), &[id.into()])
         .unwrap()
         .remove(0);
-    assert!(subject.protocols.contains(&Protocol::H2c), "{id} declares h2c");
+    assert!(
+        subject.protocols.contains(&Protocol::H2c),
+        "{id} declares h2c"
+    );
     if let Some(reason) = subject.unavailable_reason() {
         eprintln!("skipped: {reason}");
         return;
