@@ -166,6 +166,12 @@ func main() {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    16 << 10,
 	}
+	// HTTP/1.1 and h2c (HTTP/2 with prior knowledge) on the one port, as net/http documents
+	// since Go 1.24 (golang.org/x/net/http2/h2c is deprecated in its favour): the server tells
+	// them apart by the connection preface, once per connection.
+	srv.Protocols = new(http.Protocols)
+	srv.Protocols.SetHTTP1(true)
+	srv.Protocols.SetUnencryptedHTTP2(true)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

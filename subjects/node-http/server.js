@@ -1,7 +1,10 @@
 'use strict';
 // Plain node:http server (seeds 000, 002, 003, 004). One process, or a node:cluster of
-// CLUSTER_WORKERS workers (see cluster.js).
+// CLUSTER_WORKERS workers (see cluster.js). HTTP/1.1 and h2c (HTTP/2 with prior knowledge)
+// on one port: see start().
 const http = require('node:http');
+const http2 = require('node:http2');
+const net = require('node:net');
 const common = require('./common');
 const { run } = require('./cluster');
 
@@ -92,22 +95,79 @@ function handle(req, res) {
   }
 }
 
+// The connection preface every HTTP/2 client with prior knowledge sends first (RFC 9113 §3.4).
+const PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
+const HEADERS_TIMEOUT_MS = 60000;
+
+// Node serves cleartext HTTP/2 only from its own http2.createServer, which speaks nothing else
+// (allowHTTP1 is for TLS servers, where ALPN chooses). So one net.Server accepts, reads the
+// first bytes of each connection once, puts them back (socket.unshift) and hands the socket to
+// the http2 server when they are the preface, else to the http server: both are
+// never-listening servers fed by 'connection', the way Node documents for sockets accepted
+// elsewhere. Requests then run as before: the peek costs once per connection, not per request.
+// Until then the socket is ours: a reset is dropped, a client that closes or stays silent
+// (as long as the http server's header timeout) is closed.
+function dispatch(socket, h1, h2) {
+  let seen = null;
+  const drop = () => socket.destroy();
+  const onData = (chunk) => {
+    seen = seen === null ? chunk : Buffer.concat([seen, chunk]);
+    const n = Math.min(seen.length, PREFACE.length);
+    const h2c = seen.compare(PREFACE, 0, n, 0, n) === 0;
+    if (h2c && seen.length < PREFACE.length) return; // a preface cut short: wait for the rest
+    socket.removeListener('data', onData);
+    socket.removeListener('error', drop);
+    socket.removeListener('end', drop);
+    socket.removeListener('timeout', drop);
+    socket.setTimeout(0);
+    socket.pause();
+    socket.unshift(seen);
+    if (h2c) {
+      // The http2 session reads what the socket holds itself (socket.read()), then the handle.
+      h2.emit('connection', socket);
+    } else {
+      h1.emit('connection', socket);
+      socket.resume(); // the parser gets the bytes put back, then reads the handle itself
+    }
+  };
+  socket.on('error', drop);
+  socket.on('end', drop);
+  socket.on('timeout', drop);
+  socket.setTimeout(HEADERS_TIMEOUT_MS);
+  socket.on('data', onData);
+}
+
 function start() {
   common.createPool();
   // Node 20 defaults, stated: 16 KiB header limit, 60 s header-read timeout,
   // 300 s whole-request timeout, 5 s keep-alive idle timeout.
-  const server = http.createServer({
+  const h1 = http.createServer({
     maxHeaderSize: 16384,
-    headersTimeout: 60000,
+    headersTimeout: HEADERS_TIMEOUT_MS,
     requestTimeout: 300000,
     keepAliveTimeout: 5000,
   }, handle);
+  // The same handler through http2's compatibility API (req.url, res.writeHead, …); the
+  // header limit as for HTTP/1.1, every other setting Node's default.
+  const h2 = http2.createServer({ settings: { maxHeaderListSize: 16384 } }, handle);
+  const sessions = new Set();
+  h2.on('session', (session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
+  // As http.createServer's own listener: Nagle off, half-open sockets allowed (the http server
+  // ends them itself).
+  const server = net.createServer({ allowHalfOpen: true, noDelay: true }, (socket) => dispatch(socket, h1, h2));
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen({ host: common.HOST, port: common.PORT }, () => {
+      // The http server starts its header and request timers on 'listening'; it never
+      // listens itself, so it is told when the real listener does.
+      h1.emit('listening');
       resolve(() => new Promise((done) => {
         server.close(() => done());
-        server.closeIdleConnections();
+        h1.closeIdleConnections();
+        for (const session of sessions) session.close(); // GOAWAY, after the streams in flight
       }).then(common.closePool));
     });
   });

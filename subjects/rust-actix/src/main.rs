@@ -44,8 +44,11 @@ async fn serve(config: Config) -> Result<(), String> {
     if let Some(workers) = config.workers {
         server = server.workers(workers);
     }
+    // HTTP/1.1 and h2c (HTTP/2 with prior knowledge) on the one port: actix-web's documented
+    // plaintext listener that picks the protocol by the connection preface, with the same
+    // settings as `bind`.
     let server = server
-        .bind(config.addr)
+        .bind_auto_h2c(config.addr)
         .map_err(|e| format!("bind {}: {e}", config.addr))?;
     eprintln!("rust-actix listening on http://{}", config.addr);
     // actix-web stops gracefully on SIGTERM and SIGINT by itself.

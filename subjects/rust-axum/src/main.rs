@@ -1,4 +1,6 @@
 //! restbench subject `rust-axum`: the contract as an axum `Router`, served by `axum::serve`.
+//! With axum's `http1` and `http2` features `axum::serve` answers HTTP/1.1 and h2c (HTTP/2 with
+//! prior knowledge) on the one port, telling them apart by the connection preface.
 
 mod config;
 mod db;
