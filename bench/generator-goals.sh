@@ -24,11 +24,11 @@ summary=()
 while read -r conns threads pipeline goal; do
   [ -n "$conns" ] || continue
   echo "== -c $conns -t $threads --pipeline $pipeline"
-  out=$(bench/loadgen-vs-wrk.sh "$conns" "$threads" "$SECS" "$ROUNDS" "$pipeline" | tee /dev/stderr)
+  out=$(bench/loadgen-vs-wrk.sh "$conns" "$threads" "$SECS" "$ROUNDS" "$pipeline" | tee -a /dev/stderr)
   ratio=$(awk -F': ' '/^median ratio/ {print $2}' <<<"$out")
   us=$(awk -F': ' '/^median restbench µs\/req/ {print $2}' <<<"$out")
   verdict=$(awk -v r="$ratio" -v g="$goal" 'BEGIN { print (r >= g ? "pass" : "FAIL") }')
-  summary+=("$(printf "%-24s %8s %6s %6s %12s" "-c $conns -t $threads -p $pipeline" "$ratio" "≥$goal" "$verdict" "$us")")
+  summary+=("$(printf "%-24s %8s %6s %6s %12.2f" "-c $conns -t $threads -p $pipeline" "$ratio" "≥$goal" "$verdict" "$us")")
 done <<<"$SHAPES"
 
 echo

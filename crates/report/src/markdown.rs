@@ -18,7 +18,7 @@ use crate::text::{
     comparison_heading, comparison_rows, comparison_summary, load_label, load_verdict_line,
     metric_value,
 };
-use crate::units::{bytes, micros, micros_short, ratio, thousands};
+use crate::units::{bytes, micros_short, ratio, thousands};
 use crate::vocabulary::{closed_loop_latency, markdown_flag_legend};
 
 /// The summary table, one row per cell.
@@ -116,7 +116,7 @@ pub fn open_loop_tables(cells: &[&Cell]) -> String {
                 r.rate_text(thousands),
                 r.bound_by.name(),
                 r.cpu_us_per_req.map_or("–".into(), |v| format!("{v:.1}")),
-                r.p99_us.map_or("–".into(), |v| micros(v as f64)),
+                r.p99_us.map_or("–".into(), |v| micros_short(v as f64)),
                 r.steps
             );
         }
@@ -147,8 +147,8 @@ pub fn open_loop_tables(cells: &[&Cell]) -> String {
                 },
                 r.cpu_us_per_req.map_or("–".into(), |v| format!("{v:.1}")),
                 r.cpu_cores.map_or("–".into(), |v| format!("{v:.2} cores")),
-                micros(r.p50_us as f64),
-                micros(r.p99_us as f64),
+                micros_short(r.p50_us as f64),
+                micros_short(r.p99_us as f64),
                 r.errors_percent,
                 r.rss_peak_bytes.map_or("–".into(), |v| bytes(v as f64)),
             );

@@ -222,10 +222,16 @@ pub(crate) fn measured_load(
         return remote_measured_load(spec, remote, plan, stop, observer);
     }
     let pgid = server.child.pgid();
-    let cgroup_cpu = || server.cgroup.as_ref().and_then(|c| c.cpu_usage());
-    let before = (group_usage(pgid).cpu, cgroup_cpu());
-    let sampler = MemorySampler::start(pgid, server.cgroup.as_ref().and_then(|c| c.memory()));
-    let Some((outcome, hosts)) = load_once(plan, spec, stop, observer)? else {
+    let cgroup = server.cgroup.as_ref();
+    let cgroup_cpu = move || cgroup.and_then(|c| c.cpu_usage());
+    let sampler = MemorySampler::start(pgid, cgroup.and_then(|c| c.memory()));
+    let (before, loaded) = at_measure_start(
+        spec.warmup,
+        stop,
+        || (group_usage(pgid).cpu, cgroup_cpu()),
+        || load_once(plan, spec, stop, observer),
+    );
+    let Some((outcome, hosts)) = loaded? else {
         return Ok(None);
     };
     let after = (group_usage(pgid).cpu, cgroup_cpu());
@@ -257,10 +263,16 @@ fn remote_measured_load(
     stop: &AtomicBool,
     observer: &dyn Observer,
 ) -> Result<Option<(LoadOutcome, ServerSample, Vec<ShardSummary>)>, HarnessError> {
-    let before = remote.sample()?;
-    let Some((outcome, hosts)) = load_once(plan, spec, stop, observer)? else {
+    let (before, loaded) = at_measure_start(
+        spec.warmup,
+        stop,
+        || remote.sample(),
+        || load_once(plan, spec, stop, observer),
+    );
+    let Some((outcome, hosts)) = loaded? else {
         return Ok(None);
     };
+    let before = before?;
     let after = remote.sample()?;
     let us = |a: u64, b: u64| Duration::from_micros(a.saturating_sub(b));
     let proc_cpu = us(after.proc_cpu_us, before.proc_cpu_us);
@@ -285,6 +297,39 @@ fn remote_measured_load(
         },
         hosts,
     )))
+}
+
+/// Runs `load` and takes the server's `before` reading when its measuring window opens: at the
+/// start, or once a load's own warm-up (an open-loop step's) has passed, so that the server's
+/// CPU is charged over the same interval as the answers counted. Charging the warm-up too made
+/// a one-CPU server look like 1.5 cores at a 1 s warm-up and a 2 s step.
+fn at_measure_start<B: Send, L>(
+    warmup: Duration,
+    stop: &AtomicBool,
+    before: impl FnOnce() -> B + Send,
+    load: impl FnOnce() -> L,
+) -> (B, L) {
+    if warmup.is_zero() {
+        let b = before();
+        return (b, load());
+    }
+    std::thread::scope(|scope| {
+        let started = Instant::now();
+        let reader = scope.spawn(move || {
+            // Sleeps in slices so that an interrupted load does not keep the run waiting.
+            while started.elapsed() < warmup && !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(
+                    (warmup - started.elapsed().min(warmup)).min(Duration::from_millis(50)),
+                );
+            }
+            before()
+        });
+        let loaded = load();
+        let b = reader
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (b, loaded)
+    })
 }
 
 /// One load: on the generator's CPUs here, or split over the remote generators and merged
@@ -373,5 +418,32 @@ mod tests {
         assert!(warmup_settled(10_000.0, 10_400.0));
         assert!(warmup_settled(10_000.0, 9_500.0));
         assert!(!warmup_settled(10_000.0, 8_000.0));
+    }
+
+    #[test]
+    fn the_servers_reading_is_taken_when_the_measuring_window_opens() {
+        let stop = AtomicBool::new(false);
+        let t0 = Instant::now();
+        // A load with a 150 ms warm-up: the reading waits for it, the load runs meanwhile.
+        let (read_at, load_ended) = at_measure_start(
+            Duration::from_millis(150),
+            &stop,
+            || t0.elapsed(),
+            || {
+                std::thread::sleep(Duration::from_millis(300));
+                t0.elapsed()
+            },
+        );
+        assert!(read_at >= Duration::from_millis(150), "{read_at:?}");
+        assert!(read_at < load_ended, "{read_at:?} {load_ended:?}");
+        // No warm-up: read before the load starts.
+        let (read_at, load_started) =
+            at_measure_start(Duration::ZERO, &stop, Instant::now, Instant::now);
+        assert!(read_at <= load_started);
+        // An interrupt does not keep the reading waiting out a long warm-up.
+        stop.store(true, Ordering::Relaxed);
+        let t1 = Instant::now();
+        at_measure_start(Duration::from_secs(60), &stop, || (), || ());
+        assert!(t1.elapsed() < Duration::from_secs(5));
     }
 }
