@@ -51,12 +51,37 @@ const PADDED: u8 = 0x8;
 const PRIORITY: u8 = 0x20;
 
 /// One request as frames, encoded once per run; the stream ids are patched per use.
+///
+/// Three encodings of one header block, as a browser's or h2load's encoder would send it: the
+/// first request on a connection adds its literal fields to the server's HPACK dynamic table,
+/// every later one refers to them by index (a byte each), so the server decodes what a real
+/// client makes it decode; literals without indexing when its table is too small for them.
 #[derive(Debug)]
 pub struct H2Request {
+    first: Encoded,
+    indexed: Encoded,
+    literal: Encoded,
+    /// The dynamic-table bytes the first request's fields take (RFC 7541 §4.1).
+    table_bytes: usize,
+    pub body_len: i64,
+}
+
+#[derive(Debug)]
+struct Encoded {
     bytes: Vec<u8>,
     /// Where each frame's 4-byte stream id starts.
     id_at: Vec<usize>,
-    pub body_len: i64,
+}
+
+/// How a literal field of the block is sent.
+#[derive(Clone, Copy, PartialEq)]
+enum Fields {
+    /// Literal with incremental indexing: the server's table keeps it.
+    Indexing,
+    /// Indexed: a reference to what the first request added.
+    Indexed,
+    /// Literal without indexing.
+    Literal,
 }
 
 /// A header block too large for one frame, or similar; the message names the fix.
@@ -65,23 +90,37 @@ pub struct EncodeError(pub String);
 
 impl H2Request {
     pub fn encode(spec: &LoadSpec) -> Result<Self, EncodeError> {
-        let mut block = Vec::with_capacity(128);
-        match spec.method.as_str() {
-            "GET" => block.push(0x82),
-            "POST" => block.push(0x83),
-            m => literal_indexed_name(&mut block, 2, m.as_bytes()),
+        let literal = Self::encode_as(spec, Fields::Literal)?;
+        let first = Self::encode_as(spec, Fields::Indexing)?;
+        let indexed = Self::encode_as(spec, Fields::Indexed)?;
+        let table_bytes = Self::literal_fields(spec)
+            .iter()
+            .map(|(name, value)| name.len() + value.len() + 32)
+            .sum();
+        Ok(Self {
+            first,
+            indexed,
+            literal,
+            table_bytes,
+            body_len: spec.body.len() as i64,
+        })
+    }
+
+    /// The fields that are not in the static table whole: (name, value), in block order.
+    fn literal_fields(spec: &LoadSpec) -> Vec<(Vec<u8>, Vec<u8>)> {
+        let mut fields = Vec::new();
+        if !matches!(spec.method.as_str(), "GET" | "POST") {
+            fields.push((b":method".to_vec(), spec.method.as_bytes().to_vec()));
         }
-        block.push(if spec.target.tls { 0x87 } else { 0x86 });
-        match spec.target.path.as_str() {
-            "/" => block.push(0x84),
-            p => literal_indexed_name(&mut block, 4, p.as_bytes()),
+        if spec.target.path != "/" {
+            fields.push((b":path".to_vec(), spec.target.path.as_bytes().to_vec()));
         }
         let authority = spec
             .headers
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case("host"))
             .map_or(spec.target.host_header.as_str(), |(_, v)| v.as_str());
-        literal_indexed_name(&mut block, 1, authority.as_bytes());
+        fields.push((b":authority".to_vec(), authority.as_bytes().to_vec()));
         for (name, value) in &spec.headers {
             let lower = name.to_ascii_lowercase();
             // Connection-specific headers are not allowed in HTTP/2 (RFC 9113 §8.2.2); Host is
@@ -99,14 +138,54 @@ impl H2Request {
             {
                 continue;
             }
-            block.push(0x00);
-            string(&mut block, lower.as_bytes());
-            string(&mut block, value.as_bytes());
+            fields.push((lower.into_bytes(), value.as_bytes().to_vec()));
         }
         if !spec.body.is_empty() || matches!(spec.method.as_str(), "POST" | "PUT" | "PATCH") {
-            // content-length is static entry 28.
-            literal_indexed_name(&mut block, 28, spec.body.len().to_string().as_bytes());
+            fields.push((
+                b"content-length".to_vec(),
+                spec.body.len().to_string().into_bytes(),
+            ));
         }
+        fields
+    }
+
+    fn encode_as(spec: &LoadSpec, how: Fields) -> Result<Encoded, EncodeError> {
+        let fields = Self::literal_fields(spec);
+        let mut block = Vec::with_capacity(128);
+        match spec.method.as_str() {
+            "GET" => block.push(0x82),
+            "POST" => block.push(0x83),
+            _ => {}
+        }
+        block.push(if spec.target.tls { 0x87 } else { 0x86 });
+        if spec.target.path == "/" {
+            block.push(0x84);
+        }
+        for (k, (name, value)) in fields.iter().enumerate() {
+            match how {
+                // The first request added the fields in order: the newest is index 62.
+                Fields::Indexed => integer(&mut block, 0x80, 7, 62 + fields.len() - 1 - k),
+                Fields::Indexing | Fields::Literal => {
+                    let (first, prefix) = if how == Fields::Indexing {
+                        (0x40, 6)
+                    } else {
+                        (0x00, 4)
+                    };
+                    match static_name_index(name) {
+                        Some(i) => integer(&mut block, first, prefix, i),
+                        None => {
+                            integer(&mut block, first, prefix, 0);
+                            string(&mut block, name);
+                        }
+                    }
+                    string(&mut block, value);
+                }
+            }
+        }
+        Self::frames(spec, block)
+    }
+
+    fn frames(spec: &LoadSpec, block: Vec<u8>) -> Result<Encoded, EncodeError> {
         if block.len() > MAX_FRAME {
             return Err(EncodeError(format!(
                 "the request headers take {} bytes, more than one HTTP/2 frame (16384): send fewer \
@@ -133,12 +212,39 @@ impl H2Request {
             id_at.push(frame_head(&mut bytes, chunk.len(), DATA, flags, 0));
             bytes.extend_from_slice(chunk);
         }
-        Ok(Self {
-            bytes,
-            id_at,
-            body_len: spec.body.len() as i64,
-        })
+        Ok(Encoded { bytes, id_at })
     }
+
+    /// The encoding for a connection's next request, given the server's table size and
+    /// whether an earlier request on it filled the table.
+    fn encoding(&self, peer_table_size: usize, primed: bool) -> &Encoded {
+        // 4,096 is the table's size until an encoder signals another (RFC 7541 §4.2); we
+        // never do, so a larger setting does not make room.
+        if self.table_bytes > peer_table_size.min(4096) {
+            &self.literal
+        } else if primed {
+            &self.indexed
+        } else {
+            &self.first
+        }
+    }
+}
+
+/// The static-table index of a header name (RFC 7541 Appendix A), for the names we send.
+fn static_name_index(name: &[u8]) -> Option<usize> {
+    Some(match name {
+        b":authority" => 1,
+        b":method" => 2,
+        b":path" => 4,
+        b"accept" => 19,
+        b"accept-encoding" => 16,
+        b"authorization" => 23,
+        b"content-length" => 28,
+        b"content-type" => 31,
+        b"cookie" => 32,
+        b"user-agent" => 58,
+        _ => return None,
+    })
 }
 
 /// Writes a frame header; returns where its stream id starts.
@@ -216,6 +322,10 @@ pub struct H2Conn {
     pub out: Vec<u8>,
     pub streams: VecDeque<Stream>,
     next_id: u32,
+    /// The server's HPACK table size for what we send (its SETTINGS_HEADER_TABLE_SIZE).
+    peer_table_size: usize,
+    /// The first request on this connection went out with its fields added to that table.
+    table_primed: bool,
     /// Built on the first Huffman-coded `:status` (statuses outside the static table, rare).
     huffman: Option<Box<fluke_hpack::huffman::HuffmanDecoder>>,
     /// A header block split over CONTINUATION frames: (stream, END_STREAM, bytes so far).
@@ -239,6 +349,8 @@ impl H2Conn {
             out: Vec::with_capacity(4096),
             streams: VecDeque::new(),
             next_id: 1,
+            peer_table_size: 4096,
+            table_primed: false,
             huffman: None,
             pending_block: None,
             block: Vec::new(),
@@ -295,8 +407,10 @@ impl H2Conn {
         for _ in 0..k {
             let id = self.next_id;
             let base = self.out.len();
-            self.out.extend_from_slice(&req.bytes);
-            for &at in &req.id_at {
+            let e = req.encoding(self.peer_table_size, self.table_primed);
+            self.table_primed = true;
+            self.out.extend_from_slice(&e.bytes);
+            for &at in &e.id_at {
                 self.out[base + at..base + at + 4].copy_from_slice(&id.to_be_bytes());
             }
             self.streams.push_back(Stream {
@@ -427,6 +541,7 @@ impl H2Conn {
                     let id = u16::from_be_bytes([s[0], s[1]]);
                     let v = u32::from_be_bytes([s[2], s[3], s[4], s[5]]);
                     match id {
+                        0x1 => self.peer_table_size = v as usize,
                         0x3 => self.peer_max_streams = v as usize,
                         0x4 => self.peer_window = i64::from(v),
                         _ => {}
@@ -695,26 +810,43 @@ mod tests {
         s.headers.push(("Connection".into(), "close".into()));
         s.headers.push(("X-Test".into(), "yes".into()));
         let r = H2Request::encode(&s).unwrap();
-        assert_eq!(r.id_at, vec![5]);
-        assert_eq!(r.bytes[3], HEADERS);
-        assert_eq!(r.bytes[4], END_HEADERS | END_STREAM);
-        let mut d = fluke_hpack::Decoder::new();
-        let headers = d.decode(&r.bytes[9..]).unwrap();
-        let text: Vec<(String, String)> = headers
-            .into_iter()
-            .map(|(n, v)| (String::from_utf8(n).unwrap(), String::from_utf8(v).unwrap()))
-            .collect();
         let want = [
             (":method", "GET"),
             (":scheme", "http"),
             (":path", "/api?x=1"),
             (":authority", "127.0.0.1:8080"),
             ("x-test", "yes"),
-        ];
-        assert_eq!(
-            text,
-            want.map(|(a, b)| (a.to_string(), b.to_string())).to_vec()
-        );
+        ]
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .to_vec();
+        // One decoder for the connection, as a server has: the first request fills its table,
+        // the later ones are indexes into it; both read back the same headers.
+        let mut d = fluke_hpack::Decoder::new();
+        for (k, e) in [&r.first, &r.indexed, &r.indexed].into_iter().enumerate() {
+            assert_eq!(e.id_at, vec![5]);
+            assert_eq!(e.bytes[3], HEADERS);
+            assert_eq!(e.bytes[4], END_HEADERS | END_STREAM);
+            let headers = d.decode(&e.bytes[9..]).unwrap();
+            let text: Vec<(String, String)> = headers
+                .into_iter()
+                .map(|(n, v)| (String::from_utf8(n).unwrap(), String::from_utf8(v).unwrap()))
+                .collect();
+            assert_eq!(text, want, "request {k}");
+        }
+        assert_eq!(r.indexed.bytes.len(), 9 + 5, "five one-byte fields");
+        // Literals without indexing read back alone, with a fresh decoder.
+        let headers = fluke_hpack::Decoder::new()
+            .decode(&r.literal.bytes[9..])
+            .unwrap();
+        assert_eq!(headers.len(), 5);
+        // A server with no room in its table gets literals on every request.
+        assert!(std::ptr::eq(r.encoding(0, false), &r.literal));
+        assert!(std::ptr::eq(r.encoding(4096, false), &r.first));
+        assert!(std::ptr::eq(r.encoding(4096, true), &r.indexed));
+        let mut c = H2Conn::new();
+        c.settings_seen = true;
+        c.push_requests(2, &r);
+        assert_eq!(c.out.len(), r.first.bytes.len() + r.indexed.bytes.len());
     }
 
     #[test]
@@ -723,16 +855,16 @@ mod tests {
         s.method = "POST".into();
         s.body = vec![7; MAX_FRAME + 10];
         let r = H2Request::encode(&s).unwrap();
-        assert_eq!(r.id_at.len(), 3);
+        assert_eq!(r.first.id_at.len(), 3);
         let mut c = H2Conn::new();
         c.settings_seen = true;
         c.send_window = 1 << 20;
         c.peer_window = 1 << 20;
         assert_eq!(c.can_open(5, r.body_len), 5);
         c.push_requests(2, &r);
-        let second = &c.out[r.bytes.len()..];
+        let second = &c.out[r.first.bytes.len()..];
         assert_eq!(&second[5..9], &3u32.to_be_bytes());
-        let last = r.id_at[2];
+        let last = r.indexed.id_at[2];
         assert_eq!(&second[last..last + 4], &3u32.to_be_bytes());
         assert_eq!(second[last - 2], DATA);
         assert_eq!(second[last - 1], END_STREAM);
