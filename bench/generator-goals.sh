@@ -24,7 +24,10 @@ summary=()
 while read -r conns threads pipeline goal; do
   [ -n "$conns" ] || continue
   echo "== -c $conns -t $threads --pipeline $pipeline"
-  out=$(bench/loadgen-vs-wrk.sh "$conns" "$threads" "$SECS" "$ROUNDS" "$pipeline" | tee -a /dev/stderr)
+  out=$(bench/loadgen-vs-wrk.sh "$conns" "$threads" "$SECS" "$ROUNDS" "$pipeline")
+  # Printed after the shape, not tee'd to /dev/stderr: reopening a redirected stderr would
+  # overwrite the same file from its start.
+  printf "%s\n" "$out"
   ratio=$(awk -F': ' '/^median ratio/ {print $2}' <<<"$out")
   us=$(awk -F': ' '/^median restbench µs\/req/ {print $2}' <<<"$out")
   verdict=$(awk -v r="$ratio" -v g="$goal" 'BEGIN { print (r >= g ? "pass" : "FAIL") }')
