@@ -408,7 +408,9 @@ impl H2Conn {
             let id = self.next_id;
             let base = self.out.len();
             let e = req.encoding(self.peer_table_size, self.table_primed);
-            self.table_primed = true;
+            // Only what was added may be referred to: literals sent while the server's table
+            // was too small prime nothing.
+            self.table_primed |= std::ptr::eq(e, &req.first);
             self.out.extend_from_slice(&e.bytes);
             for &at in &e.id_at {
                 self.out[base + at..base + at + 4].copy_from_slice(&id.to_be_bytes());
@@ -847,6 +849,16 @@ mod tests {
         c.settings_seen = true;
         c.push_requests(2, &r);
         assert_eq!(c.out.len(), r.first.bytes.len() + r.indexed.bytes.len());
+        // Literals while the server's table has no room, then the table grows: the fields are
+        // added before anything refers to them.
+        let mut c = H2Conn::new();
+        c.settings_seen = true;
+        c.peer_table_size = 0;
+        c.push_requests(1, &r);
+        c.peer_table_size = 4096;
+        c.push_requests(2, &r);
+        let sizes = r.literal.bytes.len() + r.first.bytes.len() + r.indexed.bytes.len();
+        assert_eq!(c.out.len(), sizes);
     }
 
     #[test]
