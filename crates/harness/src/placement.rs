@@ -68,23 +68,10 @@ impl Placement {
         }
     }
 
-    /// The generator on `loadgen` (a list like `0` or `0-1,4`); the server on the other CPUs.
-    ///
-    /// The list is checked range by range against `available` before it is expanded, so a
-    /// hostile `0-4000000000` is refused in one line instead of allocating the range.
+    /// The generator on `loadgen` (a list like `0` or `0-1,4`, checked by `listed_cpus`); the server
+    /// on the other CPUs.
     pub fn with_loadgen(available: &[usize], loadgen: &str) -> Result<Self, String> {
-        let ranges = parse_cpu_ranges(loadgen)?;
-        // A run of present CPUs is at most `available.len()` long, so each search stops early.
-        if let Some(c) = ranges
-            .iter()
-            .find_map(|&(a, b)| (a..=b).find(|c| !available.contains(c)))
-        {
-            return Err(format!(
-                "CPU {c} is not available to restbench (available: {})",
-                format_cpu_list(available)
-            ));
-        }
-        let wanted: Vec<usize> = ranges.into_iter().flat_map(|(a, b)| a..=b).collect();
+        let wanted = listed_cpus(available, loadgen)?;
         let server: Vec<usize> = available
             .iter()
             .copied()
@@ -140,17 +127,7 @@ impl Placement {
         requested: Option<&str>,
     ) -> Result<(Vec<usize>, Placement), String> {
         if let Some(list) = requested {
-            let ranges = parse_cpu_ranges(list)?;
-            if let Some(c) = ranges
-                .iter()
-                .find_map(|&(a, b)| (a..=b).find(|c| !available.contains(c)))
-            {
-                return Err(format!(
-                    "CPU {c} is not available to restbench (available: {})",
-                    format_cpu_list(available)
-                ));
-            }
-            let db: Vec<usize> = ranges.into_iter().flat_map(|(a, b)| a..=b).collect();
+            let db = listed_cpus(available, list)?;
             let server: Vec<usize> = self
                 .server
                 .iter()
@@ -209,6 +186,24 @@ pub fn pin_current_thread(cpus: &[usize]) -> Result<(), String> {
 }
 
 pub use restbench_model::cpus::{format_cpu_list, parse_cpu_list, parse_cpu_ranges};
+
+/// The CPUs of a list like `0` or `0-1,4`, each one present in `available`. The list is checked
+/// range by range before it is expanded, so a hostile `0-4000000000` is refused in one line
+/// instead of allocating the range (a run of present CPUs is at most `available.len()` long, so
+/// each search stops early).
+fn listed_cpus(available: &[usize], list: &str) -> Result<Vec<usize>, String> {
+    let ranges = parse_cpu_ranges(list)?;
+    if let Some(c) = ranges
+        .iter()
+        .find_map(|&(a, b)| (a..=b).find(|c| !available.contains(c)))
+    {
+        return Err(format!(
+            "CPU {c} is not available to restbench (available: {})",
+            format_cpu_list(available)
+        ));
+    }
+    Ok(ranges.into_iter().flat_map(|(a, b)| a..=b).collect())
+}
 
 #[cfg(test)]
 mod tests {

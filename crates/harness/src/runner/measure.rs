@@ -40,6 +40,27 @@ pub struct ServerSample {
     pub memory: MemoryStats,
 }
 
+impl ServerSample {
+    /// The CPU between two readings: the cgroup's when both have it, else /proc's.
+    fn between(
+        proc_cpu: (Duration, Duration),
+        cgroup_cpu: (Option<Duration>, Option<Duration>),
+        memory: MemoryStats,
+    ) -> Self {
+        let proc_cpu = proc_cpu.1.saturating_sub(proc_cpu.0);
+        let (cpu, cpu_source) = match cgroup_cpu {
+            (Some(b), Some(a)) => (a.saturating_sub(b), UsageSource::Cgroup),
+            _ => (proc_cpu, UsageSource::Proc),
+        };
+        Self {
+            cpu,
+            cpu_source,
+            proc_cpu,
+            memory,
+        }
+    }
+}
+
 /// Warms up and measures the repeats of one cell. With `plan.restarts` of 2 or more the repeats
 /// are split over that many server processes: between groups the server is stopped and started
 /// afresh (a new cgroup, the readiness wait) and warmed up again, so `server` may be a new
@@ -235,22 +256,8 @@ pub(crate) fn measured_load(
         return Ok(None);
     };
     let after = (group_usage(pgid).cpu, cgroup_cpu());
-    let memory = sampler.finish();
-    let proc_cpu = after.0.saturating_sub(before.0);
-    let (cpu, cpu_source) = match (before.1, after.1) {
-        (Some(b), Some(a)) => (a.saturating_sub(b), UsageSource::Cgroup),
-        _ => (proc_cpu, UsageSource::Proc),
-    };
-    Ok(Some((
-        outcome,
-        ServerSample {
-            cpu,
-            cpu_source,
-            proc_cpu,
-            memory,
-        },
-        hosts,
-    )))
+    let sample = ServerSample::between((before.0, after.0), (before.1, after.1), sampler.finish());
+    Ok(Some((outcome, sample, hosts)))
 }
 
 /// [`measured_load`] against a subject on the `--server-host`: its CPU and memory read there at
@@ -274,12 +281,7 @@ fn remote_measured_load(
     };
     let before = before?;
     let after = remote.sample()?;
-    let us = |a: u64, b: u64| Duration::from_micros(a.saturating_sub(b));
-    let proc_cpu = us(after.proc_cpu_us, before.proc_cpu_us);
-    let (cpu, cpu_source) = match (before.cgroup_cpu_us, after.cgroup_cpu_us) {
-        (Some(b), Some(a)) => (us(a, b), UsageSource::Cgroup),
-        _ => (proc_cpu, UsageSource::Proc),
-    };
+    let us = Duration::from_micros;
     let both = |a: Option<u64>, b: Option<u64>| a.zip(b);
     let memory = MemoryStats {
         rss_peak: before.rss_bytes.max(after.rss_bytes),
@@ -287,16 +289,12 @@ fn remote_measured_load(
         cgroup_peak: both(before.cgroup_memory, after.cgroup_memory).map(|(a, b)| a.max(b)),
         cgroup_mean: both(before.cgroup_memory, after.cgroup_memory).map(|(a, b)| (a + b) / 2),
     };
-    Ok(Some((
-        outcome,
-        ServerSample {
-            cpu,
-            cpu_source,
-            proc_cpu,
-            memory,
-        },
-        hosts,
-    )))
+    let sample = ServerSample::between(
+        (us(before.proc_cpu_us), us(after.proc_cpu_us)),
+        (before.cgroup_cpu_us.map(us), after.cgroup_cpu_us.map(us)),
+        memory,
+    );
+    Ok(Some((outcome, sample, hosts)))
 }
 
 /// Runs `load` and takes the server's `before` reading when its measuring window opens: at the
@@ -445,5 +443,25 @@ mod tests {
         let t1 = Instant::now();
         at_measure_start(Duration::from_secs(60), &stop, || (), || ());
         assert!(t1.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn a_sample_takes_the_cgroups_cpu_only_when_both_readings_have_it() {
+        let ms = Duration::from_millis;
+        let s = ServerSample::between(
+            (ms(100), ms(400)),
+            (Some(ms(1_000)), Some(ms(1_350))),
+            MemoryStats::default(),
+        );
+        assert_eq!(
+            (s.cpu, s.cpu_source, s.proc_cpu),
+            (ms(350), UsageSource::Cgroup, ms(300))
+        );
+        let s = ServerSample::between(
+            (ms(100), ms(400)),
+            (None, Some(ms(9))),
+            MemoryStats::default(),
+        );
+        assert_eq!((s.cpu, s.cpu_source), (ms(300), UsageSource::Proc));
     }
 }

@@ -339,17 +339,7 @@ fn header_block(
     literal_indexed_name(&mut block, 1, addr.to_string().as_bytes());
     for (name, value) in headers {
         let lower = name.to_ascii_lowercase();
-        if matches!(
-            lower.as_str(),
-            "host"
-                | "connection"
-                | "keep-alive"
-                | "proxy-connection"
-                | "transfer-encoding"
-                | "upgrade"
-                | "content-length"
-                | "te"
-        ) {
+        if super::not_sent_over_h2(&lower, value) {
             continue;
         }
         block.push(0x00);

@@ -123,22 +123,9 @@ impl H2Request {
         fields.push((b":authority".to_vec(), authority.as_bytes().to_vec()));
         for (name, value) in &spec.headers {
             let lower = name.to_ascii_lowercase();
-            // Connection-specific headers are not allowed in HTTP/2 (RFC 9113 §8.2.2); Host is
-            // :authority; the length is ours to write.
-            if matches!(
-                lower.as_str(),
-                "host"
-                    | "connection"
-                    | "keep-alive"
-                    | "proxy-connection"
-                    | "transfer-encoding"
-                    | "upgrade"
-                    | "content-length"
-            ) || (lower == "te" && !value.eq_ignore_ascii_case("trailers"))
-            {
-                continue;
+            if !not_sent_over_h2(&lower, value) {
+                fields.push((lower.into_bytes(), value.as_bytes().to_vec()));
             }
-            fields.push((lower.into_bytes(), value.as_bytes().to_vec()));
         }
         if !spec.body.is_empty() || matches!(spec.method.as_str(), "POST" | "PUT" | "PATCH") {
             fields.push((
@@ -228,6 +215,22 @@ impl H2Request {
             &self.first
         }
     }
+}
+
+/// A header (`name` lowercased) a client does not send over HTTP/2: connection-specific ones are
+/// not allowed (RFC 9113 §8.2.2; `te` only as `trailers`), Host is `:authority`, and the length is
+/// ours to write.
+pub(crate) fn not_sent_over_h2(name: &str, value: &str) -> bool {
+    matches!(
+        name,
+        "host"
+            | "connection"
+            | "keep-alive"
+            | "proxy-connection"
+            | "transfer-encoding"
+            | "upgrade"
+            | "content-length"
+    ) || (name == "te" && !value.eq_ignore_ascii_case("trailers"))
 }
 
 /// The static-table index of a header name (RFC 7541 Appendix A), for the names we send.
