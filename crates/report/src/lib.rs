@@ -34,6 +34,9 @@ pub use document::DocumentKind;
 pub use load_compare::{LoadComparison, compare_loads};
 
 #[cfg(test)]
+mod snapshot_tests;
+
+#[cfg(test)]
 pub(crate) mod test_support {
     use restbench_model::{
         Cell, CellSubject, ErrorCounts, LatencySummary, LoadResult, LoadSettings, RpsStats,
