@@ -18,6 +18,7 @@ pub mod document;
 pub mod escape;
 pub mod export;
 pub mod html;
+pub mod lines;
 pub mod load_compare;
 pub mod markdown;
 pub mod noise;

@@ -26,7 +26,7 @@ fn busy_load() -> restbench_model::LoadResult {
         p90: 700,
         p99: 1_200,
         p999: 2_000,
-        ..r.latency_us.clone()
+        ..r.latency_us
     });
     r.thread_rps.mean = 1_000.0;
     r.thread_rps.stdev = 12.5;
@@ -196,8 +196,8 @@ fn report_md() {
 #[test]
 fn run_comparison() {
     let c = crate::compare::tests::sample();
-    assert_snapshot!("comparison_text", c.to_text());
-    assert_snapshot!("comparison_markdown", c.to_markdown());
+    assert_snapshot!("comparison_text", crate::text::comparison(&c));
+    assert_snapshot!("comparison_markdown", crate::markdown::comparison(&c));
     assert_snapshot!("comparison_json", json(&c));
     let open = crate::compare::compare(
         &run(vec![
@@ -209,15 +209,21 @@ fn run_comparison() {
             with_open_loop("y", 40_000.0, BoundBy::Generator),
         ]),
     );
-    assert_snapshot!("comparison_open_loop_text", open.to_text());
-    assert_snapshot!("comparison_open_loop_markdown", open.to_markdown());
+    assert_snapshot!("comparison_open_loop_text", crate::text::comparison(&open));
+    assert_snapshot!(
+        "comparison_open_loop_markdown",
+        crate::markdown::comparison(&open)
+    );
     assert_snapshot!("comparison_open_loop_json", json(&open));
 }
 
 #[test]
 fn load_comparison() {
     let c = crate::load_compare::tests::sample();
-    assert_snapshot!("load_comparison_text", c.to_text());
-    assert_snapshot!("load_comparison_markdown", c.to_markdown());
+    assert_snapshot!("load_comparison_text", crate::text::load_comparison(&c));
+    assert_snapshot!(
+        "load_comparison_markdown",
+        crate::markdown::load_comparison(&c)
+    );
     assert_snapshot!("load_comparison_json", json(&c));
 }
