@@ -1,8 +1,8 @@
 //! Two runs side by side (`restbench compare A B`): per cell, B's figures as ratios of A's and a
 //! verdict that takes the measured noise into account.
 //!
-//! This module computes the model's [`Comparison`] document; [`crate::text::comparison`] and
-//! [`crate::markdown::comparison`] render it.
+//! This module computes the model's [`Comparison`] document; `text::comparison` and
+//! `markdown::comparison` render it.
 
 use restbench_model::{Cell, CellStatus, RunResults};
 

@@ -5,7 +5,7 @@
 //! coefficient of variation over its whole seconds stands in for the spread between repeats in
 //! the shared rule of [`crate::noise`] (with the 5 % floor when a run is shorter than two
 //! seconds). This module computes the model's [`LoadComparison`] document; the renderers are
-//! [`crate::text::load_comparison`] and [`crate::markdown::load_comparison`].
+//! `text::load_comparison` and `markdown::load_comparison`.
 
 use restbench_model::{LoadResult, RpsStats};
 

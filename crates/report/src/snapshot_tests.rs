@@ -227,3 +227,90 @@ fn load_comparison() {
     );
     assert_snapshot!("load_comparison_json", json(&c));
 }
+
+/// The SVG charts, drawn from fixed series: the axes, grids and ticks of every kind of chart.
+#[test]
+fn svg_charts() {
+    use crate::html::svg::{Bar, BarChart, Curve, RateCurve, bar_chart, latency_chart};
+    let bars = [
+        Bar {
+            label: "rust-axum".into(),
+            value: 120_000.0,
+            whisker: Some([118_000.0, 121_000.0]),
+            marker: None,
+            color: "#4e79a7".into(),
+            text: "120,000".into(),
+            title: "rust-axum".into(),
+        },
+        Bar {
+            label: "a-subject-with-a-name-longer-than-any-label".into(),
+            value: 40_000.0,
+            whisker: None,
+            marker: Some(60_000.0),
+            color: "#f28e2b".into(),
+            text: "40,000".into(),
+            title: "long".into(),
+        },
+    ];
+    let bar = bar_chart(&BarChart {
+        bars: &bars,
+        tick_label: &crate::units::si,
+        axis_title: "req/s",
+        marker_title: "the CPU limit",
+    });
+    assert_snapshot!("svg_bar_chart", bar);
+    let latency = latency_chart(
+        &[
+            Curve {
+                label: "a".into(),
+                style: 0,
+                points: vec![(0.5, 100.0), (0.99, 1_000.0), (0.999, 5_000.0)],
+            },
+            Curve {
+                label: "b".into(),
+                style: 11,
+                points: vec![(0.5, 300.0), (0.9, 700.0), (0.99, 2_000.0)],
+            },
+        ],
+        300.0,
+    );
+    assert_snapshot!("svg_latency_chart", latency);
+    let rate = crate::html::svg::rate_latency_chart(
+        &[RateCurve {
+            label: "x".into(),
+            style: 1,
+            points: vec![
+                (1_000.0, 100.0, 400.0, true),
+                (2_000.0, 300.0, 9_000.0, false),
+            ],
+        }],
+        &[("p99".into(), 5_000.0)],
+        Some(1_800.0),
+        300.0,
+    );
+    assert_snapshot!("svg_rate_latency_chart", rate);
+    let mut c = cell("a", "plaintext", "all-cores", 1000.0);
+    c.repeats = (0..2)
+        .map(|r| restbench_model::RepeatResult {
+            rps: 1000.0,
+            requests: 3000,
+            duration_s: 3.0,
+            latency_us: Default::default(),
+            errors: Default::default(),
+            server_cpu_cores: 1.0,
+            loadgen_cpu_cores: 1.0,
+            timeseries: (0..3)
+                .map(|i| restbench_model::SecondSample {
+                    second: i,
+                    requests: 900 + u64::from(i + r) * 50,
+                    errors: 0,
+                    p50_us: Some(100),
+                    p99_us: Some(900 + u64::from(i) * 100),
+                })
+                .collect(),
+        })
+        .collect();
+    let labels = crate::cells::cell_labels(&[&c]);
+    let panels = crate::html::timeline::panels(&[(&c, &labels[0])], &|_| 2);
+    assert_snapshot!("svg_timeline", panels.expect("the cell has seconds"));
+}

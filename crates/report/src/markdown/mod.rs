@@ -1,6 +1,6 @@
 //! Markdown: the summary table printed at the end of a run, `report.md` with its [`study`]
-//! section, and `restbench compare --markdown` ([`comparison`]). A sibling of [`crate::text`]: the
-//! lines both say alike are in [`crate::lines`].
+//! section, and `restbench compare --markdown` ([`comparison`]). A sibling of `text`: the lines
+//! both say alike are in `lines`.
 
 pub mod comparison;
 pub mod study;
