@@ -1,5 +1,5 @@
-//! Markdown: the summary table printed at the end of a run, `report.md` with its [`study`]
-//! section, and `restbench compare --markdown` ([`comparison`]). A sibling of `text`: the lines
+//! Markdown: the summary table printed at the end of a run, `report.md` with its [`mod@study`]
+//! section, and `restbench compare --markdown` ([`mod@comparison`]). A sibling of `text`: the lines
 //! both say alike are in `lines`.
 
 pub mod comparison;

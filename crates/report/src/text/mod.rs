@@ -1,5 +1,5 @@
 //! Terminal output, one module per job: a load run in wrk's shape ([`load`]), the fitted cell
-//! table of a run ([`cells`]), and the comparisons ([`comparison`]), all aligned by one
+//! table of a run ([`cells`]), and the comparisons ([`mod@comparison`]), all aligned by one
 //! [`TextTable`] ([`table`]). The lines a comparison shares with its Markdown are in
 //! [`crate::lines`].
 
