@@ -2,8 +2,8 @@
 //! else: no planning, no processes, no rendering.
 //!
 //! - Documents: [`load`] (`restbench load --json`), [`run`] (`results.json`, with [`io`] to read
-//!   and write it), [`documents`] (the smaller `--json` outputs), and [`published`], the seed
-//!   studies' published figures as data.
+//!   and write it), [`documents`] (the smaller `--json` outputs), [`comparison`] (`compare
+//!   --json`), and [`published`], the seed studies' published figures as data.
 //! - Vocabulary: [`Workload`], [`Scenario`] and [`Flag`], each defined once with its names and
 //!   texts; CPU lists ([`cpus`]) and UTC timestamps ([`time`]).
 //!
@@ -12,6 +12,7 @@
 //! bounds of [`histogram`]; percentiles are always read from a (merged) histogram, never averaged.
 
 pub mod capacity;
+pub mod comparison;
 pub mod cpus;
 pub mod documents;
 pub mod flag;
@@ -31,6 +32,7 @@ pub use capacity::{
     BoundBy, Capacity, CapacityProbe, Percentile, RateStep, Slo, SloClause, SloParseError,
     StepServer,
 };
+pub use comparison::{Comparison, LoadComparison};
 pub use documents::{SubjectCatalogue, SubjectEntry, VerifyOutcome, VerifyReport, Versioned};
 pub use flag::{Flag, Severity};
 pub use histogram::{HistogramError, LatencySummary};

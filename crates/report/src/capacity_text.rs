@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use restbench_model::{BoundBy, Capacity, RateStep};
 
+use crate::cells::key_label;
 use crate::compare::Comparison;
 use crate::units::{micros, ratio, thousands};
 
@@ -20,7 +21,7 @@ pub fn comparison_open_loop_lines(c: &Comparison) -> Vec<String> {
     for cell in &c.cells {
         let who = format!(
             "{} / {} / {}",
-            cell.key.label(),
+            key_label(&cell.key),
             cell.key.workload,
             cell.key.scenario
         );

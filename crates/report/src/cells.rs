@@ -1,6 +1,7 @@
 //! What every report says about a cell, whatever the format: its name in tables and charts, its
 //! status word, its efficiency figures, the first line of its failure. A leaf over the model.
 
+use restbench_model::comparison::CellKey;
 use restbench_model::{Cell, CellStatus};
 
 /// How a cell is named in tables and charts.
@@ -20,6 +21,16 @@ pub fn subject_label(subject: &str, protocol: &str) -> String {
         subject.to_string()
     } else {
         format!("{subject} ({protocol})")
+    }
+}
+
+/// A compared cell's subject (with the protocol when not h1), with the variant in brackets when
+/// there is one.
+pub fn key_label(key: &CellKey) -> String {
+    let subject = subject_label(&key.subject, &key.protocol);
+    match &key.variant {
+        Some(v) => format!("{subject} [{v}]"),
+        None => subject,
     }
 }
 

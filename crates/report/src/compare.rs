@@ -1,140 +1,26 @@
 //! Two runs side by side (`restbench compare A B`): per cell, B's figures as ratios of A's and a
 //! verdict that takes the measured noise into account.
 //!
-//! This module computes; [`Comparison::to_text`] lives in `text.rs` and
-//! [`Comparison::to_markdown`] in `markdown.rs`, with the other renderers.
+//! This module computes the model's [`Comparison`] document; `text::comparison` and
+//! `markdown::comparison` render it.
 
-use std::collections::BTreeMap;
+use restbench_model::{Cell, CellStatus, RunResults};
 
-use restbench_model::{BoundBy, Cell, CellStatus, RunResults};
-use serde::{Deserialize, Serialize};
-
-use crate::cells::{cell_labels, first_line, open_loop_only, status_word, subject_label};
+use crate::cells::{cell_labels, first_line, open_loop_only, status_word};
 pub use crate::noise::{MIN_CHANGE, Verdict, beyond_noise, verdict};
-
-/// Which cell: subject × workload × scenario × protocol, and the settings label when one run
-/// holds the same key more than once (study variants such as `GOMAXPROCS=1`).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct CellKey {
-    pub subject: String,
-    pub workload: String,
-    pub scenario: String,
-    /// `h1` or `h2c`; comparisons written before protocols existed read `h1`.
-    #[serde(
-        default = "restbench_model::protocol::default_protocol",
-        skip_serializing_if = "is_h1"
-    )]
-    pub protocol: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub variant: Option<String>,
-}
-
-fn is_h1(p: &str) -> bool {
-    p == "h1"
-}
-
-impl CellKey {
-    /// The subject (with the protocol when not h1), with the variant in brackets when there is one.
-    pub fn label(&self) -> String {
-        let subject = subject_label(&self.subject, &self.protocol);
-        match &self.variant {
-            Some(v) => format!("{subject} [{v}]"),
-            None => subject,
-        }
-    }
-}
-
-/// One cell measured in both runs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ComparedCell {
-    #[serde(flatten)]
-    pub key: CellKey,
-    pub a_rps: Option<f64>,
-    pub b_rps: Option<f64>,
-    /// B's median req/s ÷ A's.
-    pub rps_ratio: Option<f64>,
-    pub a_p99_us: Option<u64>,
-    pub b_p99_us: Option<u64>,
-    /// B's p99 latency ÷ A's (below 1 is better).
-    pub p99_ratio: Option<f64>,
-    pub a_cpu_us_per_req: Option<f64>,
-    pub b_cpu_us_per_req: Option<f64>,
-    /// B's server CPU µs per request ÷ A's (below 1 is better).
-    pub cpu_us_per_req_ratio: Option<f64>,
-    pub verdict: Verdict,
-    /// Why the cell is not comparable, or flags that weaken the verdict.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-    /// Both runs searched this cell's capacity.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub capacity: Option<ComparedCapacity>,
-    /// The equal-load rates both runs loaded this cell at.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub at_rate: Vec<ComparedRate>,
-}
-
-/// A cell's capacity in both runs. The ratio is given only when both are the server's under the
-/// same SLO: a floor compared with anything says nothing about the server.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ComparedCapacity {
-    pub slo_a: String,
-    pub slo_b: String,
-    pub a_rate: Option<f64>,
-    pub b_rate: Option<f64>,
-    pub a_bound_by: BoundBy,
-    pub b_bound_by: BoundBy,
-    /// B's capacity ÷ A's.
-    pub ratio: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-}
-
-/// A cell at one equal-load rate in both runs. The CPU ratio is given only when both held it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ComparedRate {
-    pub target: f64,
-    pub a_achieved: f64,
-    pub b_achieved: f64,
-    pub a_held: bool,
-    pub b_held: bool,
-    pub a_cpu_us_per_req: Option<f64>,
-    pub b_cpu_us_per_req: Option<f64>,
-    /// B's server CPU µs per request ÷ A's (below 1 is better).
-    pub cpu_ratio: Option<f64>,
-}
+pub use restbench_model::comparison::{
+    CellKey, ComparedCapacity, ComparedCell, ComparedRate, Comparison, RunLabel,
+};
 
 /// Where a run came from, for the heading.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunLabel {
-    pub kind: String,
-    pub started_at: String,
-    pub cpu_model: String,
-    pub cores: u32,
-    pub hostname: String,
-}
-
-impl RunLabel {
-    fn of(r: &RunResults) -> Self {
-        Self {
-            kind: r.kind.clone(),
-            started_at: r.started_at.clone(),
-            cpu_model: r.environment.cpu_model.clone(),
-            cores: r.environment.cores,
-            hostname: r.environment.hostname.clone(),
-        }
+fn run_label(r: &RunResults) -> RunLabel {
+    RunLabel {
+        kind: r.kind.clone(),
+        started_at: r.started_at.clone(),
+        cpu_model: r.environment.cpu_model.clone(),
+        cores: r.environment.cores,
+        hostname: r.environment.hostname.clone(),
     }
-}
-
-/// The comparison of run B against run A.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Comparison {
-    pub a: RunLabel,
-    pub b: RunLabel,
-    /// True when the two runs ran on different machines (CPU model or core count differ).
-    pub different_machines: bool,
-    pub cells: Vec<ComparedCell>,
-    pub only_in_a: Vec<CellKey>,
-    pub only_in_b: Vec<CellKey>,
 }
 
 /// Matches the cells of `a` and `b` by subject, workload, scenario and protocol (and by settings when a key
@@ -175,7 +61,7 @@ pub fn compare(a: &RunResults, b: &RunResults) -> Comparison {
         .filter(|(_, used)| !**used)
         .map(|(k, _)| k.clone())
         .collect();
-    let (la, lb) = (RunLabel::of(a), RunLabel::of(b));
+    let (la, lb) = (run_label(a), run_label(b));
     Comparison {
         different_machines: la.cpu_model != lb.cpu_model || la.cores != lb.cores,
         a: la,
@@ -324,17 +210,6 @@ fn compare_rates(a: &Cell, b: &Cell) -> Vec<ComparedRate> {
         .collect()
 }
 
-impl Comparison {
-    /// Verdict counts, for a one-line summary.
-    pub fn counts(&self) -> BTreeMap<&'static str, usize> {
-        let mut m = BTreeMap::new();
-        for c in &self.cells {
-            *m.entry(c.verdict.as_str()).or_insert(0) += 1;
-        }
-        m
-    }
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -384,15 +259,7 @@ pub(crate) mod tests {
         assert_eq!(c.cells[0].at_rate.len(), 1);
         assert_eq!(c.cells[0].at_rate[0].cpu_ratio, None);
         assert!(c.cells[1].at_rate[0].cpu_ratio.is_some());
-        let text = c.to_text();
-        assert!(
-            text.contains("capacity x / plaintext / single-thread under p99<=5ms"),
-            "{text}"
-        );
-        assert!(text.contains("≥ 40,000 (generator)"), "{text}");
-        assert!(text.contains("not held"), "{text}");
-        assert!(c.to_markdown().contains("## Open loop"));
-        // The JSON carries both.
+        // The JSON carries both (the text and Markdown are in the snapshots).
         let json = serde_json::to_value(&c).unwrap();
         assert!(json["cells"][0]["capacity"]["ratio"].is_number());
     }
@@ -490,7 +357,7 @@ mod protocol_tests {
         assert!(c.only_in_a.is_empty() && c.only_in_b.is_empty());
         let h2 = c.cells.iter().find(|x| x.key.protocol == "h2c").unwrap();
         assert_eq!(h2.rps_ratio, Some(1.1));
-        assert_eq!(h2.key.label(), "rust-hyper (h2c)");
+        assert_eq!(crate::cells::key_label(&h2.key), "rust-hyper (h2c)");
         assert_eq!(h2.key.variant, None);
         let json = serde_json::to_value(&c).unwrap();
         let protocols: Vec<_> = json["cells"]

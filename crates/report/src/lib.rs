@@ -1,13 +1,19 @@
 //! restbench's exporters: the same results as terminal text, Markdown and HTML.
 //!
 //! Everything here is a pure function of the model's documents, so a report can be rendered again
-//! from `results.json` at any time (`restbench report DIR`).
+//! from `results.json` at any time (`restbench report DIR`). What is written to disk is the
+//! model's: the comparisons this crate computes are `restbench_model::comparison` documents.
 //!
 //! The modules form layers, each using only those above it:
 //! - leaves: [`escape`], [`units`], [`noise`], [`cells`], [`vocabulary`], [`document`];
 //! - computing (data in, data out, no markup): [`mod@compare`], [`load_compare`], [`ratios`],
 //!   [`open_loop`], [`timeline`];
-//! - rendering: [`text`], [`capacity_text`], [`markdown`], [`html`];
+//! - plain lines, said alike by text and Markdown: [`lines`] (a comparison's heading, rows and
+//!   verdicts) and [`capacity_text`] (a capacity search, and a comparison's open-loop lines);
+//! - rendering, three siblings that never import each other: [`text`] (wrk-style load report,
+//!   the fitted cell table, comparisons; aligned by one [`text::TextTable`]), [`markdown`]
+//!   (report.md with its study section, comparisons), [`html`] (report.html, its SVG charts
+//!   drawn on [`html::svg::Axes`]);
 //! - exporting: [`export`] (`--export-json`, `--export-csv`, `--export-markdown`), over the
 //!   renderers; the only module that writes files, and only those it was given.
 
@@ -18,6 +24,7 @@ pub mod document;
 pub mod escape;
 pub mod export;
 pub mod html;
+pub mod lines;
 pub mod load_compare;
 pub mod markdown;
 pub mod noise;
@@ -32,6 +39,9 @@ pub use cells::{CellLabel, cell_labels, first_line, per_cpu_second, per_mb};
 pub use compare::{Comparison, compare};
 pub use document::DocumentKind;
 pub use load_compare::{LoadComparison, compare_loads};
+
+#[cfg(test)]
+mod snapshot_tests;
 
 #[cfg(test)]
 pub(crate) mod test_support {

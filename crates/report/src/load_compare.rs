@@ -4,93 +4,33 @@
 //! One load run has no repeats, so the noise is read from its own per-second rates: the
 //! coefficient of variation over its whole seconds stands in for the spread between repeats in
 //! the shared rule of [`crate::noise`] (with the 5 % floor when a run is shorter than two
-//! seconds). This module computes; the renderers are in `text.rs` and `markdown.rs`.
+//! seconds). This module computes the model's [`LoadComparison`] document; the renderers are
+//! `text::load_comparison` and `markdown::load_comparison`.
 
 use restbench_model::{LoadResult, RpsStats};
-use serde::{Deserialize, Serialize};
 
 use crate::noise::{Verdict, verdict};
+pub use restbench_model::comparison::{Better, LoadComparison, LoadLabel, LoadMetric, Unit};
 
 /// How a load run was shaped, for the heading.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LoadLabel {
-    pub url: String,
-    pub method: String,
-    pub connections: u32,
-    pub threads: u32,
-    /// `10s`, `500 requests`, plus `at 5000 req/s` with a rate.
-    pub shape: String,
-    pub duration_s: f64,
-}
-
-impl LoadLabel {
-    fn of(r: &LoadResult) -> Self {
-        let s = &r.settings;
-        let mut shape = match (s.duration_s, s.requests) {
-            (Some(d), _) => format!("{d} s"),
-            (None, Some(n)) => format!("{n} requests"),
-            _ => String::new(),
-        };
-        if let Some(rate) = s.rate {
-            shape.push_str(&format!(" at {rate} req/s"));
-        }
-        Self {
-            url: s.url.clone(),
-            method: s.method.clone(),
-            connections: s.connections,
-            threads: s.threads,
-            shape,
-            duration_s: r.duration_s,
-        }
+fn load_label(r: &LoadResult) -> LoadLabel {
+    let s = &r.settings;
+    let mut shape = match (s.duration_s, s.requests) {
+        (Some(d), _) => format!("{d} s"),
+        (None, Some(n)) => format!("{n} requests"),
+        _ => String::new(),
+    };
+    if let Some(rate) = s.rate {
+        shape.push_str(&format!(" at {rate} req/s"));
     }
-}
-
-/// Which direction is an improvement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Better {
-    Higher,
-    Lower,
-}
-
-/// How a metric's values read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Unit {
-    PerSecond,
-    Micros,
-    Count,
-    Percent,
-    BytesPerSecond,
-}
-
-/// One figure of both runs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LoadMetric {
-    /// `req/s`, `p99`, `errors`, …
-    pub metric: String,
-    pub unit: Unit,
-    pub a: f64,
-    pub b: f64,
-    /// B ÷ A; absent when A is 0.
-    pub ratio: Option<f64>,
-    pub better: Better,
-}
-
-/// The comparison of load result B against load result A.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LoadComparison {
-    pub a: LoadLabel,
-    pub b: LoadLabel,
-    /// Settings that differ between the two runs (`connections 10 → 64`): the ratios then mix
-    /// the server's change with the load's.
-    pub differences: Vec<String>,
-    pub metrics: Vec<LoadMetric>,
-    /// On req/s, beyond each run's own per-second noise or not.
-    pub verdict: Verdict,
-    /// Per-second coefficient of variation of each run's rate, the noise the verdict used.
-    pub a_cv: f64,
-    pub b_cv: f64,
+    LoadLabel {
+        url: s.url.clone(),
+        method: s.method.clone(),
+        connections: s.connections,
+        threads: s.threads,
+        shape,
+        duration_s: r.duration_s,
+    }
 }
 
 /// Compares load result B with load result A.
@@ -145,8 +85,8 @@ pub fn compare_loads(a: &LoadResult, b: &LoadResult) -> LoadComparison {
     ];
     let (sa, sb) = (rate_stats(a), rate_stats(b));
     LoadComparison {
-        a: LoadLabel::of(a),
-        b: LoadLabel::of(b),
+        a: load_label(a),
+        b: load_label(b),
         differences: differences(a, b),
         metrics,
         verdict: if a.rps > 0.0 && b.rps > 0.0 {

@@ -3,43 +3,10 @@
 //! of the crate.
 
 use restbench_model::RpsStats;
-use serde::{Deserialize, Serialize};
+pub use restbench_model::comparison::Verdict;
 
 /// The smallest change in req/s that counts as real when there are no confidence intervals.
 pub const MIN_CHANGE: f64 = 0.05;
-
-/// What a change in throughput amounts to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Verdict {
-    /// B serves more requests per second than A, beyond the noise.
-    #[serde(rename = "faster")]
-    Faster,
-    /// B serves fewer requests per second than A, beyond the noise.
-    #[serde(rename = "slower")]
-    Slower,
-    #[serde(rename = "within noise")]
-    WithinNoise,
-    /// One side failed or was skipped.
-    #[serde(rename = "not comparable")]
-    NotComparable,
-}
-
-impl Verdict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Faster => "faster",
-            Verdict::Slower => "slower",
-            Verdict::WithinNoise => "within noise",
-            Verdict::NotComparable => "not comparable",
-        }
-    }
-}
-
-impl std::fmt::Display for Verdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// True when two throughput measurements differ by more than their noise: their 95 % confidence
 /// intervals do not overlap when both have one; otherwise the relative change exceeds

@@ -5,7 +5,8 @@
 //! plain-text sentences both need (a row's name, a reversal, a published latency) live here.
 
 use restbench_model::{
-    Cell, CellStatus, PublishedLatency, PublishedStudy, RpsStats, RunResults, published_study,
+    Cell, CellStatus, PublishedFigure, PublishedLatency, PublishedStudy, RpsStats, RunResults,
+    published_study,
 };
 
 use crate::cells::{cell_labels, first_line, status_word};
@@ -100,12 +101,52 @@ fn table(study: &PublishedStudy, scenario: &str, all_cells: &[Cell]) -> RatioTab
         .iter()
         .filter(|c| c.workload == study.workload && c.scenario == scenario)
         .collect();
-    let figures: Vec<_> = study
+    let figures: Vec<&PublishedFigure> = study
         .figures
         .iter()
         .filter(|f| f.scenario == scenario)
         .collect();
-    // Figures claim cells, the most specific settings first, ok cells before failed ones.
+    let (matched, claimed) = claim_cells(&figures, &cells);
+    let mut rows: Vec<RatioRow> = figures
+        .iter()
+        .zip(&matched)
+        .map(|(f, m)| published_row(study, f, m.map(|j| cells[j])))
+        .collect();
+    rows.extend(rows_not_in_the_seed(&cells, &claimed));
+    let (pb, mb, baseline_note) = baselines(study, &rows);
+    if let Some(p) = pb {
+        let base = rows[p].published_rps.unwrap_or(0.0);
+        for r in &mut rows {
+            r.published_ratio = r.published_rps.filter(|_| base > 0.0).map(|v| v / base);
+        }
+    }
+    if let Some(m) = mb {
+        let base = rows[m].measured_rps().unwrap_or(0.0);
+        for r in &mut rows {
+            r.measured_ratio = r.measured_rps().filter(|_| base > 0.0).map(|v| v / base);
+        }
+    }
+    if let Some(k) = pb.filter(|p| Some(*p) == mb) {
+        rows[k].baseline = true;
+    }
+    let reversals = reversals(&rows);
+    for r in &reversals {
+        rows[r.first].reversed = true;
+        rows[r.second].reversed = true;
+    }
+    RatioTable {
+        scenario: scenario.to_string(),
+        rows,
+        published_baseline: pb,
+        measured_baseline: mb,
+        baseline_note,
+        reversals,
+    }
+}
+
+/// Which cell each figure stands beside: figures claim cells, the most specific settings first,
+/// ok cells before failed ones. Returns each figure's cell and which cells were claimed.
+fn claim_cells(figures: &[&PublishedFigure], cells: &[&Cell]) -> (Vec<Option<usize>>, Vec<bool>) {
     let mut order: Vec<usize> = (0..figures.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(figures[i].specificity()));
     let mut claimed = vec![false; cells.len()];
@@ -126,47 +167,48 @@ fn table(study: &PublishedStudy, scenario: &str, all_cells: &[Cell]) -> RatioTab
             matched[i] = Some(j);
         }
     }
-    let labels = cell_labels(&cells);
-    let mut rows: Vec<RatioRow> = figures
-        .iter()
-        .zip(&matched)
-        .map(|(f, m)| {
-            let cell = m.map(|j| cells[j]);
-            let ok = cell.filter(|c| c.status == CellStatus::Ok);
-            let not_measured = match (&f.subject, cell) {
-                (None, _) => Some(format!(
-                    "not run here: {}",
-                    study
-                        .unavailable_reason(&f.system)
-                        .unwrap_or("no subject stands for it")
-                )),
-                (Some(_), Some(c)) if c.status != CellStatus::Ok => Some(format!(
-                    "{}: {}",
-                    status_word(c.status),
-                    first_line(c.reason.as_deref().unwrap_or("no reason recorded"))
-                )),
-                (Some(_), None) => Some("not run in this study".to_string()),
-                _ => None,
-            };
-            RatioRow {
-                system: f.system.clone(),
-                subject: f.subject.clone(),
-                variant: f.variant.clone(),
-                published_rps: Some(f.rps),
-                published_ratio: None,
-                published_latency: f.latency,
-                published_resources: f.resources.clone(),
-                measured: ok.map(|c| c.rps),
-                measured_ratio: None,
-                not_measured,
-                flags: ok.map(|c| c.flags.clone()).unwrap_or_default(),
-                reversed: false,
-                baseline: false,
-                note: f.note.clone(),
-            }
-        })
-        .collect();
-    // Subjects measured here that the seed did not have, fastest first.
+    (matched, claimed)
+}
+
+/// A published figure's row, with the cell it claimed (if any) as the measured figure.
+fn published_row(study: &PublishedStudy, f: &PublishedFigure, cell: Option<&Cell>) -> RatioRow {
+    let ok = cell.filter(|c| c.status == CellStatus::Ok);
+    let not_measured = match (&f.subject, cell) {
+        (None, _) => Some(format!(
+            "not run here: {}",
+            study
+                .unavailable_reason(&f.system)
+                .unwrap_or("no subject stands for it")
+        )),
+        (Some(_), Some(c)) if c.status != CellStatus::Ok => Some(format!(
+            "{}: {}",
+            status_word(c.status),
+            first_line(c.reason.as_deref().unwrap_or("no reason recorded"))
+        )),
+        (Some(_), None) => Some("not run in this study".to_string()),
+        _ => None,
+    };
+    RatioRow {
+        system: f.system.clone(),
+        subject: f.subject.clone(),
+        variant: f.variant.clone(),
+        published_rps: Some(f.rps),
+        published_ratio: None,
+        published_latency: f.latency,
+        published_resources: f.resources.clone(),
+        measured: ok.map(|c| c.rps),
+        measured_ratio: None,
+        not_measured,
+        flags: ok.map(|c| c.flags.clone()).unwrap_or_default(),
+        reversed: false,
+        baseline: false,
+        note: f.note.clone(),
+    }
+}
+
+/// Subjects measured here that the seed did not have, fastest first.
+fn rows_not_in_the_seed(cells: &[&Cell], claimed: &[bool]) -> Vec<RatioRow> {
+    let labels = cell_labels(cells);
     let mut extras: Vec<RatioRow> = (0..cells.len())
         .filter(|&j| !claimed[j])
         .map(|j| {
@@ -198,72 +240,45 @@ fn table(study: &PublishedStudy, scenario: &str, all_cells: &[Cell]) -> RatioTab
             .unwrap_or(-1.0)
             .total_cmp(&a.measured_rps().unwrap_or(-1.0))
     });
-    rows.extend(extras);
+    extras
+}
 
-    // The baseline: the study's own when it has both figures, else the first row that has both.
+/// The rows the published and the measured ratios are taken against, and a note when that is not
+/// the study's own baseline: the study's own when it has both figures, else the first row that
+/// has both, else one row for each side.
+fn baselines(
+    study: &PublishedStudy,
+    rows: &[RatioRow],
+) -> (Option<usize>, Option<usize>, Option<String>) {
     let both = |r: &RatioRow| r.published_rps.is_some() && r.measured.is_some();
     let is_study_baseline = |r: &RatioRow| {
         r.subject.as_deref() == Some(study.baseline.as_str()) && r.published_rps.is_some()
     };
     let own = rows.iter().position(|r| is_study_baseline(r) && both(r));
-    let mut baseline_note = None;
-    let (pb, mb) = match own.or_else(|| rows.iter().position(both)) {
-        Some(k) => {
-            if own.is_none() {
-                let why = if rows.iter().any(is_study_baseline) {
-                    format!("{} was not measured here", study.baseline)
-                } else {
-                    format!("{} has no figure in this scenario", study.baseline)
-                };
-                baseline_note = Some(format!(
-                    "Ratios are against {} because {why}.",
-                    rows[k].subject.as_deref().unwrap_or(&rows[k].system)
-                ));
-            }
-            (Some(k), Some(k))
-        }
-        None => {
-            let pb = rows
-                .iter()
-                .position(is_study_baseline)
-                .or_else(|| rows.iter().position(|r| r.published_rps.is_some()));
-            let mb = rows.iter().position(|r| r.measured.is_some());
-            if mb.is_some() {
-                baseline_note = Some(
-                    "No system has both a published and a measured figure here, so the published and the measured ratios are against different systems.".into(),
-                );
-            }
-            (pb, mb)
-        }
-    };
-    if let Some(p) = pb {
-        let base = rows[p].published_rps.unwrap_or(0.0);
-        for r in &mut rows {
-            r.published_ratio = r.published_rps.filter(|_| base > 0.0).map(|v| v / base);
-        }
+    if let Some(k) = own {
+        return (Some(k), Some(k), None);
     }
-    if let Some(m) = mb {
-        let base = rows[m].measured_rps().unwrap_or(0.0);
-        for r in &mut rows {
-            r.measured_ratio = r.measured_rps().filter(|_| base > 0.0).map(|v| v / base);
-        }
+    if let Some(k) = rows.iter().position(both) {
+        let why = if rows.iter().any(is_study_baseline) {
+            format!("{} was not measured here", study.baseline)
+        } else {
+            format!("{} has no figure in this scenario", study.baseline)
+        };
+        let note = format!(
+            "Ratios are against {} because {why}.",
+            rows[k].subject.as_deref().unwrap_or(&rows[k].system)
+        );
+        return (Some(k), Some(k), Some(note));
     }
-    if let Some(k) = pb.filter(|p| Some(*p) == mb) {
-        rows[k].baseline = true;
-    }
-    let reversals = reversals(&rows);
-    for r in &reversals {
-        rows[r.first].reversed = true;
-        rows[r.second].reversed = true;
-    }
-    RatioTable {
-        scenario: scenario.to_string(),
-        rows,
-        published_baseline: pb,
-        measured_baseline: mb,
-        baseline_note,
-        reversals,
-    }
+    let pb = rows
+        .iter()
+        .position(is_study_baseline)
+        .or_else(|| rows.iter().position(|r| r.published_rps.is_some()));
+    let mb = rows.iter().position(|r| r.measured.is_some());
+    let note = mb.map(|_| {
+        "No system has both a published and a measured figure here, so the published and the measured ratios are against different systems.".to_string()
+    });
+    (pb, mb, note)
 }
 
 /// Every pair of rows with both figures whose order differs between published and measured.

@@ -8,8 +8,9 @@
 //! on load, so a headless browser can prove the page rendered cleanly.
 //!
 //! Modules: [`page`] assembles the document and its cards; [`tables`] the summary and findings
-//! tables; [`charts`] the figures of a group, drawn by [`svg`] and [`timeline`] (rate and p99
-//! over time, one small panel per cell); [`study`] the ratio tables;
+//! tables; [`charts`] the figures of a group, drawn by [`svg`] (scales, ticks, and one
+//! [`svg::Axes`] for every chart's grid and axes) and [`timeline`] (rate and p99 over time, one
+//! small panel per cell); [`study`] the ratio tables;
 //! [`markup`] the small pieces they share. The style and the script are `report.css` and
 //! `report.js` beside this file.
 

@@ -143,7 +143,8 @@ pub fn linear_ticks(max: f64) -> Vec<f64> {
     (0..=n).map(|i| i as f64 * step).collect()
 }
 
-fn f(v: f64) -> String {
+/// A coordinate as SVG gets it: one decimal, none when it is whole.
+pub(super) fn f(v: f64) -> String {
     let s = format!("{v:.1}");
     s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
 }
@@ -160,6 +161,132 @@ fn clip(s: &str, n: usize) -> String {
 /// Rough text width at the chart font size (12 px system fonts).
 fn text_width(s: &str) -> f64 {
     s.chars().count() as f64 * 6.6
+}
+
+/// The opening tag of a chart `width` × `height` units large, with an accessible name when given.
+pub(super) fn svg_start(o: &mut String, width: f64, height: f64, aria_label: Option<&str>) {
+    let _ = write!(
+        o,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img"{a}>"#,
+        w = f(width),
+        h = f(height),
+        a = aria_label.map_or(String::new(), |a| format!(r#" aria-label="{}""#, escape(a)))
+    );
+}
+
+/// The plot area of a chart, in SVG units, and how every chart draws its grid, tick labels, axis
+/// titles and axes on it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Axes {
+    pub left: f64,
+    pub right: f64,
+    pub top: f64,
+    pub bottom: f64,
+    /// How far left of the axis, and below its grid line, a y tick label sits.
+    pub y_label_offset: (f64, f64),
+}
+
+impl Axes {
+    pub fn new(left: f64, right: f64, top: f64, bottom: f64) -> Self {
+        Self {
+            left,
+            right,
+            top,
+            bottom,
+            y_label_offset: (6.0, 4.0),
+        }
+    }
+
+    /// A horizontal grid line at `py` with its label left of the axis.
+    pub fn y_grid(&self, o: &mut String, py: f64, label: &str) {
+        let (dx, dy) = self.y_label_offset;
+        let _ = write!(
+            o,
+            r#"<line class="grid" x1="{l}" y1="{py}" x2="{r}" y2="{py}"/><text class="tick" x="{tx}" y="{ty}" text-anchor="end">{label}</text>"#,
+            l = f(self.left),
+            r = f(self.right),
+            py = f(py),
+            tx = f(self.left - dx),
+            ty = f(py + dy),
+            label = escape(label)
+        );
+    }
+
+    /// A vertical grid line at `px` with its label under the plot.
+    pub fn x_grid(&self, o: &mut String, px: f64, label: &str) {
+        let _ = write!(
+            o,
+            r#"<line class="grid" x1="{px}" y1="{a}" x2="{px}" y2="{z}"/><text class="tick" x="{px}" y="{ty}" text-anchor="middle">{label}</text>"#,
+            px = f(px),
+            a = f(self.top),
+            z = f(self.bottom),
+            ty = f(self.bottom + 15.0),
+            label = escape(label)
+        );
+    }
+
+    /// A log-scale y axis's grid: 1, 2 and 5 × 10^k, labelled as latencies.
+    pub fn latency_grid(&self, o: &mut String, y: &LogScale, lo: f64, hi: f64) {
+        for t in log_ticks(lo, hi) {
+            self.y_grid(o, y.px(t), &micros_short(t));
+        }
+    }
+
+    /// The x axis's title, centred under the plot at height `y`.
+    pub fn x_title(&self, o: &mut String, title: &str, y: f64) {
+        let _ = write!(
+            o,
+            r#"<text class="axis-title" x="{x}" y="{y}" text-anchor="middle">{t}</text>"#,
+            x = f(self.left + (self.right - self.left) / 2.0),
+            y = f(y),
+            t = escape(title)
+        );
+    }
+
+    /// The y axis's title, turned along the left edge.
+    pub fn y_title(&self, o: &mut String, title: &str) {
+        let _ = write!(
+            o,
+            r#"<text class="axis-title" transform="translate(12 {ym}) rotate(-90)" text-anchor="middle">{t}</text>"#,
+            ym = f(self.top + (self.bottom - self.top) / 2.0),
+            t = escape(title)
+        );
+    }
+
+    /// The left and bottom axes.
+    pub fn frame(&self, o: &mut String) {
+        let _ = write!(
+            o,
+            r#"<path class="axis" d="M{l} {t}V{b}H{r}"/>"#,
+            l = f(self.left),
+            t = f(self.top),
+            b = f(self.bottom),
+            r = f(self.right)
+        );
+    }
+
+    /// The left axis only (bars grow from it).
+    pub fn left_axis(&self, o: &mut String) {
+        let _ = write!(
+            o,
+            r#"<line class="axis" x1="{x}" y1="{a}" x2="{x}" y2="{z}"/>"#,
+            x = f(self.left),
+            a = f(self.top),
+            z = f(self.bottom)
+        );
+    }
+}
+
+/// Decade bounds around the positive latencies given, or 1 to 10 µs when there is none.
+fn latency_bounds(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = values
+        .filter(|v| *v > 0.0)
+        .fold((f64::INFINITY, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
+    if lo.is_finite() {
+        log_bounds(lo, hi)
+    } else {
+        log_bounds(1.0, 10.0)
+    }
 }
 
 /// One bar of a horizontal bar chart.
@@ -208,10 +335,8 @@ pub fn bar_chart(c: &BarChart<'_>) -> String {
         .unwrap_or(8) as f64;
     let label_w = (longest_label * 7.0 + 14.0).clamp(90.0, 250.0);
     let right_pad = 30.0;
-    let row_h = 26.0;
     let top = 8.0;
-    let plot_h = row_h * c.bars.len().max(1) as f64;
-    let height = bar_chart_height(c.bars.len());
+    let plot_h = BAR_ROW * c.bars.len().max(1) as f64;
     let max = c
         .bars
         .iter()
@@ -228,94 +353,78 @@ pub fn bar_chart(c: &BarChart<'_>) -> String {
     let ticks = linear_ticks(max.max(f64::MIN_POSITIVE) * (1.0 + (longest_text + 8.0) / plot_w));
     let top_value = *ticks.last().unwrap_or(&1.0);
     let x = LinearScale::new(0.0, top_value, label_w, label_w + plot_w);
+    let axes = Axes::new(label_w, label_w + plot_w, top, top + plot_h);
     let mut o = String::new();
-    let _ = write!(
-        o,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img">"#,
-        w = f(WIDTH),
-        h = f(height)
-    );
-    // Grid and ticks.
+    svg_start(&mut o, WIDTH, bar_chart_height(c.bars.len()), None);
     for t in &ticks {
-        let px = x.px(*t);
-        let _ = write!(
-            o,
-            r#"<line class="grid" x1="{px}" y1="{y0}" x2="{px}" y2="{y1}"/><text class="tick" x="{px}" y="{ty}" text-anchor="middle">{label}</text>"#,
-            px = f(px),
-            y0 = f(top),
-            y1 = f(top + plot_h),
-            ty = f(top + plot_h + 15.0),
-            label = escape(&(c.tick_label)(*t))
-        );
+        axes.x_grid(&mut o, x.px(*t), &(c.tick_label)(*t));
     }
-    let _ = write!(
-        o,
-        r#"<text class="axis-title" x="{x}" y="{y}" text-anchor="middle">{t}</text>"#,
-        x = f(label_w + plot_w / 2.0),
-        y = f(top + plot_h + 33.0),
-        t = escape(c.axis_title)
-    );
+    axes.x_title(&mut o, c.axis_title, top + plot_h + 33.0);
     for (i, b) in c.bars.iter().enumerate() {
-        let y = top + i as f64 * row_h;
-        let bar_h = 16.0;
-        let by = y + (row_h - bar_h) / 2.0;
-        let cy = y + row_h / 2.0;
-        let w = (x.px(b.value.max(0.0)) - label_w).max(0.5);
+        bar(&mut o, b, &x, top + i as f64 * BAR_ROW, c.marker_title);
+    }
+    axes.left_axis(&mut o);
+    o.push_str("</svg>");
+    o
+}
+
+/// The height of a bar's row.
+const BAR_ROW: f64 = 26.0;
+
+/// One bar in the row starting at `y`: its label, the bar from the axis, its whisker and
+/// marker, and its text after whichever ends last.
+fn bar(o: &mut String, b: &Bar, x: &LinearScale, y: f64, marker_title: &str) {
+    let bar_h = 16.0;
+    let label_w = x.px(0.0);
+    let by = y + (BAR_ROW - bar_h) / 2.0;
+    let cy = y + BAR_ROW / 2.0;
+    let w = (x.px(b.value.max(0.0)) - label_w).max(0.5);
+    let _ = write!(
+        o,
+        r#"<g class="bar"><title>{title}</title><text class="label" x="{lx}" y="{ty}" text-anchor="end">{label}</text><rect x="{x0}" y="{by}" width="{w}" height="{bh}" rx="2" fill="{color}"/>"#,
+        title = escape(&b.title),
+        lx = f(label_w - 8.0),
+        ty = f(cy + 4.0),
+        label = escape(&clip(&b.label, LABEL_CHARS)),
+        x0 = f(label_w),
+        by = f(by),
+        w = f(w),
+        bh = f(bar_h),
+        color = escape(&b.color),
+    );
+    let mut end = label_w + w;
+    if let Some([lo, hi]) = b.whisker {
+        let (a, z) = (x.px(lo.max(0.0)), x.px(hi.max(0.0)));
         let _ = write!(
             o,
-            r#"<g class="bar"><title>{title}</title><text class="label" x="{lx}" y="{ty}" text-anchor="end">{label}</text><rect x="{x0}" y="{by}" width="{w}" height="{bh}" rx="2" fill="{color}"/>"#,
-            title = escape(&b.title),
-            lx = f(label_w - 8.0),
-            ty = f(cy + 4.0),
-            label = escape(&clip(&b.label, LABEL_CHARS)),
-            x0 = f(label_w),
-            by = f(by),
-            w = f(w),
-            bh = f(bar_h),
-            color = escape(&b.color),
+            r#"<path class="whisker" d="M{a} {cy}H{z}M{a} {t}V{u}M{z} {t}V{u}"/>"#,
+            a = f(a),
+            z = f(z),
+            cy = f(cy),
+            t = f(cy - 5.0),
+            u = f(cy + 5.0)
         );
-        let mut end = label_w + w;
-        if let Some([lo, hi]) = b.whisker {
-            let (a, z) = (x.px(lo.max(0.0)), x.px(hi.max(0.0)));
-            let _ = write!(
-                o,
-                r#"<path class="whisker" d="M{a} {cy}H{z}M{a} {t}V{u}M{z} {t}V{u}"/>"#,
-                a = f(a),
-                z = f(z),
-                cy = f(cy),
-                t = f(cy - 5.0),
-                u = f(cy + 5.0)
-            );
-            end = end.max(z);
-        }
-        if let Some(m) = b.marker {
-            let mx = x.px(m.max(0.0));
-            let _ = write!(
-                o,
-                r#"<line class="marker" x1="{mx}" y1="{a}" x2="{mx}" y2="{z}"><title>{t}</title></line>"#,
-                mx = f(mx),
-                a = f(by - 3.0),
-                z = f(by + bar_h + 3.0),
-                t = escape(c.marker_title)
-            );
-            end = end.max(mx);
-        }
+        end = end.max(z);
+    }
+    if let Some(m) = b.marker {
+        let mx = x.px(m.max(0.0));
         let _ = write!(
             o,
-            r#"<text class="value" x="{x}" y="{y}">{t}</text></g>"#,
-            x = f(end + 6.0),
-            y = f(cy + 4.0),
-            t = escape(&b.text)
+            r#"<line class="marker" x1="{mx}" y1="{a}" x2="{mx}" y2="{z}"><title>{t}</title></line>"#,
+            mx = f(mx),
+            a = f(by - 3.0),
+            z = f(by + bar_h + 3.0),
+            t = escape(marker_title)
         );
+        end = end.max(mx);
     }
     let _ = write!(
         o,
-        r#"<line class="axis" x1="{x}" y1="{a}" x2="{x}" y2="{z}"/></svg>"#,
-        x = f(label_w),
-        a = f(top),
-        z = f(top + plot_h)
+        r#"<text class="value" x="{x}" y="{y}">{t}</text></g>"#,
+        x = f(end + 6.0),
+        y = f(cy + 4.0),
+        t = escape(&b.text)
     );
-    o
 }
 
 /// One latency curve: points of (quantile, latency µs).
@@ -332,64 +441,23 @@ pub struct Curve {
 pub fn latency_chart(curves: &[Curve], height: f64) -> String {
     let (left, right, top, bottom) = (74.0, 24.0, 12.0, 44.0);
     let height = height.max(200.0);
-    let plot_h = height - top - bottom;
+    let axes = Axes::new(left, WIDTH - right, top, height - bottom);
     let pts = curves.iter().flat_map(|c| c.points.iter());
     let max_q = pts.clone().map(|p| p.0).fold(0.99f64, f64::max).min(0.9999);
-    let (lo, hi) = pts
-        .filter(|p| p.1 > 0.0)
-        .fold((f64::INFINITY, 0.0f64), |(a, b), p| {
-            (a.min(p.1), b.max(p.1))
-        });
-    let (lo, hi) = if lo.is_finite() {
-        (lo, hi)
-    } else {
-        (1.0, 10.0)
-    };
-    let (ylo, yhi) = log_bounds(lo, hi);
-    let x = LinearScale::new(nines(0.5), nines(max_q), left, WIDTH - right);
-    let y = LogScale::new(ylo, yhi, top + plot_h, top);
+    let (ylo, yhi) = latency_bounds(pts.map(|p| p.1));
+    let x = LinearScale::new(nines(0.5), nines(max_q), axes.left, axes.right);
+    let y = LogScale::new(ylo, yhi, axes.bottom, top);
     let mut o = String::new();
-    let _ = write!(
-        o,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img">"#,
-        w = f(WIDTH),
-        h = f(height)
-    );
-    for t in log_ticks(ylo, yhi) {
-        let py = y.px(t);
-        let _ = write!(
-            o,
-            r#"<line class="grid" x1="{l}" y1="{py}" x2="{r}" y2="{py}"/><text class="tick" x="{tx}" y="{ty}" text-anchor="end">{label}</text>"#,
-            l = f(left),
-            r = f(WIDTH - right),
-            py = f(py),
-            tx = f(left - 6.0),
-            ty = f(py + 4.0),
-            label = escape(&micros_short(t))
-        );
-    }
+    svg_start(&mut o, WIDTH, height, None);
+    axes.latency_grid(&mut o, &y, ylo, yhi);
     for q in [0.5, 0.9, 0.99, 0.999, 0.9999] {
         if q > max_q + 1e-12 {
             break;
         }
-        let px = x.px(nines(q));
-        let _ = write!(
-            o,
-            r#"<line class="grid" x1="{px}" y1="{a}" x2="{px}" y2="{z}"/><text class="tick" x="{px}" y="{ty}" text-anchor="middle">p{label}</text>"#,
-            px = f(px),
-            a = f(top),
-            z = f(top + plot_h),
-            ty = f(top + plot_h + 15.0),
-            label = percentile_label(q)
-        );
+        axes.x_grid(&mut o, x.px(nines(q)), &format!("p{}", percentile_label(q)));
     }
-    let _ = write!(
-        o,
-        r#"<text class="axis-title" x="{x}" y="{y}" text-anchor="middle">percentile (log scale of nines)</text><text class="axis-title" transform="translate(12 {ym}) rotate(-90)" text-anchor="middle">latency (log)</text>"#,
-        x = f(left + (WIDTH - right - left) / 2.0),
-        y = f(height - 8.0),
-        ym = f(top + plot_h / 2.0)
-    );
+    axes.x_title(&mut o, "percentile (log scale of nines)", height - 8.0);
+    axes.y_title(&mut o, "latency (log)");
     for c in curves {
         let (color, dash) = series_style(c.style);
         let mut d = String::new();
@@ -421,14 +489,8 @@ pub fn latency_chart(curves: &[Curve], height: f64) -> String {
             t = escape(&c.label)
         );
     }
-    let _ = write!(
-        o,
-        r#"<path class="axis" d="M{l} {t}V{b}H{r}"/></svg>"#,
-        l = f(left),
-        t = f(top),
-        b = f(top + plot_h),
-        r = f(WIDTH - right)
-    );
+    axes.frame(&mut o);
+    o.push_str("</svg>");
     o
 }
 
@@ -452,144 +514,118 @@ pub fn rate_latency_chart(
 ) -> String {
     let (left, right, top, bottom) = (74.0, 24.0, 12.0, 44.0);
     let height = height.max(200.0);
-    let plot_h = height - top - bottom;
+    let axes = Axes::new(left, WIDTH - right, top, height - bottom);
     let xs = curves.iter().flat_map(|c| c.points.iter().map(|p| p.0));
     let max_x = xs.fold(0.0f64, f64::max).max(generator_from.unwrap_or(0.0));
     let ys = curves
         .iter()
         .flat_map(|c| c.points.iter().flat_map(|p| [p.1, p.2]))
-        .chain(slo.iter().map(|s| s.1))
-        .filter(|v| *v > 0.0);
-    let (lo, hi) = ys.fold((f64::INFINITY, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
-    let (lo, hi) = if lo.is_finite() {
-        (lo, hi)
-    } else {
-        (1.0, 10.0)
-    };
-    let (ylo, yhi) = log_bounds(lo, hi);
+        .chain(slo.iter().map(|s| s.1));
+    let (ylo, yhi) = latency_bounds(ys);
     let xticks = linear_ticks(max_x.max(1.0));
     let xmax = xticks.last().copied().unwrap_or(1.0);
-    let x = LinearScale::new(0.0, xmax, left, WIDTH - right);
-    let y = LogScale::new(ylo, yhi, top + plot_h, top);
+    let x = LinearScale::new(0.0, xmax, axes.left, axes.right);
+    let y = LogScale::new(ylo, yhi, axes.bottom, top);
     let mut o = String::new();
-    let _ = write!(
-        o,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img">"#,
-        w = f(WIDTH),
-        h = f(height)
-    );
+    svg_start(&mut o, WIDTH, height, None);
     if let Some(g) = generator_from {
-        let gx = x.px(g).min(WIDTH - right);
-        let _ = write!(
-            o,
-            r##"<rect class="generator-bound" x="{gx}" y="{t}" width="{w}" height="{h}" fill="#999" fill-opacity="0.15"><title>generator-bound from {rate} req/s: figures here are the generator's</title></rect><text class="tick" x="{tx}" y="{ty}" text-anchor="end">generator-bound</text>"##,
-            gx = f(gx),
-            t = f(top),
-            w = f((WIDTH - right - gx).max(2.0)),
-            h = f(plot_h),
-            rate = escape(&crate::units::thousands(g)),
-            tx = f(WIDTH - right - 4.0),
-            ty = f(top + 12.0)
-        );
+        generator_region(&mut o, &axes, x.px(g).min(axes.right), g);
     }
-    for t in log_ticks(ylo, yhi) {
-        let py = y.px(t);
-        let _ = write!(
-            o,
-            r#"<line class="grid" x1="{l}" y1="{py}" x2="{r}" y2="{py}"/><text class="tick" x="{tx}" y="{ty}" text-anchor="end">{label}</text>"#,
-            l = f(left),
-            r = f(WIDTH - right),
-            py = f(py),
-            tx = f(left - 6.0),
-            ty = f(py + 4.0),
-            label = escape(&micros_short(t))
-        );
-    }
+    axes.latency_grid(&mut o, &y, ylo, yhi);
     for t in &xticks {
-        let px = x.px(*t);
-        let _ = write!(
-            o,
-            r#"<line class="grid" x1="{px}" y1="{a}" x2="{px}" y2="{z}"/><text class="tick" x="{px}" y="{ty}" text-anchor="middle">{label}</text>"#,
-            px = f(px),
-            a = f(top),
-            z = f(top + plot_h),
-            ty = f(top + plot_h + 15.0),
-            label = escape(&crate::units::si(*t))
-        );
+        axes.x_grid(&mut o, x.px(*t), &crate::units::si(*t));
     }
     for (name, us) in slo {
-        let py = y.px(*us);
-        let _ = write!(
-            o,
-            r##"<line class="slo" x1="{l}" y1="{py}" x2="{r}" y2="{py}" stroke="#c00" stroke-dasharray="5 3"/><text class="tick" x="{tx}" y="{ty}" fill="#c00">SLO {label}</text>"##,
-            l = f(left),
-            r = f(WIDTH - right),
-            py = f(py),
-            tx = f(left + 4.0),
-            ty = f(py - 4.0),
-            label = escape(&format!("{name} ≤ {}", micros_short(*us)))
+        slo_line(
+            &mut o,
+            &axes,
+            y.px(*us),
+            &format!("{name} ≤ {}", micros_short(*us)),
         );
     }
-    let _ = write!(
-        o,
-        r#"<text class="axis-title" x="{x}" y="{y}" text-anchor="middle">achieved req/s (open loop)</text><text class="axis-title" transform="translate(12 {ym}) rotate(-90)" text-anchor="middle">latency (log)</text>"#,
-        x = f(left + (WIDTH - right - left) / 2.0),
-        y = f(height - 8.0),
-        ym = f(top + plot_h / 2.0)
-    );
+    axes.x_title(&mut o, "achieved req/s (open loop)", height - 8.0);
+    axes.y_title(&mut o, "latency (log)");
     for c in curves {
-        let (color, _) = series_style(c.style);
-        for (which, idx, dash, width) in [
-            ("p50", 1usize, r#" stroke-dasharray="3 3""#, 1.0),
-            ("p99", 2, "", 2.0),
-        ] {
-            let mut d = String::new();
-            for (i, p) in c.points.iter().enumerate() {
-                let v = if idx == 1 { p.1 } else { p.2 };
-                let _ = write!(
-                    d,
-                    "{}{} {}",
-                    if i == 0 { "M" } else { "L" },
-                    f(x.px(p.0)),
-                    f(y.px(v.max(ylo)))
-                );
-            }
-            if d.is_empty() {
-                continue;
-            }
-            let _ = write!(
-                o,
-                r#"<path class="curve" data-percentile="{which}" d="{d}" stroke="{color}" stroke-width="{width}"{dash}><title>{t}</title></path>"#,
-                t = escape(&format!("{} {which}", c.label))
-            );
-        }
-        for p in &c.points {
-            let _ = write!(
-                o,
-                r#"<circle cx="{cx}" cy="{cy}" r="3" stroke="{color}" fill="{fill}"><title>{t}</title></circle>"#,
-                cx = f(x.px(p.0)),
-                cy = f(y.px(p.2.max(ylo))),
-                fill = if p.3 { color } else { "white" },
-                t = escape(&format!(
-                    "{}: {} req/s, p50 {}, p99 {} ({})",
-                    c.label,
-                    crate::units::thousands(p.0),
-                    micros_short(p.1),
-                    micros_short(p.2),
-                    if p.3 { "met the SLO" } else { "failed" }
-                ))
-            );
-        }
+        rate_curve(&mut o, c, &x, &y, ylo);
     }
+    axes.frame(&mut o);
+    o.push_str("</svg>");
+    o
+}
+
+/// The shaded region from `gx` to the right edge where the figures are the generator's.
+fn generator_region(o: &mut String, axes: &Axes, gx: f64, from: f64) {
     let _ = write!(
         o,
-        r#"<path class="axis" d="M{l} {t}V{b}H{r}"/></svg>"#,
-        l = f(left),
-        t = f(top),
-        b = f(top + plot_h),
-        r = f(WIDTH - right)
+        r##"<rect class="generator-bound" x="{gx}" y="{t}" width="{w}" height="{h}" fill="#999" fill-opacity="0.15"><title>generator-bound from {rate} req/s: figures here are the generator's</title></rect><text class="tick" x="{tx}" y="{ty}" text-anchor="end">generator-bound</text>"##,
+        gx = f(gx),
+        t = f(axes.top),
+        w = f((axes.right - gx).max(2.0)),
+        h = f(axes.bottom - axes.top),
+        rate = escape(&crate::units::thousands(from)),
+        tx = f(axes.right - 4.0),
+        ty = f(axes.top + 12.0)
     );
-    o
+}
+
+/// An SLO bound: a red dashed line across the plot at `py`, labelled above it.
+fn slo_line(o: &mut String, axes: &Axes, py: f64, label: &str) {
+    let _ = write!(
+        o,
+        r##"<line class="slo" x1="{l}" y1="{py}" x2="{r}" y2="{py}" stroke="#c00" stroke-dasharray="5 3"/><text class="tick" x="{tx}" y="{ty}" fill="#c00">SLO {label}</text>"##,
+        l = f(axes.left),
+        r = f(axes.right),
+        py = f(py),
+        tx = f(axes.left + 4.0),
+        ty = f(py - 4.0),
+        label = escape(label)
+    );
+}
+
+/// One subject's p50 and p99 lines, then a point per step (hollow where it failed).
+fn rate_curve(o: &mut String, c: &RateCurve, x: &LinearScale, y: &LogScale, ylo: f64) {
+    let (color, _) = series_style(c.style);
+    for (which, idx, dash, width) in [
+        ("p50", 1usize, r#" stroke-dasharray="3 3""#, 1.0),
+        ("p99", 2, "", 2.0),
+    ] {
+        let mut d = String::new();
+        for (i, p) in c.points.iter().enumerate() {
+            let v = if idx == 1 { p.1 } else { p.2 };
+            let _ = write!(
+                d,
+                "{}{} {}",
+                if i == 0 { "M" } else { "L" },
+                f(x.px(p.0)),
+                f(y.px(v.max(ylo)))
+            );
+        }
+        if d.is_empty() {
+            continue;
+        }
+        let _ = write!(
+            o,
+            r#"<path class="curve" data-percentile="{which}" d="{d}" stroke="{color}" stroke-width="{width}"{dash}><title>{t}</title></path>"#,
+            t = escape(&format!("{} {which}", c.label))
+        );
+    }
+    for p in &c.points {
+        let _ = write!(
+            o,
+            r#"<circle cx="{cx}" cy="{cy}" r="3" stroke="{color}" fill="{fill}"><title>{t}</title></circle>"#,
+            cx = f(x.px(p.0)),
+            cy = f(y.px(p.2.max(ylo))),
+            fill = if p.3 { color } else { "white" },
+            t = escape(&format!(
+                "{}: {} req/s, p50 {}, p99 {} ({})",
+                c.label,
+                crate::units::thousands(p.0),
+                micros_short(p.1),
+                micros_short(p.2),
+                if p.3 { "met the SLO" } else { "failed" }
+            ))
+        );
+    }
 }
 
 #[cfg(test)]

@@ -23,6 +23,32 @@ pub fn cells_table(
     color: &dyn Fn(&CellLabel) -> usize,
     closed_loop: &str,
 ) {
+    cells_head(o, closed_loop);
+    for (c, l) in cells.iter().zip(labels) {
+        let name = subject_cell(c, l, color(l));
+        if c.status == CellStatus::Ok && open_loop_only(c) {
+            let _ = write!(
+                o,
+                "<tr><td>{name}</td><td colspan=\"13\" class=\"wrap muted sep\">measured open loop only: see the capacity and equal-load tables</td></tr>"
+            );
+        } else if c.status == CellStatus::Ok {
+            measured_row(o, c, &name);
+        } else {
+            let _ = write!(
+                o,
+                "<tr class=\"notok\"><td>{name}</td><td class=\"sep\"><span class=\"badge bad\">{}</span></td><td colspan=\"12\" class=\"wrap\">{}</td></tr>",
+                status_word(c.status),
+                escape(&first_line(
+                    c.reason.as_deref().unwrap_or("no reason recorded")
+                ))
+            );
+        }
+    }
+    o.push_str("</tbody></table></div>");
+}
+
+/// The two heading rows: the groups (req/s, latency, server, efficiency), then the columns.
+fn cells_head(o: &mut String, closed_loop: &str) {
     let _ = write!(
         o,
         "<div class=\"tablewrap\"><table class=\"cells\"><thead><tr class=\"group\">\
@@ -39,83 +65,73 @@ pub fn cells_table(
         <th class=\"num sep\" title=\"requests served per second of server CPU time\">req/CPU-s</th>\
         <th class=\"num\" title=\"req/s per MB of peak RSS\">req/s/MB</th>\
         </tr></thead><tbody>");
-    for (c, l) in cells.iter().zip(labels) {
-        let name = subject_cell(c, l, color(l));
-        if c.status == CellStatus::Ok && open_loop_only(c) {
-            let _ = write!(
-                o,
-                "<tr><td>{name}</td><td colspan=\"13\" class=\"wrap muted sep\">measured open loop only: see the capacity and equal-load tables</td></tr>"
-            );
-        } else if c.status == CellStatus::Ok {
-            let ci = c.rps.ci95.map_or("–".into(), |[a, b]| {
-                format!("{}–{}", compact(a), compact(b))
-            });
-            let limit = c.server.cpu_limit_cores.map_or(String::new(), |l| {
-                format!(" <span class=\"muted\">/ {}</span>", trim(l))
-            });
-            let mut flags: Vec<String> = c.flags.iter().map(|f| flag_badge(f)).collect();
-            if c.errors.total() > 0 {
-                flags.push(format!(
-                    "<span class=\"muted small\">{} errors</span>",
-                    thousands(c.errors.total() as f64)
-                ));
-            }
-            let flags = if flags.is_empty() {
-                String::new()
-            } else {
-                format!("<span class=\"flags\">{}</span>", flags.join(" "))
-            };
-            // With --restarts: the spread between server processes, under the cv within them.
-            let between = between_cv_text(c).map_or(String::new(), |t| {
-                format!(
-                    "<br><span class=\"muted small\" title=\"cv of the per-process medians\">between processes {}</span>",
-                    escape(&t)
-                )
-            });
-            let l = &c.latency_us;
-            let _ = write!(
-                o,
-                "<tr><td>{name}{flags}</td><td class=\"num sep\"><b>{}</b></td>\
-                    <td class=\"num\">{ci}</td><td class=\"num\">{}–{}</td>\
-                    <td class=\"num\">{:.1} %{between}</td><td class=\"num sep\">{}</td>\
-                    <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-                    <td class=\"num sep\">{:.2}{limit}</td><td class=\"num\">{}</td>\
-                    <td class=\"num\">{}</td><td class=\"num sep\">{}</td>\
-                    <td class=\"num\">{}</td></tr>",
-                thousands(c.rps.median),
-                compact(c.rps.min),
-                compact(c.rps.max),
-                c.rps.cv * 100.0,
-                micros_short(l.p50 as f64),
-                micros_short(l.p90 as f64),
-                micros_short(l.p99 as f64),
-                micros_short(l.p999 as f64),
-                c.server.cpu_cores,
-                if c.server.cpu_us_per_req > 0.0 {
-                    format!("{:.1}", c.server.cpu_us_per_req)
-                } else {
-                    "–".into()
-                },
-                if c.server.rss_peak_bytes > 0 {
-                    bytes_short(c.server.rss_peak_bytes as f64)
-                } else {
-                    "–".into()
-                },
-                per_cpu_second(c).map_or("–".into(), thousands),
-                per_mb(c).map_or("–".into(), thousands),
-            );
+}
+
+/// A measured cell's row: req/s with its spread, latency percentiles, server resources and
+/// efficiency.
+fn measured_row(o: &mut String, c: &Cell, name: &str) {
+    let ci = c.rps.ci95.map_or("–".into(), |[a, b]| {
+        format!("{}–{}", compact(a), compact(b))
+    });
+    let limit = c.server.cpu_limit_cores.map_or(String::new(), |l| {
+        format!(" <span class=\"muted\">/ {}</span>", trim(l))
+    });
+    let flags = flags(c);
+    // With --restarts: the spread between server processes, under the cv within them.
+    let between = between_cv_text(c).map_or(String::new(), |t| {
+        format!(
+            "<br><span class=\"muted small\" title=\"cv of the per-process medians\">between processes {}</span>",
+            escape(&t)
+        )
+    });
+    let l = &c.latency_us;
+    let _ = write!(
+        o,
+        "<tr><td>{name}{flags}</td><td class=\"num sep\"><b>{}</b></td>\
+            <td class=\"num\">{ci}</td><td class=\"num\">{}–{}</td>\
+            <td class=\"num\">{:.1} %{between}</td><td class=\"num sep\">{}</td>\
+            <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+            <td class=\"num sep\">{:.2}{limit}</td><td class=\"num\">{}</td>\
+            <td class=\"num\">{}</td><td class=\"num sep\">{}</td>\
+            <td class=\"num\">{}</td></tr>",
+        thousands(c.rps.median),
+        compact(c.rps.min),
+        compact(c.rps.max),
+        c.rps.cv * 100.0,
+        micros_short(l.p50 as f64),
+        micros_short(l.p90 as f64),
+        micros_short(l.p99 as f64),
+        micros_short(l.p999 as f64),
+        c.server.cpu_cores,
+        if c.server.cpu_us_per_req > 0.0 {
+            format!("{:.1}", c.server.cpu_us_per_req)
         } else {
-            let _ = write!(
-                o,
-                "<tr class=\"notok\"><td>{name}</td><td class=\"sep\"><span class=\"badge bad\">{}</span></td><td colspan=\"12\" class=\"wrap\">{}</td></tr>",
-                status_word(c.status),
-                escape(&first_line(
-                    c.reason.as_deref().unwrap_or("no reason recorded")
-                ))
-            );
-        }
+            "–".into()
+        },
+        if c.server.rss_peak_bytes > 0 {
+            bytes_short(c.server.rss_peak_bytes as f64)
+        } else {
+            "–".into()
+        },
+        per_cpu_second(c).map_or("–".into(), thousands),
+        per_mb(c).map_or("–".into(), thousands),
+    );
+}
+
+/// The cell's flags as badges, and its error count, under its name.
+fn flags(c: &Cell) -> String {
+    let mut flags: Vec<String> = c.flags.iter().map(|f| flag_badge(f)).collect();
+    if c.errors.total() > 0 {
+        flags.push(format!(
+            "<span class=\"muted small\">{} errors</span>",
+            thousands(c.errors.total() as f64)
+        ));
     }
-    o.push_str("</tbody></table></div>");
+    if flags.is_empty() {
+        String::new()
+    } else {
+        format!("<span class=\"flags\">{}</span>", flags.join(" "))
+    }
 }
 
 /// The capacity table of a group: capacity (a floor shown as `≥`), bound by, server CPU µs/req

@@ -11,7 +11,7 @@ use crate::timeline::{Timeline, cell_timeline};
 use crate::units::{micros_short, si};
 
 use super::markup::swatch;
-use super::svg::{LinearScale, linear_ticks, series_style};
+use super::svg::{Axes, LinearScale, f, linear_ticks, series_style, svg_start};
 
 const W: f64 = 320.0;
 const LEFT: f64 = 50.0;
@@ -45,25 +45,13 @@ pub fn panels(ok: &[(&Cell, &CellLabel)], color: &dyn Fn(&CellLabel) -> usize) -
     Some(o)
 }
 
-fn f(v: f64) -> String {
-    let s = format!("{v:.1}");
-    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
-}
-
 /// One cell's SVG: requests per second (top) and p99 (bottom) against seconds.
 fn panel(t: &Timeline, style: usize, label: &str) -> String {
     let (stroke, _) = series_style(style);
     let x = LinearScale::new(0.0, t.span.max(1.0), LEFT, W - RIGHT);
     let mut o = String::new();
-    let _ = write!(
-        o,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" aria-label="{a}">"#,
-        w = f(W),
-        h = f(H),
-        a = escape(&format!(
-            "{label}: requests per second and p99 latency over time"
-        ))
-    );
+    let aria = format!("{label}: requests per second and p99 latency over time");
+    svg_start(&mut o, W, H, Some(&aria));
     let rate_ticks = linear_ticks(t.max_rps().max(1.0));
     let rate_top = rate_ticks.last().copied().unwrap_or(1.0);
     let y_rate = LinearScale::new(0.0, rate_top, RATE_TOP + PLOT_H, RATE_TOP);
@@ -113,7 +101,7 @@ fn panel(t: &Timeline, style: usize, label: &str) -> String {
     o
 }
 
-/// Grid lines and tick labels of one plot, its axis and its title.
+/// Grid lines and tick labels of one plot, its axes and its title.
 fn plot_frame(
     o: &mut String,
     ticks: &[f64],
@@ -122,26 +110,17 @@ fn plot_frame(
     top: f64,
     title: &str,
 ) {
+    let axes = Axes {
+        y_label_offset: (4.0, 3.5),
+        ..Axes::new(LEFT, W - RIGHT, top, top + PLOT_H)
+    };
     for v in ticks {
-        let py = y.px(*v);
-        let _ = write!(
-            o,
-            r#"<line class="grid" x1="{l}" y1="{py}" x2="{r}" y2="{py}"/><text class="tick" x="{tx}" y="{ty}" text-anchor="end">{t}</text>"#,
-            l = f(LEFT),
-            r = f(W - RIGHT),
-            py = f(py),
-            tx = f(LEFT - 4.0),
-            ty = f(py + 3.5),
-            t = escape(&label(*v))
-        );
+        axes.y_grid(o, y.px(*v), &label(*v));
     }
+    axes.frame(o);
     let _ = write!(
         o,
-        r#"<path class="axis" d="M{l} {t}V{b}H{r}"/><text class="axis-title" x="{tx}" y="{ty}" text-anchor="end">{title}</text>"#,
-        l = f(LEFT),
-        t = f(top),
-        b = f(top + PLOT_H),
-        r = f(W - RIGHT),
+        r#"<text class="axis-title" x="{tx}" y="{ty}" text-anchor="end">{title}</text>"#,
         tx = f(W - RIGHT),
         ty = f(top + 9.0),
         title = escape(title)

@@ -19,9 +19,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
             let text = if args.json {
                 serde_json::to_string_pretty(&Versioned::new(comparison))? + "\n"
             } else if args.markdown {
-                comparison.to_markdown()
+                restbench_report::markdown::load_comparison(&comparison)
             } else {
-                comparison.to_text()
+                restbench_report::text::load_comparison(&comparison)
             };
             return write_out(&text);
         }
@@ -40,9 +40,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let text = if args.json {
         serde_json::to_string_pretty(&Versioned::new(comparison))? + "\n"
     } else if args.markdown {
-        comparison.to_markdown()
+        restbench_report::markdown::comparison(&comparison)
     } else {
-        comparison.to_text()
+        restbench_report::text::comparison(&comparison)
     };
     write_out(&text)
 }

@@ -5,8 +5,18 @@ use std::process::ExitCode;
 
 use restbench_harness::subject;
 use restbench_model::{SCHEMA_VERSION, SubjectCatalogue, SubjectEntry};
+use restbench_report::text::{Column, TextTable};
 
 use crate::cli::SubjectsArgs;
+
+const COLUMNS: [Column; 6] = [
+    Column::left("ID"),
+    Column::left("LANGUAGE"),
+    Column::left("FRAMEWORK"),
+    Column::left("SEEDS"),
+    Column::left("WORKLOADS"),
+    Column::left("AVAILABLE"),
+];
 
 pub fn run(args: SubjectsArgs) -> anyhow::Result<ExitCode> {
     if let Some(to) = args.install {
@@ -42,10 +52,10 @@ pub fn run(args: SubjectsArgs) -> anyhow::Result<ExitCode> {
         writeln!(out)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let rows: Vec<[String; 6]> = entries
+    let rows = entries
         .iter()
         .map(|e| {
-            [
+            vec![
                 e.id.to_string(),
                 e.language.to_string(),
                 format!("{} {}", e.framework, e.framework_version),
@@ -66,34 +76,8 @@ pub fn run(args: SubjectsArgs) -> anyhow::Result<ExitCode> {
             ]
         })
         .collect();
-    let header = [
-        "ID",
-        "LANGUAGE",
-        "FRAMEWORK",
-        "SEEDS",
-        "WORKLOADS",
-        "AVAILABLE",
-    ];
-    let mut widths = header.map(str::len);
-    for r in &rows {
-        for (i, c) in r.iter().enumerate().take(5) {
-            widths[i] = widths[i].max(c.chars().count());
-        }
-    }
-    let line = |cells: [&str; 6]| {
-        let mut s = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            if i < 5 {
-                s.push_str(&format!("{c:<w$}  ", w = widths[i]));
-            } else {
-                s.push_str(c);
-            }
-        }
-        s
-    };
-    writeln!(out, "{}", line(header))?;
-    for r in &rows {
-        writeln!(out, "{}", line([&r[0], &r[1], &r[2], &r[3], &r[4], &r[5]]))?;
+    for line in TextTable::new(&COLUMNS, rows).lines() {
+        writeln!(out, "{line}")?;
     }
     let available = entries.iter().filter(|e| e.available).count();
     writeln!(

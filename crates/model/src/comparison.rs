@@ -1,0 +1,235 @@
+//! The documents of `restbench compare --json`: two runs ([`Comparison`]) or two `load` results
+//! ([`LoadComparison`]) side by side, B as ratios of A with a verdict on the noise. The report
+//! crate computes them; they are written here, with the other documents, so the on-disk schema
+//! changes in one crate. The CLI prints them inside [`crate::Versioned`] for the schema version.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::BoundBy;
+
+/// What a change in throughput amounts to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Verdict {
+    /// B serves more requests per second than A, beyond the noise.
+    #[serde(rename = "faster")]
+    Faster,
+    /// B serves fewer requests per second than A, beyond the noise.
+    #[serde(rename = "slower")]
+    Slower,
+    #[serde(rename = "within noise")]
+    WithinNoise,
+    /// One side failed or was skipped.
+    #[serde(rename = "not comparable")]
+    NotComparable,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Faster => "faster",
+            Verdict::Slower => "slower",
+            Verdict::WithinNoise => "within noise",
+            Verdict::NotComparable => "not comparable",
+        }
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which cell: subject × workload × scenario × protocol, and the settings label when one run
+/// holds the same key more than once (study variants such as `GOMAXPROCS=1`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct CellKey {
+    pub subject: String,
+    pub workload: String,
+    pub scenario: String,
+    /// `h1` or `h2c`; comparisons written before protocols existed read `h1`.
+    #[serde(
+        default = "crate::protocol::default_protocol",
+        skip_serializing_if = "is_h1"
+    )]
+    pub protocol: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+}
+
+fn is_h1(p: &str) -> bool {
+    p == "h1"
+}
+
+/// One cell measured in both runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComparedCell {
+    #[serde(flatten)]
+    pub key: CellKey,
+    pub a_rps: Option<f64>,
+    pub b_rps: Option<f64>,
+    /// B's median req/s ÷ A's.
+    pub rps_ratio: Option<f64>,
+    pub a_p99_us: Option<u64>,
+    pub b_p99_us: Option<u64>,
+    /// B's p99 latency ÷ A's (below 1 is better).
+    pub p99_ratio: Option<f64>,
+    pub a_cpu_us_per_req: Option<f64>,
+    pub b_cpu_us_per_req: Option<f64>,
+    /// B's server CPU µs per request ÷ A's (below 1 is better).
+    pub cpu_us_per_req_ratio: Option<f64>,
+    pub verdict: Verdict,
+    /// Why the cell is not comparable, or flags that weaken the verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Both runs searched this cell's capacity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<ComparedCapacity>,
+    /// The equal-load rates both runs loaded this cell at.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub at_rate: Vec<ComparedRate>,
+}
+
+/// A cell's capacity in both runs. The ratio is given only when both are the server's under the
+/// same SLO: a floor compared with anything says nothing about the server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComparedCapacity {
+    pub slo_a: String,
+    pub slo_b: String,
+    pub a_rate: Option<f64>,
+    pub b_rate: Option<f64>,
+    pub a_bound_by: BoundBy,
+    pub b_bound_by: BoundBy,
+    /// B's capacity ÷ A's.
+    pub ratio: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// A cell at one equal-load rate in both runs. The CPU ratio is given only when both held it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComparedRate {
+    pub target: f64,
+    pub a_achieved: f64,
+    pub b_achieved: f64,
+    pub a_held: bool,
+    pub b_held: bool,
+    pub a_cpu_us_per_req: Option<f64>,
+    pub b_cpu_us_per_req: Option<f64>,
+    /// B's server CPU µs per request ÷ A's (below 1 is better).
+    pub cpu_ratio: Option<f64>,
+}
+
+/// Where a run came from, for the heading.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunLabel {
+    pub kind: String,
+    pub started_at: String,
+    pub cpu_model: String,
+    pub cores: u32,
+    pub hostname: String,
+}
+
+/// The comparison of run B against run A.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub a: RunLabel,
+    pub b: RunLabel,
+    /// True when the two runs ran on different machines (CPU model or core count differ).
+    pub different_machines: bool,
+    pub cells: Vec<ComparedCell>,
+    pub only_in_a: Vec<CellKey>,
+    pub only_in_b: Vec<CellKey>,
+}
+
+impl Comparison {
+    /// Verdict counts, for a one-line summary.
+    pub fn counts(&self) -> BTreeMap<&'static str, usize> {
+        let mut m = BTreeMap::new();
+        for c in &self.cells {
+            *m.entry(c.verdict.as_str()).or_insert(0) += 1;
+        }
+        m
+    }
+}
+
+/// How a load run was shaped, for the heading.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadLabel {
+    pub url: String,
+    pub method: String,
+    pub connections: u32,
+    pub threads: u32,
+    /// `10s`, `500 requests`, plus `at 5000 req/s` with a rate.
+    pub shape: String,
+    pub duration_s: f64,
+}
+
+/// Which direction is an improvement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Better {
+    Higher,
+    Lower,
+}
+
+/// How a metric's values read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    PerSecond,
+    Micros,
+    Count,
+    Percent,
+    BytesPerSecond,
+}
+
+/// One figure of both runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadMetric {
+    /// `req/s`, `p99`, `errors`, …
+    pub metric: String,
+    pub unit: Unit,
+    pub a: f64,
+    pub b: f64,
+    /// B ÷ A; absent when A is 0.
+    pub ratio: Option<f64>,
+    pub better: Better,
+}
+
+/// The comparison of load result B against load result A.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadComparison {
+    pub a: LoadLabel,
+    pub b: LoadLabel,
+    /// Settings that differ between the two runs (`connections 10 → 64`): the ratios then mix
+    /// the server's change with the load's.
+    pub differences: Vec<String>,
+    pub metrics: Vec<LoadMetric>,
+    /// On req/s, beyond each run's own per-second noise or not.
+    pub verdict: Verdict,
+    /// Per-second coefficient of variation of each run's rate, the noise the verdict used.
+    pub a_cv: f64,
+    pub b_cv: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts_read_as_written() {
+        for v in [
+            Verdict::Faster,
+            Verdict::Slower,
+            Verdict::WithinNoise,
+            Verdict::NotComparable,
+        ] {
+            let json = serde_json::to_string(&v).unwrap();
+            assert_eq!(json, format!("\"{v}\""));
+            assert_eq!(serde_json::from_str::<Verdict>(&json).unwrap(), v);
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! The plain lines a comparison says the same way in text and in Markdown: where each run came
+//! from, the verdict counts, the table's values, the load verdict. Text and Markdown both build
+//! on these and never on each other.
+
+use restbench_model::comparison::{
+    Comparison, LoadComparison, LoadLabel, LoadMetric, RunLabel, Unit, Verdict,
+};
+
+use crate::cells::key_label;
+use crate::units::{bytes_short, micros_short, ratio, thousands};
+
+/// One line on the verdicts: `4 cells in both runs: 1 faster, 1 slower, 1 within noise, …`.
+pub fn comparison_summary(c: &Comparison) -> String {
+    let counts = c.counts();
+    let parts: Vec<String> = [
+        Verdict::Faster,
+        Verdict::Slower,
+        Verdict::WithinNoise,
+        Verdict::NotComparable,
+    ]
+    .iter()
+    .filter_map(|v| counts.get(v.as_str()).map(|n| format!("{n} {v}")))
+    .collect();
+    format!(
+        "{} cells in both runs: {}.",
+        c.cells.len(),
+        if parts.is_empty() {
+            "none".to_string()
+        } else {
+            parts.join(", ")
+        }
+    )
+}
+
+/// A comparison's table as text: subject, workload, scenario, A and B req/s, the three ratios
+/// and the verdict.
+pub fn comparison_rows(c: &Comparison) -> Vec<[String; 9]> {
+    c.cells
+        .iter()
+        .map(|c| {
+            let opt = |v: Option<f64>, f: fn(f64) -> String| v.map_or("–".to_string(), f);
+            [
+                key_label(&c.key),
+                c.key.workload.clone(),
+                c.key.scenario.clone(),
+                opt(c.a_rps, thousands),
+                opt(c.b_rps, thousands),
+                opt(c.rps_ratio, ratio),
+                opt(c.p99_ratio, ratio),
+                opt(c.cpu_us_per_req_ratio, ratio),
+                c.verdict.to_string(),
+            ]
+        })
+        .collect()
+}
+
+/// Where each run came from, and a warning when the machines differ.
+pub fn comparison_heading(c: &Comparison) -> Vec<String> {
+    let l = |x: &RunLabel| {
+        format!(
+            "{} started {} on {} ({} cores{})",
+            x.kind,
+            x.started_at,
+            x.cpu_model,
+            x.cores,
+            if x.hostname.is_empty() {
+                String::new()
+            } else {
+                format!(", {}", x.hostname)
+            }
+        )
+    };
+    let mut v = vec![format!("A: {}", l(&c.a)), format!("B: {}", l(&c.b))];
+    if c.different_machines {
+        v.push(
+            "The runs come from different machines: ratios mix machine and software differences."
+                .into(),
+        );
+    }
+    v
+}
+
+/// One load run for a comparison's heading: `GET http://… — 2 threads, 10 connections, 10 s;
+/// measured 10.00 s`.
+pub fn load_label(l: &LoadLabel) -> String {
+    format!(
+        "{} {} — {} threads, {} connections, {}; measured {:.2} s",
+        l.method, l.url, l.threads, l.connections, l.shape, l.duration_s
+    )
+}
+
+/// A metric's value for reading.
+pub fn metric_value(m: &LoadMetric, v: f64) -> String {
+    match m.unit {
+        Unit::PerSecond => thousands(v),
+        Unit::Micros => micros_short(v),
+        Unit::Count => thousands(v),
+        Unit::Percent => format!("{v:.2}%"),
+        Unit::BytesPerSecond => format!("{}/s", bytes_short(v)),
+    }
+}
+
+/// The sentence under a load comparison: the verdict and how to read the ratios.
+pub fn load_verdict_line(c: &LoadComparison) -> String {
+    format!(
+        "req/s: {} (per-second variation A {:.1} %, B {:.1} %). Ratios are B ÷ A; for latency and \
+         errors below 1 is better.",
+        match c.verdict {
+            Verdict::Faster => "B is faster beyond the noise",
+            Verdict::Slower => "B is slower beyond the noise",
+            Verdict::WithinNoise => "within noise",
+            Verdict::NotComparable => "not comparable (a run answered nothing)",
+        },
+        c.a_cv * 100.0,
+        c.b_cv * 100.0
+    )
+}

@@ -1,0 +1,316 @@
+//! Snapshots of the rendered text and Markdown, hyperfine's way: each renderer's whole output for
+//! a fixed document, so a change in any byte shows as a diff to review (`cargo insta review`, or
+//! `INSTA_UPDATE=always` and read the diff). Rules worth a name keep their own asserts beside
+//! the renderers.
+
+use insta::assert_snapshot;
+use restbench_model::{
+    BoundBy, Cell, CellStatus, LatencySummary, RunResults, StudyInfo, Versioned,
+};
+
+use crate::compare::tests::run;
+use crate::open_loop::tests::with_open_loop;
+use crate::test_support::{cell, load_result};
+
+/// A load run with every optional line: a rate, HTTP/2, the uncorrected distribution, errors of
+/// every kind, TLS handshakes, requests in flight and a lag behind schedule.
+fn busy_load() -> restbench_model::LoadResult {
+    let mut r = load_result();
+    r.settings.rate = Some(2_500.0);
+    r.settings.http_version = "2".into();
+    r.settings.max_streams = Some(8);
+    r.settings.unix_socket = Some("/tmp/s.sock".into());
+    r.uncorrected_latency_us = Some(LatencySummary {
+        p50: 400,
+        p75: 500,
+        p90: 700,
+        p99: 1_200,
+        p999: 2_000,
+        ..r.latency_us
+    });
+    r.thread_rps.mean = 1_000.0;
+    r.thread_rps.stdev = 12.5;
+    r.thread_rps.max = 1_030.0;
+    r.thread_rps.within_stdev_pct = 68.27;
+    r.errors.connect = 1;
+    r.errors.read = 2;
+    r.errors.timeout = 3;
+    r.errors.parse = 4;
+    r.errors.protocol = 5;
+    r.errors.status = 6;
+    r.errors.tls = 7;
+    r.errors.reset = 8;
+    r.goaways = 1;
+    r.tls_error = Some("certificate expired".into());
+    r.tls_handshake_us = Some(LatencySummary {
+        p50: 900,
+        p99: 2_500,
+        max: 3_100,
+        mean: 1_000.0,
+        ..Default::default()
+    });
+    r.in_flight = 3;
+    r.sent = 2_040;
+    r.max_schedule_lag_us = Some(4_200);
+    r.interrupted = true;
+    r.interrupted_after_s = Some(0.75);
+    r
+}
+
+/// The cells of the terminal table: a fast cell with flags, one without variation, a failure
+/// with a long reason.
+fn table_cells() -> Vec<Cell> {
+    let mut a = cell("rust-axum", "plaintext", "single-thread", 120_345.0);
+    a.latency_us.p50 = 442;
+    a.latency_us.p99 = 1_830;
+    a.server.cpu_cores = 0.98;
+    a.server.cpu_us_per_req = 8.1;
+    a.server.rss_peak_bytes = 12 << 20;
+    a.flags = vec!["client_bound".into()];
+    let mut b = cell(
+        "java-spring-boot-webflux",
+        "plaintext",
+        "all-cores",
+        40_000.0,
+    );
+    b.rps.cv = 0.0;
+    b.latency_us.p50 = 2_100;
+    b.latency_us.p99 = 9_700;
+    let mut c = cell("node-express-cluster", "plaintext", "all-cores", 0.0);
+    c.status = CellStatus::Failed;
+    c.reason = Some(
+        "build failed: npm ci exited with status 1 after fetching 312 packages from the registry"
+            .into(),
+    );
+    vec![a, b, c]
+}
+
+/// A run with two workloads, a failure, an open-loop cell, toolchains and a finding.
+fn run_document() -> RunResults {
+    let mut cells = table_cells();
+    cells.push(with_open_loop("go-nethttp", 30_000.0, BoundBy::Server));
+    let mut echo = cell("node-http", "echo", "all-cores", 20_000.0);
+    echo.findings.push(restbench_model::Finding {
+        level: restbench_model::FindingLevel::Warn,
+        check: "content-type".into(),
+        message: "text/plain without a charset".into(),
+    });
+    cells.push(echo);
+    let mut r = run(cells);
+    r.environment.kernel = "6.1.0".into();
+    r.environment.restbench_version = "0.1.0".into();
+    r.environment.backend_reason = "cgroup v2 delegated".into();
+    r.environment
+        .toolchains
+        .insert("rustc".into(), "1.88.0".into());
+    r.protocol.connections = 64;
+    r.protocol.threads = 2;
+    r.protocol.duration_s = Some(10.0);
+    r.protocol.repeats = 3;
+    r.protocol.warmup_s = 2.0;
+    r.protocol.http_version = "1.1".into();
+    r.protocol.keepalive = true;
+    r.protocol.timeout_s = 2.0;
+    r.protocol.db_pool_total = 100;
+    r.noisy_machine = Some("load average 3.2 before the run".into());
+    r
+}
+
+/// Study A's cells: go overtakes node, which the study table marks as reversed.
+fn study_document() -> RunResults {
+    let with = |mut c: Cell, k: &str, v: &str| {
+        c.settings.insert(k.into(), v.into());
+        c
+    };
+    let mut r = run(vec![
+        cell("node-http", "echo", "single-thread", 10_000.0),
+        with(
+            cell("go-nethttp", "echo", "single-thread", 15_000.0),
+            "GOMAXPROCS",
+            "1",
+        ),
+        with(
+            cell("go-nethttp-dynamic", "echo", "single-thread", 9_000.0),
+            "GOMAXPROCS",
+            "1",
+        ),
+        cell("rust-axum", "echo", "single-thread", 40_000.0),
+        cell("go-nethttp", "echo", "one-cpu", 600.0),
+    ]);
+    r.kind = "study a".into();
+    r.study = StudyInfo::new("a", true, "10 s instead of 60 s");
+    r
+}
+
+fn json<T: serde::Serialize>(document: T) -> String {
+    serde_json::to_string_pretty(&Versioned::new(document)).expect("a comparison serializes")
+}
+
+#[test]
+fn load_report() {
+    let plain = load_result();
+    assert_snapshot!("load_report_plain", crate::text::load_report(&plain, false));
+    assert_snapshot!(
+        "load_report_distribution",
+        crate::text::load_report(&plain, true)
+    );
+    assert_snapshot!(
+        "load_report_busy",
+        crate::text::load_report(&busy_load(), true)
+    );
+}
+
+#[test]
+fn cell_table() {
+    let cells = table_cells();
+    let refs: Vec<&Cell> = cells.iter().collect();
+    for width in [40, 80, 100, 120, 200] {
+        assert_snapshot!(
+            format!("cell_table_{width}"),
+            crate::text::cell_table(&refs, width)
+        );
+    }
+    assert_snapshot!("cell_table_markdown", crate::markdown::cell_table(&refs));
+}
+
+#[test]
+fn report_md() {
+    assert_snapshot!("report_md", crate::markdown::report(&run_document()));
+    assert_snapshot!(
+        "report_md_study",
+        crate::markdown::report(&study_document())
+    );
+    let unknown = RunResults {
+        study: Some(StudyInfo {
+            id: "zz".into(),
+            title: "?".into(),
+            seed: "999".into(),
+            shortened: false,
+            note: String::new(),
+        }),
+        ..run(vec![])
+    };
+    assert_snapshot!("report_md_unknown_study", crate::markdown::report(&unknown));
+}
+
+#[test]
+fn run_comparison() {
+    let c = crate::compare::tests::sample();
+    assert_snapshot!("comparison_text", crate::text::comparison(&c));
+    assert_snapshot!("comparison_markdown", crate::markdown::comparison(&c));
+    assert_snapshot!("comparison_json", json(&c));
+    let open = crate::compare::compare(
+        &run(vec![
+            with_open_loop("x", 10_000.0, BoundBy::Server),
+            with_open_loop("y", 30_000.0, BoundBy::Server),
+        ]),
+        &run(vec![
+            with_open_loop("x", 12_000.0, BoundBy::Server),
+            with_open_loop("y", 40_000.0, BoundBy::Generator),
+        ]),
+    );
+    assert_snapshot!("comparison_open_loop_text", crate::text::comparison(&open));
+    assert_snapshot!(
+        "comparison_open_loop_markdown",
+        crate::markdown::comparison(&open)
+    );
+    assert_snapshot!("comparison_open_loop_json", json(&open));
+}
+
+#[test]
+fn load_comparison() {
+    let c = crate::load_compare::tests::sample();
+    assert_snapshot!("load_comparison_text", crate::text::load_comparison(&c));
+    assert_snapshot!(
+        "load_comparison_markdown",
+        crate::markdown::load_comparison(&c)
+    );
+    assert_snapshot!("load_comparison_json", json(&c));
+}
+
+/// The SVG charts, drawn from fixed series: the axes, grids and ticks of every kind of chart.
+#[test]
+fn svg_charts() {
+    use crate::html::svg::{Bar, BarChart, Curve, RateCurve, bar_chart, latency_chart};
+    let bars = [
+        Bar {
+            label: "rust-axum".into(),
+            value: 120_000.0,
+            whisker: Some([118_000.0, 121_000.0]),
+            marker: None,
+            color: "#4e79a7".into(),
+            text: "120,000".into(),
+            title: "rust-axum".into(),
+        },
+        Bar {
+            label: "a-subject-with-a-name-longer-than-any-label".into(),
+            value: 40_000.0,
+            whisker: None,
+            marker: Some(60_000.0),
+            color: "#f28e2b".into(),
+            text: "40,000".into(),
+            title: "long".into(),
+        },
+    ];
+    let bar = bar_chart(&BarChart {
+        bars: &bars,
+        tick_label: &crate::units::si,
+        axis_title: "req/s",
+        marker_title: "the CPU limit",
+    });
+    assert_snapshot!("svg_bar_chart", bar);
+    let latency = latency_chart(
+        &[
+            Curve {
+                label: "a".into(),
+                style: 0,
+                points: vec![(0.5, 100.0), (0.99, 1_000.0), (0.999, 5_000.0)],
+            },
+            Curve {
+                label: "b".into(),
+                style: 11,
+                points: vec![(0.5, 300.0), (0.9, 700.0), (0.99, 2_000.0)],
+            },
+        ],
+        300.0,
+    );
+    assert_snapshot!("svg_latency_chart", latency);
+    let rate = crate::html::svg::rate_latency_chart(
+        &[RateCurve {
+            label: "x".into(),
+            style: 1,
+            points: vec![
+                (1_000.0, 100.0, 400.0, true),
+                (2_000.0, 300.0, 9_000.0, false),
+            ],
+        }],
+        &[("p99".into(), 5_000.0)],
+        Some(1_800.0),
+        300.0,
+    );
+    assert_snapshot!("svg_rate_latency_chart", rate);
+    let mut c = cell("a", "plaintext", "all-cores", 1000.0);
+    c.repeats = (0..2)
+        .map(|r| restbench_model::RepeatResult {
+            rps: 1000.0,
+            requests: 3000,
+            duration_s: 3.0,
+            latency_us: Default::default(),
+            errors: Default::default(),
+            server_cpu_cores: 1.0,
+            loadgen_cpu_cores: 1.0,
+            timeseries: (0..3)
+                .map(|i| restbench_model::SecondSample {
+                    second: i,
+                    requests: 900 + u64::from(i + r) * 50,
+                    errors: 0,
+                    p50_us: Some(100),
+                    p99_us: Some(900 + u64::from(i) * 100),
+                })
+                .collect(),
+        })
+        .collect();
+    let labels = crate::cells::cell_labels(&[&c]);
+    let panels = crate::html::timeline::panels(&[(&c, &labels[0])], &|_| 2);
+    assert_snapshot!("svg_timeline", panels.expect("the cell has seconds"));
+}

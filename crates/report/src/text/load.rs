@@ -1,0 +1,236 @@
+//! A load run in wrk's shape (`restbench load`), so the two can be set side by side: header,
+//! thread stats, optional distribution, totals, errors.
+
+use std::fmt::Write;
+
+use restbench_model::histogram;
+use restbench_model::{LatencySummary, LoadResult, LoadSettings};
+
+use crate::units::{bytes, count, micros};
+
+/// wrk's report: header, thread stats, optional distribution, totals, errors.
+pub fn load_report(r: &LoadResult, distribution: bool) -> String {
+    let mut o = String::new();
+    heading(&mut o, &r.settings);
+    thread_stats(&mut o, r);
+    if distribution {
+        latency_distribution(&mut o, r);
+    }
+    let _ = writeln!(
+        o,
+        "  {} requests in {:.2}s, {} read",
+        r.requests,
+        r.duration_s,
+        bytes(r.bytes as f64)
+    );
+    if r.interrupted {
+        let _ = writeln!(
+            o,
+            "  Run interrupted after {} (Ctrl-C): the figures cover the load until then",
+            r.interrupted_after_s
+                .map_or_else(|| "an unknown time".to_string(), |s| format!("{s:.1} s"))
+        );
+    }
+    errors(&mut o, r);
+    accounting(&mut o, r);
+    let _ = writeln!(o, "Requests/sec: {:>10.2}", r.rps);
+    let _ = writeln!(o, "Transfer/sec: {:>10}", bytes(r.bytes_per_s));
+    o
+}
+
+/// `Running 10s test @ URL`, the load's shape, and what closed-loop latency means.
+fn heading(o: &mut String, s: &LoadSettings) {
+    let what = match (s.duration_s, s.requests) {
+        (Some(d), _) => format!("{}s test", trim_float(d)),
+        (None, Some(n)) => format!("{n}-request test"),
+        _ => "test".into(),
+    };
+    let _ = writeln!(o, "Running {what} @ {}", s.url);
+    let _ = writeln!(o, "{}", shape(s));
+    if s.rate.is_none() {
+        let _ = writeln!(
+            o,
+            "  Latency {} (a saturated queue: see --rate or --slo for latency at a given load)",
+            crate::vocabulary::closed_loop_latency(s.connections)
+        );
+    }
+}
+
+/// `  2 threads and 10 connections`, with whatever departs from wrk's defaults.
+fn shape(s: &LoadSettings) -> String {
+    let mut shape = format!("  {} threads and {} connections", s.threads, s.connections);
+    if let Some(rate) = s.rate {
+        let _ = write!(shape, ", {} requests/sec (open loop)", trim_float(rate));
+    }
+    if s.pipeline > 1 {
+        let _ = write!(shape, ", pipeline {}", s.pipeline);
+    }
+    if !s.keepalive {
+        let _ = write!(shape, ", a new connection per request");
+    }
+    if s.http_version == "1.0" {
+        let _ = write!(shape, ", HTTP/1.0");
+    }
+    if s.http_version == "2" {
+        let _ = write!(
+            shape,
+            ", HTTP/2 with {} streams each",
+            s.max_streams.unwrap_or(1)
+        );
+    }
+    if let Some(path) = &s.unix_socket {
+        let _ = write!(shape, ", over unix:{path}");
+    }
+    shape
+}
+
+/// wrk's `Thread Stats` block: latency and per-thread req/s, with the share within one stdev.
+fn thread_stats(o: &mut String, r: &LoadResult) {
+    let l = &r.latency_us;
+    let within = histogram::decode(&r.histogram)
+        .ok()
+        .filter(|h| !h.is_empty())
+        .map(|h| {
+            let lo = (l.mean - l.stdev).max(0.0) as u64;
+            let hi = (l.mean + l.stdev) as u64;
+            100.0 * h.count_between(lo, hi) as f64 / h.len() as f64
+        })
+        .unwrap_or(0.0);
+    let _ = writeln!(o, "  Thread Stats   Avg      Stdev     Max   +/- Stdev");
+    let _ = writeln!(
+        o,
+        "    Latency {:>9} {:>9} {:>9} {:>8.2}%",
+        micros(l.mean),
+        micros(l.stdev),
+        micros(l.max as f64),
+        within
+    );
+    let t = &r.thread_rps;
+    let _ = writeln!(
+        o,
+        "    Req/Sec {:>9} {:>9} {:>9} {:>8.2}%",
+        count(t.mean),
+        count(t.stdev),
+        count(t.max),
+        t.within_stdev_pct
+    );
+}
+
+/// `--latency`: the percentiles, and the uncorrected ones beside them for an open loop.
+fn latency_distribution(o: &mut String, r: &LoadResult) {
+    let title = if r.uncorrected_latency_us.is_some() {
+        "  Latency Distribution (from intended send times, corrected for coordinated omission)"
+    } else {
+        "  Latency Distribution"
+    };
+    let _ = writeln!(o, "{title}");
+    percentiles(o, &r.latency_us);
+    if let Some(u) = &r.uncorrected_latency_us {
+        let _ = writeln!(
+            o,
+            "  Uncorrected Latency Distribution (from actual send times)"
+        );
+        percentiles(o, u);
+    }
+}
+
+fn percentiles(o: &mut String, l: &LatencySummary) {
+    for (label, v) in [
+        ("50%", l.p50),
+        ("75%", l.p75),
+        ("90%", l.p90),
+        ("99%", l.p99),
+        ("99.9%", l.p999),
+    ] {
+        let _ = writeln!(o, "  {label:>7} {:>9}", micros(v as f64));
+    }
+}
+
+/// One line per kind of failure that happened, in wrk's words where wrk has them.
+fn errors(o: &mut String, r: &LoadResult) {
+    let e = &r.errors;
+    if e.connect + e.read + e.write + e.timeout > 0 {
+        let _ = writeln!(
+            o,
+            "  Socket errors: connect {}, read {}, write {}, timeout {}",
+            e.connect, e.read, e.write, e.timeout
+        );
+    }
+    if e.parse > 0 {
+        let _ = writeln!(o, "  Malformed responses: {}", e.parse);
+    }
+    if e.protocol > 0 {
+        let _ = writeln!(o, "  Responses no request asked for: {}", e.protocol);
+    }
+    if e.status > 0 {
+        let _ = writeln!(o, "  Non-2xx or 3xx responses: {}", e.status);
+    }
+    if e.tls > 0 {
+        let reason = r.tls_error.as_deref().unwrap_or("no reason recorded");
+        let _ = writeln!(o, "  TLS failures: {} ({reason})", e.tls);
+    }
+    if e.reset > 0 || r.goaways > 0 {
+        let _ = writeln!(
+            o,
+            "  HTTP/2: {} streams reset by the server, {} GOAWAY received",
+            e.reset, r.goaways
+        );
+    }
+}
+
+/// TLS handshakes, requests not answered, and a lag behind an open loop's schedule.
+fn accounting(o: &mut String, r: &LoadResult) {
+    if let Some(h) = &r.tls_handshake_us {
+        let _ = writeln!(
+            o,
+            "  TLS handshakes (new connections, not in latency): avg {}, p50 {}, p99 {}, max {}",
+            micros(h.mean),
+            micros(h.p50 as f64),
+            micros(h.p99 as f64),
+            micros(h.max as f64)
+        );
+    }
+    let unanswered = r.errors.unanswered();
+    if r.in_flight > 0 || unanswered > 0 {
+        let _ = writeln!(
+            o,
+            "  {} sent = {} answered + {} failed + {} in flight at the end",
+            r.sent, r.requests, unanswered, r.in_flight
+        );
+    }
+    if let Some(lag) = r.max_schedule_lag_us
+        && lag > 1_000
+    {
+        let _ = writeln!(
+            o,
+            "  Fell behind schedule by up to {} (raise -c to keep the rate)",
+            micros(lag as f64)
+        );
+    }
+}
+
+fn trim_float(v: f64) -> String {
+    if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_interrupted_load_says_so_and_when() {
+        let mut r = crate::test_support::load_result();
+        assert!(!load_report(&r, false).contains("interrupted"));
+        r.interrupted = true;
+        r.interrupted_after_s = Some(1.23);
+        let text = load_report(&r, false);
+        assert!(
+            text.contains("Run interrupted after 1.2 s (Ctrl-C)"),
+            "{text}"
+        );
+    }
+}
