@@ -29,6 +29,7 @@ pub mod db;
 pub mod environment;
 pub mod error;
 pub mod fixtures;
+pub mod h2c;
 pub mod http;
 pub mod k8s;
 pub mod placement;

@@ -22,7 +22,8 @@ pub mod capacity;
 mod engine;
 mod error;
 mod from_result;
-mod h2;
+pub mod h2;
+pub mod http1_limits;
 mod live;
 mod outcome;
 mod recorder;
@@ -38,7 +39,6 @@ pub mod trivial_server;
 pub use capacity::{CapacitySpec, search as capacity_search};
 pub use engine::{Progress, ensure_open_files, run};
 pub use error::LoadError;
-pub use h2::client::{H2cAnswer, H2cError, H2cLimits, h2c_exchange};
 pub use live::LiveLatency;
 pub use outcome::LoadOutcome;
 pub use spec::{
