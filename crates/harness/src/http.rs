@@ -323,98 +323,21 @@ fn read_response<S: Source>(source: &mut S, limits: Limits) -> Result<Response, 
         source,
         buf: Vec::new(),
     };
-    let bad = |m: String| HttpError::Malformed(m);
     let mut interim = 0;
     loop {
-        let head_end = loop {
-            // Refuse at once what is not HTTP, rather than waiting for a blank line that may
-            // never come.
-            let n = input.buf.len().min(5);
-            if input.buf[..n] != b"HTTP/"[..n] {
-                let line = input.buf.split(|&b| b == b'\n').next().unwrap_or_default();
-                return Err(bad(format!(
-                    "the answer starts with {:?}, not with an HTTP/1.x status line",
-                    snippet(line)
-                )));
-            }
-            if let Some(i) = find(&input.buf, b"\r\n\r\n") {
-                break i;
-            }
-            if input.buf.len() > limits.head {
-                return Err(HttpError::HeadTooLarge { limit: limits.head });
-            }
-            if !input.fill()? {
-                return Err(HttpError::Closed {
-                    when: if input.buf.is_empty() {
-                        "before a response"
-                    } else {
-                        "inside the response head"
-                    },
-                });
-            }
-        };
-        if head_end > limits.head {
-            return Err(HttpError::HeadTooLarge { limit: limits.head });
-        }
-        let head = String::from_utf8_lossy(&input.buf[..head_end]).into_owned();
-        let mut lines = head.split("\r\n");
-        let status_line = lines.next().unwrap_or_default();
-        let status = parse_status_line(status_line).ok_or_else(|| {
-            bad(format!(
-                "not an HTTP/1.x status line: {:?}",
-                snippet(status_line.as_bytes())
-            ))
-        })?;
-        let headers: Vec<(String, String)> = lines
-            .filter_map(|l| {
-                l.split_once(':')
-                    .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
-            })
-            .collect();
+        let head_end = read_head(&mut input, limits)?;
+        let (status, headers) = parse_head(&input.buf[..head_end])?;
         input.buf.drain(..head_end + 4);
         if (100..200).contains(&status) {
             interim += 1;
             if interim > MAX_INTERIM {
-                return Err(bad(format!(
+                return Err(HttpError::Malformed(format!(
                     "more than {MAX_INTERIM} interim (1xx) answers before a final one"
                 )));
             }
             continue;
         }
-        let header = |name: &str| {
-            headers
-                .iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, v)| v.clone())
-        };
-        let chunked = header("transfer-encoding")
-            .is_some_and(|v| v.to_ascii_lowercase().ends_with("chunked"));
-        let (body, framing) = if status == 204 || status == 304 {
-            (Vec::new(), "content-length")
-        } else if chunked {
-            (read_chunked(&mut input, limits)?, "chunked")
-        } else if let Some(len) = header("content-length") {
-            let len = parse_content_length(&len, limits.body)?;
-            while input.buf.len() < len {
-                if !input.fill()? {
-                    return Err(HttpError::Closed {
-                        when: "before the end of the body announced by Content-Length",
-                    });
-                }
-            }
-            input.buf.truncate(len);
-            (std::mem::take(&mut input.buf), "content-length")
-        } else {
-            loop {
-                if input.buf.len() > limits.body {
-                    return Err(HttpError::BodyTooLarge { limit: limits.body });
-                }
-                if !input.fill()? {
-                    break;
-                }
-            }
-            (std::mem::take(&mut input.buf), "close")
-        };
+        let (body, framing) = read_body(&mut input, status, &headers, limits)?;
         return Ok(Response {
             status,
             headers,
@@ -422,6 +345,113 @@ fn read_response<S: Source>(source: &mut S, limits: Limits) -> Result<Response, 
             framing,
         });
     }
+}
+
+/// Reads until the buffer holds a whole head; where its blank line starts.
+fn read_head<S: Source>(input: &mut Input<'_, S>, limits: Limits) -> Result<usize, HttpError> {
+    let head_end = loop {
+        // Refuse at once what is not HTTP, rather than waiting for a blank line that may never
+        // come.
+        let n = input.buf.len().min(5);
+        if input.buf[..n] != b"HTTP/"[..n] {
+            let line = input.buf.split(|&b| b == b'\n').next().unwrap_or_default();
+            return Err(HttpError::Malformed(format!(
+                "the answer starts with {:?}, not with an HTTP/1.x status line",
+                snippet(line)
+            )));
+        }
+        if let Some(i) = find(&input.buf, b"\r\n\r\n") {
+            break i;
+        }
+        if input.buf.len() > limits.head {
+            return Err(HttpError::HeadTooLarge { limit: limits.head });
+        }
+        if !input.fill()? {
+            return Err(HttpError::Closed {
+                when: if input.buf.is_empty() {
+                    "before a response"
+                } else {
+                    "inside the response head"
+                },
+            });
+        }
+    };
+    if head_end > limits.head {
+        return Err(HttpError::HeadTooLarge { limit: limits.head });
+    }
+    Ok(head_end)
+}
+
+/// A head without its blank line: the status and the headers, names lowercased.
+fn parse_head(head: &[u8]) -> Result<(u16, Vec<(String, String)>), HttpError> {
+    let head = String::from_utf8_lossy(head);
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().unwrap_or_default();
+    let status = parse_status_line(status_line).ok_or_else(|| {
+        HttpError::Malformed(format!(
+            "not an HTTP/1.x status line: {:?}",
+            snippet(status_line.as_bytes())
+        ))
+    })?;
+    let headers = lines
+        .filter_map(|l| {
+            l.split_once(':')
+                .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        })
+        .collect();
+    Ok((status, headers))
+}
+
+/// The body of a final answer and how it was framed: none for 204 and 304, chunked,
+/// `Content-Length`, or until the server closes.
+fn read_body<S: Source>(
+    input: &mut Input<'_, S>,
+    status: u16,
+    headers: &[(String, String)],
+    limits: Limits,
+) -> Result<(Vec<u8>, &'static str), HttpError> {
+    let header = |name: &str| headers.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+    let chunked =
+        header("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().ends_with("chunked"));
+    if status == 204 || status == 304 {
+        Ok((Vec::new(), "content-length"))
+    } else if chunked {
+        Ok((read_chunked(input, limits)?, "chunked"))
+    } else if let Some(len) = header("content-length") {
+        let len = parse_content_length(len, limits.body)?;
+        Ok((read_sized(input, len)?, "content-length"))
+    } else {
+        Ok((read_to_close(input, limits)?, "close"))
+    }
+}
+
+/// A body of `len` bytes (already checked against the cap).
+fn read_sized<S: Source>(input: &mut Input<'_, S>, len: usize) -> Result<Vec<u8>, HttpError> {
+    while input.buf.len() < len {
+        if !input.fill()? {
+            return Err(HttpError::Closed {
+                when: "before the end of the body announced by Content-Length",
+            });
+        }
+    }
+    input.buf.truncate(len);
+    Ok(std::mem::take(&mut input.buf))
+}
+
+/// A body that ends when the server closes the connection, within the cap.
+fn read_to_close<S: Source>(
+    input: &mut Input<'_, S>,
+    limits: Limits,
+) -> Result<Vec<u8>, HttpError> {
+    loop {
+        if input.buf.len() > limits.body {
+            return Err(HttpError::BodyTooLarge { limit: limits.body });
+        }
+        if !input.fill()? {
+            break;
+        }
+    }
+    Ok(std::mem::take(&mut input.buf))
 }
 
 /// `HTTP/1.x SSS[ reason]` → `SSS`; anything else → `None`.
