@@ -1,6 +1,6 @@
 //! The HPACK request encoder (RFC 7541): a load run's request as HTTP/2 frames, encoded once.
 //!
-//! [`H2Request`] keeps three encodings of one header block, as a browser's or h2load's encoder
+//! `H2Request` keeps three encodings of one header block, as a browser's or h2load's encoder
 //! would send it: with incremental indexing for a connection's first request, indexed (a byte
 //! per field) for every later one, and literals without indexing when the server's table has no
 //! room. Strings are never Huffman-coded. The literal writers are public for the verifier's h2c

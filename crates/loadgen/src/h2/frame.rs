@@ -1,5 +1,5 @@
 //! HTTP/2 frames (RFC 9113 §4, §6): the constants, the frame-header writer and the few readers
-//! both of restbench's HTTP/2 clients share, the load engine's [`super::H2Conn`] and the
+//! both of restbench's HTTP/2 clients share, the load engine's `H2Conn` and the
 //! verifier's blocking h2c exchange in the harness.
 
 /// The client connection preface (RFC 9113 §3.4).
