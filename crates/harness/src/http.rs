@@ -2,32 +2,29 @@
 //! exactly the bytes asked for, so the verifier can also send malformed and oversized requests.
 //!
 //! The server on the other end is a subject, that is someone else's program, so every answer is
-//! read within bounds: one deadline for the whole exchange, at most [`HEAD_LIMIT`] bytes of head
+//! read within bounds: one deadline for the whole exchange, at most [`MAX_HEAD`] bytes of head
 //! and [`BODY_LIMIT`] bytes of body, chunk sizes parsed with checked arithmetic. A server that
 //! goes past a bound gets an [`HttpError`] (which the verifier turns into a finding); it can
 //! neither crash restbench nor make it buffer without end.
 //!
-//! [`send`] also speaks h2c (prior knowledge) through the load generator's HTTP/2 framing, with
-//! the same caps, so the verifier checks the contract over each protocol a subject declares.
+//! Its [`Response`], [`HttpError`] and [`Limits`] are shared with the verifier's h2c client
+//! (`h2c`), so the verifier checks the contract over each protocol a subject declares with the
+//! same caps and the same findings. The head and chunk-line bounds are the load engine's
+//! (`restbench_loadgen::http1_limits`): both HTTP/1.x framers refuse the same servers.
 
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use restbench_loadgen::{H2cError, H2cLimits};
+use restbench_loadgen::http1_limits::{MAX_CHUNK_LINE, MAX_HEAD};
 use restbench_model::Protocol;
 
-/// The most bytes a response head (status line and headers, or a chunked body's trailers) may
-/// take. Real servers send a few hundred bytes; 64 KiB is far above any of them.
-pub const HEAD_LIMIT: usize = 64 * 1024;
 /// The most bytes a response body may take. The largest answer of the contract (the users list)
 /// is a few KiB and the echo workload's requests are capped at 1 MiB; 16 MiB leaves room for any
 /// honest server and bounds what a dishonest one can make restbench hold.
 pub const BODY_LIMIT: usize = 16 * 1024 * 1024;
 /// Interim (1xx) answers accepted before the final one: a real server sends one at most.
 const MAX_INTERIM: usize = 16;
-/// A chunk-size line (hex size and extensions) longer than this is not a chunked body.
-const CHUNK_LINE_LIMIT: usize = 4096;
 /// Bytes asked of the socket per read.
 const READ_SIZE: usize = 16 * 1024;
 
@@ -73,8 +70,11 @@ pub enum HttpError {
     BodyTooLarge { limit: usize },
     #[error("not a valid HTTP/1.1 response: {0}")]
     Malformed(String),
-    #[error("over h2c: {0}")]
+    /// An h2c answer that breaks the protocol (the HTTP/2 twin of `Malformed`).
+    #[error("over h2c: not a valid HTTP/2 answer: {0}")]
     Http2(String),
+    #[error("over h2c: the server reset the stream (error code {code}) before answering")]
+    Reset { code: u32 },
     #[error("{0}")]
     Io(io::Error),
 }
@@ -90,6 +90,7 @@ impl HttpError {
             Self::BodyTooLarge { .. } => "body-too-large",
             Self::Malformed(_) => "malformed",
             Self::Http2(_) => "http2",
+            Self::Reset { .. } => "reset",
             Self::Io(_) => "io",
         }
     }
@@ -157,43 +158,6 @@ impl From<SocketAddr> for Endpoint {
     }
 }
 
-/// One request on a new connection over the endpoint's protocol, with the same caps on the
-/// answer's head and body whatever the protocol. h2c answers are framed by `http2`.
-pub fn send(
-    to: Endpoint,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: &[u8],
-    timeout: Duration,
-) -> Result<Response, HttpError> {
-    match to.protocol {
-        Protocol::H1 => exchange(to.addr, &request(method, path, headers, body), timeout),
-        Protocol::H2c => {
-            let limits = H2cLimits {
-                head: HEAD_LIMIT,
-                body: BODY_LIMIT,
-            };
-            restbench_loadgen::h2c_exchange(to.addr, method, path, headers, body, timeout, limits)
-                .map(|a| Response {
-                    status: a.status,
-                    headers: a.headers,
-                    body: a.body,
-                    framing: "http2",
-                })
-                .map_err(|e| match e {
-                    H2cError::Connect { addr, reason } => HttpError::Connect { addr, reason },
-                    H2cError::Timeout { seconds } => HttpError::Timeout { seconds },
-                    H2cError::Closed { when } => HttpError::Closed { when },
-                    H2cError::HeadTooLarge { limit } => HttpError::HeadTooLarge { limit },
-                    H2cError::BodyTooLarge { limit } => HttpError::BodyTooLarge { limit },
-                    H2cError::Io(e) => HttpError::Io(e),
-                    other => HttpError::Http2(other.to_string()),
-                })
-        }
-    }
-}
-
 /// `GET path` on a new connection.
 pub fn get(addr: SocketAddr, path: &str, timeout: Duration) -> Result<Response, HttpError> {
     exchange(addr, &request("GET", path, &[], b""), timeout)
@@ -249,16 +213,18 @@ fn write_all(
     Ok(())
 }
 
-/// The caps a response is read under ([`HEAD_LIMIT`], [`BODY_LIMIT`]; smaller in tests).
+/// The caps a response is read under, over either protocol ([`MAX_HEAD`], [`BODY_LIMIT`];
+/// smaller in tests).
 #[derive(Debug, Clone, Copy)]
-struct Limits {
-    head: usize,
-    body: usize,
+pub struct Limits {
+    /// Head bytes: an HTTP/1.1 head or trailers, or h2c's header-block fragments.
+    pub head: usize,
+    pub body: usize,
 }
 
 impl Limits {
-    const DEFAULT: Self = Self {
-        head: HEAD_LIMIT,
+    pub const DEFAULT: Self = Self {
+        head: MAX_HEAD,
         body: BODY_LIMIT,
     };
 }
@@ -357,98 +323,21 @@ fn read_response<S: Source>(source: &mut S, limits: Limits) -> Result<Response, 
         source,
         buf: Vec::new(),
     };
-    let bad = |m: String| HttpError::Malformed(m);
     let mut interim = 0;
     loop {
-        let head_end = loop {
-            // Refuse at once what is not HTTP, rather than waiting for a blank line that may
-            // never come.
-            let n = input.buf.len().min(5);
-            if input.buf[..n] != b"HTTP/"[..n] {
-                let line = input.buf.split(|&b| b == b'\n').next().unwrap_or_default();
-                return Err(bad(format!(
-                    "the answer starts with {:?}, not with an HTTP/1.x status line",
-                    snippet(line)
-                )));
-            }
-            if let Some(i) = find(&input.buf, b"\r\n\r\n") {
-                break i;
-            }
-            if input.buf.len() > limits.head {
-                return Err(HttpError::HeadTooLarge { limit: limits.head });
-            }
-            if !input.fill()? {
-                return Err(HttpError::Closed {
-                    when: if input.buf.is_empty() {
-                        "before a response"
-                    } else {
-                        "inside the response head"
-                    },
-                });
-            }
-        };
-        if head_end > limits.head {
-            return Err(HttpError::HeadTooLarge { limit: limits.head });
-        }
-        let head = String::from_utf8_lossy(&input.buf[..head_end]).into_owned();
-        let mut lines = head.split("\r\n");
-        let status_line = lines.next().unwrap_or_default();
-        let status = parse_status_line(status_line).ok_or_else(|| {
-            bad(format!(
-                "not an HTTP/1.x status line: {:?}",
-                snippet(status_line.as_bytes())
-            ))
-        })?;
-        let headers: Vec<(String, String)> = lines
-            .filter_map(|l| {
-                l.split_once(':')
-                    .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
-            })
-            .collect();
+        let head_end = read_head(&mut input, limits)?;
+        let (status, headers) = parse_head(&input.buf[..head_end])?;
         input.buf.drain(..head_end + 4);
         if (100..200).contains(&status) {
             interim += 1;
             if interim > MAX_INTERIM {
-                return Err(bad(format!(
+                return Err(HttpError::Malformed(format!(
                     "more than {MAX_INTERIM} interim (1xx) answers before a final one"
                 )));
             }
             continue;
         }
-        let header = |name: &str| {
-            headers
-                .iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, v)| v.clone())
-        };
-        let chunked = header("transfer-encoding")
-            .is_some_and(|v| v.to_ascii_lowercase().ends_with("chunked"));
-        let (body, framing) = if status == 204 || status == 304 {
-            (Vec::new(), "content-length")
-        } else if chunked {
-            (read_chunked(&mut input, limits)?, "chunked")
-        } else if let Some(len) = header("content-length") {
-            let len = parse_content_length(&len, limits.body)?;
-            while input.buf.len() < len {
-                if !input.fill()? {
-                    return Err(HttpError::Closed {
-                        when: "before the end of the body announced by Content-Length",
-                    });
-                }
-            }
-            input.buf.truncate(len);
-            (std::mem::take(&mut input.buf), "content-length")
-        } else {
-            loop {
-                if input.buf.len() > limits.body {
-                    return Err(HttpError::BodyTooLarge { limit: limits.body });
-                }
-                if !input.fill()? {
-                    break;
-                }
-            }
-            (std::mem::take(&mut input.buf), "close")
-        };
+        let (body, framing) = read_body(&mut input, status, &headers, limits)?;
         return Ok(Response {
             status,
             headers,
@@ -456,6 +345,113 @@ fn read_response<S: Source>(source: &mut S, limits: Limits) -> Result<Response, 
             framing,
         });
     }
+}
+
+/// Reads until the buffer holds a whole head; where its blank line starts.
+fn read_head<S: Source>(input: &mut Input<'_, S>, limits: Limits) -> Result<usize, HttpError> {
+    let head_end = loop {
+        // Refuse at once what is not HTTP, rather than waiting for a blank line that may never
+        // come.
+        let n = input.buf.len().min(5);
+        if input.buf[..n] != b"HTTP/"[..n] {
+            let line = input.buf.split(|&b| b == b'\n').next().unwrap_or_default();
+            return Err(HttpError::Malformed(format!(
+                "the answer starts with {:?}, not with an HTTP/1.x status line",
+                snippet(line)
+            )));
+        }
+        if let Some(i) = find(&input.buf, b"\r\n\r\n") {
+            break i;
+        }
+        if input.buf.len() > limits.head {
+            return Err(HttpError::HeadTooLarge { limit: limits.head });
+        }
+        if !input.fill()? {
+            return Err(HttpError::Closed {
+                when: if input.buf.is_empty() {
+                    "before a response"
+                } else {
+                    "inside the response head"
+                },
+            });
+        }
+    };
+    if head_end > limits.head {
+        return Err(HttpError::HeadTooLarge { limit: limits.head });
+    }
+    Ok(head_end)
+}
+
+/// A head without its blank line: the status and the headers, names lowercased.
+fn parse_head(head: &[u8]) -> Result<(u16, Vec<(String, String)>), HttpError> {
+    let head = String::from_utf8_lossy(head);
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().unwrap_or_default();
+    let status = parse_status_line(status_line).ok_or_else(|| {
+        HttpError::Malformed(format!(
+            "not an HTTP/1.x status line: {:?}",
+            snippet(status_line.as_bytes())
+        ))
+    })?;
+    let headers = lines
+        .filter_map(|l| {
+            l.split_once(':')
+                .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        })
+        .collect();
+    Ok((status, headers))
+}
+
+/// The body of a final answer and how it was framed: none for 204 and 304, chunked,
+/// `Content-Length`, or until the server closes.
+fn read_body<S: Source>(
+    input: &mut Input<'_, S>,
+    status: u16,
+    headers: &[(String, String)],
+    limits: Limits,
+) -> Result<(Vec<u8>, &'static str), HttpError> {
+    let header = |name: &str| headers.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+    let chunked =
+        header("transfer-encoding").is_some_and(|v| v.to_ascii_lowercase().ends_with("chunked"));
+    if status == 204 || status == 304 {
+        Ok((Vec::new(), "content-length"))
+    } else if chunked {
+        Ok((read_chunked(input, limits)?, "chunked"))
+    } else if let Some(len) = header("content-length") {
+        let len = parse_content_length(len, limits.body)?;
+        Ok((read_sized(input, len)?, "content-length"))
+    } else {
+        Ok((read_to_close(input, limits)?, "close"))
+    }
+}
+
+/// A body of `len` bytes (already checked against the cap).
+fn read_sized<S: Source>(input: &mut Input<'_, S>, len: usize) -> Result<Vec<u8>, HttpError> {
+    while input.buf.len() < len {
+        if !input.fill()? {
+            return Err(HttpError::Closed {
+                when: "before the end of the body announced by Content-Length",
+            });
+        }
+    }
+    input.buf.truncate(len);
+    Ok(std::mem::take(&mut input.buf))
+}
+
+/// A body that ends when the server closes the connection, within the cap.
+fn read_to_close<S: Source>(
+    input: &mut Input<'_, S>,
+    limits: Limits,
+) -> Result<Vec<u8>, HttpError> {
+    loop {
+        if input.buf.len() > limits.body {
+            return Err(HttpError::BodyTooLarge { limit: limits.body });
+        }
+        if !input.fill()? {
+            break;
+        }
+    }
+    Ok(std::mem::take(&mut input.buf))
 }
 
 /// `HTTP/1.x SSS[ reason]` → `SSS`; anything else → `None`.
@@ -493,15 +489,14 @@ fn read_chunked<S: Source>(input: &mut Input<'_, S>, limits: Limits) -> Result<V
     let bad = |m: String| HttpError::Malformed(m);
     let mut body: Vec<u8> = Vec::new();
     loop {
-        let Some(eol) = input.find_within(b"\r\n", CHUNK_LINE_LIMIT, "inside a chunked body")?
-        else {
+        let Some(eol) = input.find_within(b"\r\n", MAX_CHUNK_LINE, "inside a chunked body")? else {
             return Err(bad(format!(
-                "a chunk-size line longer than {CHUNK_LINE_LIMIT} bytes"
+                "a chunk-size line longer than {MAX_CHUNK_LINE} bytes"
             )));
         };
-        if eol > CHUNK_LINE_LIMIT {
+        if eol > MAX_CHUNK_LINE {
             return Err(bad(format!(
-                "a chunk-size line longer than {CHUNK_LINE_LIMIT} bytes"
+                "a chunk-size line longer than {MAX_CHUNK_LINE} bytes"
             )));
         }
         let line = String::from_utf8_lossy(&input.buf[..eol]).into_owned();
@@ -553,7 +548,7 @@ fn read_chunked<S: Source>(input: &mut Input<'_, S>, limits: Limits) -> Result<V
     }
 }
 
-/// Trailer lines until an empty one, [`HEAD_LIMIT`] bytes at most. A server that closes instead
+/// Trailer lines until an empty one, [`MAX_HEAD`] bytes at most. A server that closes instead
 /// of ending them is forgiven: the body is complete.
 fn read_trailers<S: Source>(input: &mut Input<'_, S>, limits: Limits) -> Result<(), HttpError> {
     let mut taken = 0usize;
@@ -831,11 +826,11 @@ mod tests {
         let mut s =
             Scripted::then_forever(b"HTTP/1.1 200 OK\r\n", b"X-Filler: aaaaaaaaaaaaaaaa\r\n");
         assert_eq!(kind(read(&mut s)), "head-too-large");
-        assert!(s.taken <= HEAD_LIMIT + READ_SIZE, "took {} bytes", s.taken);
+        assert!(s.taken <= MAX_HEAD + READ_SIZE, "took {} bytes", s.taken);
 
         // A complete head, but too large.
         let mut big = b"HTTP/1.1 200 OK\r\n".to_vec();
-        while big.len() <= HEAD_LIMIT {
+        while big.len() <= MAX_HEAD {
             big.extend_from_slice(b"X-Filler: aaaaaaaaaaaaaaaa\r\n");
         }
         big.extend_from_slice(b"Content-Length: 0\r\n\r\n");
@@ -848,7 +843,7 @@ mod tests {
         );
         assert_eq!(kind(read(&mut s)), "head-too-large");
         assert!(
-            s.taken <= 2 * HEAD_LIMIT + READ_SIZE,
+            s.taken <= 2 * MAX_HEAD + READ_SIZE,
             "took {} bytes",
             s.taken
         );
@@ -882,7 +877,7 @@ mod tests {
         );
         assert_eq!(kind(read(&mut s)), "malformed");
         assert!(
-            s.taken <= HEAD_LIMIT + CHUNK_LINE_LIMIT + READ_SIZE,
+            s.taken <= MAX_HEAD + MAX_CHUNK_LINE + READ_SIZE,
             "took {} bytes",
             s.taken
         );
@@ -1052,7 +1047,7 @@ mod tests {
         assert_eq!(e.kind(), "head-too-large", "{e}");
         let written = server.join().unwrap();
         assert!(
-            written <= HEAD_LIMIT + socket_buffers(),
+            written <= MAX_HEAD + socket_buffers(),
             "the server wrote {written} bytes"
         );
     }

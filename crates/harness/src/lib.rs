@@ -10,6 +10,8 @@
 //!   (PR_SET_PDEATHSIG plus a guard process), and on Ctrl-C.
 //! - [`verify`]: the workload contract as checks that return findings, one module per workload;
 //!   [`verify_subjects`]: `restbench verify`'s prepare → start → check loop.
+//! - [`http`] and [`h2c`]: the verifier's own clients (HTTP/1.1 and h2c), one error type and the
+//!   same caps over both.
 //! - [`dates`]: timestamp normalisation shared by the verifier and the database code.
 //! - [`scaffold`]: a new subject copied from an existing one; the catalogue copied to a data folder.
 //! - [`toolchain`]: the versions of the subjects' toolchains against what each subject needs.
@@ -29,6 +31,7 @@ pub mod db;
 pub mod environment;
 pub mod error;
 pub mod fixtures;
+pub mod h2c;
 pub mod http;
 pub mod k8s;
 pub mod placement;

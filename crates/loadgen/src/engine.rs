@@ -4,12 +4,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant};
 
+use rustls::pki_types::ServerName;
+
 use crate::h2::H2Request;
 use crate::live::LiveLatency;
 use crate::outcome::LoadOutcome;
 use crate::transport::tls;
 use crate::transport::{Endpoint, Socket};
-use crate::worker::{Worker, WorkerConfig};
+use crate::worker::{ThreadReport, Worker, WorkerConfig};
 use crate::{HttpVersion, LoadError, LoadSpec, StopAt, request};
 
 /// Live counters a caller may read while a run goes on (for a progress bar).
@@ -38,19 +40,7 @@ pub fn run(
         Some(path) => Endpoint::Unix(path.clone()),
         None => Endpoint::Tcp(spec.target.resolve()?),
     };
-    let tls = if spec.target.tls {
-        let alpn: &[&[u8]] = if spec.http_version == HttpVersion::Http2 {
-            &[b"h2"]
-        } else {
-            &[b"http/1.1"]
-        };
-        Some((
-            tls::client_config(&spec.tls, alpn)?,
-            tls::server_name(&spec.target.host)?,
-        ))
-    } else {
-        None
-    };
+    let tls = tls_client(spec)?;
     ensure_open_files(spec.connections, spec.effective_threads())?;
     let first = Socket::connect_blocking(&endpoint, spec.timeout).map_err(|source| {
         LoadError::Unreachable {
@@ -77,23 +67,7 @@ pub fn run(
         StopAt::Duration(d) => (Some(measure_from + d), None),
         StopAt::Requests(n) => (None, Some(n)),
     };
-    let schedule = match spec.rate {
-        Some(rate) => {
-            let gap = Duration::try_from_secs_f64(1.0 / rate)
-                .ok()
-                .filter(|g| !g.is_zero());
-            let interval = gap.and_then(|g| g.checked_mul(spec.connections));
-            match (interval, gap) {
-                (Some(interval), Some(gap)) => Some((interval, gap)),
-                _ => {
-                    return Err(LoadError::InvalidSpec(format!(
-                        "--rate {rate} gives no representable interval between requests"
-                    )));
-                }
-            }
-        }
-        None => None,
-    };
+    let schedule = schedule(spec)?;
     let mut preconnected = Some(first);
     let mut configs = Vec::with_capacity(threads);
     let mut first_connection = 0;
@@ -125,7 +99,59 @@ pub fn run(
         first_connection += share;
     }
 
-    let reports = std::thread::scope(|scope| {
+    let reports = run_threads(configs, stop)?;
+    let mut outcome = LoadOutcome::merge(reports, measure_from)?;
+    // Merges of several generators' results align their seconds by this wall-clock start.
+    outcome.measure_started_unix_ms = (wall_start + spec.warmup)
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()
+        .map(|d| d.as_millis() as u64);
+    Ok(outcome)
+}
+
+/// Over TLS: the client configuration with the ALPN protocol of the spec's HTTP version, and the
+/// name the server's certificate must carry.
+fn tls_client(
+    spec: &LoadSpec,
+) -> Result<Option<(Arc<rustls::ClientConfig>, ServerName<'static>)>, LoadError> {
+    if !spec.target.tls {
+        return Ok(None);
+    }
+    let alpn: &[&[u8]] = if spec.http_version == HttpVersion::Http2 {
+        &[b"h2"]
+    } else {
+        &[b"http/1.1"]
+    };
+    Ok(Some((
+        tls::client_config(&spec.tls, alpn)?,
+        tls::server_name(&spec.target.host)?,
+    )))
+}
+
+/// With a rate: the interval between two requests of one connection, and the gap between the
+/// schedules of neighbouring connections.
+fn schedule(spec: &LoadSpec) -> Result<Option<(Duration, Duration)>, LoadError> {
+    let Some(rate) = spec.rate else {
+        return Ok(None);
+    };
+    let gap = Duration::try_from_secs_f64(1.0 / rate)
+        .ok()
+        .filter(|g| !g.is_zero());
+    let interval = gap.and_then(|g| g.checked_mul(spec.connections));
+    match (interval, gap) {
+        (Some(interval), Some(gap)) => Ok(Some((interval, gap))),
+        _ => Err(LoadError::InvalidSpec(format!(
+            "--rate {rate} gives no representable interval between requests"
+        ))),
+    }
+}
+
+/// One named thread per worker; what each measured, once all have ended.
+fn run_threads(
+    configs: Vec<WorkerConfig>,
+    stop: &AtomicBool,
+) -> Result<Vec<ThreadReport>, LoadError> {
+    std::thread::scope(|scope| {
         let handles: Vec<_> = configs
             .into_iter()
             .enumerate()
@@ -144,15 +170,8 @@ pub fn run(
                     .map_err(LoadError::Io),
                 Err(e) => Err(LoadError::Io(e)),
             })
-            .collect::<Result<Vec<_>, _>>()
-    })?;
-    let mut outcome = LoadOutcome::merge(reports, measure_from)?;
-    // Merges of several generators' results align their seconds by this wall-clock start.
-    outcome.measure_started_unix_ms = (wall_start + spec.warmup)
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()
-        .map(|d| d.as_millis() as u64);
-    Ok(outcome)
+            .collect()
+    })
 }
 
 /// File descriptors a run needs beside its connections: standard streams, the first check's

@@ -7,13 +7,21 @@
 //! schedule and latency is measured from the intended send time (wrk2's coordinated-omission
 //! correction); the uncorrected distribution is kept beside it.
 //!
-//! Transports (`transport.rs`): TCP, Unix domain sockets, and TLS over either with rustls
+//! Modules: `spec.rs` (what a run does) and `target.rs` (the URL, resolved once); `engine.rs`
+//! (threads started, outcomes merged) and `worker.rs` (one thread's loop); `request.rs` and
+//! `response.rs` (HTTP/1.x out and in, within [`http1_limits`]); `recorder.rs`, `outcome.rs`,
+//! `from_result.rs` (an outcome read back from a result document) and `live.rs` (figures read
+//! while a run goes on); `error.rs`; [`capacity`] (the capacity search over runs);
+//! [`trivial_server`] (the calibration server).
+//!
+//! Transports (`transport/`): TCP, Unix domain sockets, and TLS over either with rustls
 //! (`tls.rs`); plain TCP keeps its hot path (an enum, no extra call or allocation per request).
-//! HTTP/2 (`h2/`) is framed by hand inside the same mio loop, not with the `h2` crate: that crate
+//! HTTP/2 ([`h2`]) is framed by hand inside the same mio loop, not with the `h2` crate: that crate
 //! needs tokio (a second worker type, futures and a buffer per frame), while here a request is
 //! encoded once and sent as a `memcpy` with its stream id patched, so the generator's CPU per
-//! request stays close to its HTTP/1.1 path; `h2/mod.rs` says how flow control, GOAWAY and
-//! RST_STREAM are handled.
+//! request stays close to its HTTP/1.1 path; `h2/mod.rs` names its parts (frame, encode, status,
+//! conn) and says how flow control, GOAWAY and RST_STREAM are handled. Its frame module and HPACK
+//! literal writers are public: the verifier's h2c client in the harness is built on them.
 //!
 //! The engine spawns no processes and reads nothing from /proc; it keeps the CPU affinity of the
 //! thread that calls it, so callers pin it with `taskset` or `sched_setaffinity`.
@@ -22,7 +30,8 @@ pub mod capacity;
 mod engine;
 mod error;
 mod from_result;
-mod h2;
+pub mod h2;
+pub mod http1_limits;
 mod live;
 mod outcome;
 mod recorder;
@@ -38,7 +47,6 @@ pub mod trivial_server;
 pub use capacity::{CapacitySpec, search as capacity_search};
 pub use engine::{Progress, ensure_open_files, run};
 pub use error::LoadError;
-pub use h2::client::{H2cAnswer, H2cError, H2cLimits, h2c_exchange};
 pub use live::LiveLatency;
 pub use outcome::LoadOutcome;
 pub use spec::{

@@ -4,9 +4,7 @@
 //! scanned once when it is complete, bodies are skipped by length (Content-Length, chunked, or
 //! until the connection closes).
 
-/// The longest response head accepted.
-pub const MAX_HEAD: usize = 64 * 1024;
-const MAX_CHUNK_LINE: usize = 4096;
+use crate::http1_limits::{MAX_CHUNK_LINE, MAX_HEAD};
 
 /// What the parser made of the bytes it was given.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,7 +10,7 @@ use std::collections::{BinaryHeap, VecDeque};
 use std::io::{self, Read, Write};
 use std::os::fd::{AsFd, AsRawFd};
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use mio::unix::SourceFd;
@@ -150,6 +150,22 @@ pub struct Worker {
     last_progress: Instant,
 }
 
+/// Why a worker's loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    /// The deadline, the stop flag, or the last permit answered.
+    Done,
+    /// Count mode: nothing was answered for the stall limit (the server is gone).
+    GaveUp,
+}
+
+/// The counts already added to the shared [`Progress`].
+#[derive(Default)]
+struct Reported {
+    answered: u64,
+    errors: u64,
+}
+
 fn token(idx: usize, generation: usize) -> Token {
     Token((generation << 32) | idx)
 }
@@ -229,71 +245,30 @@ impl Worker {
     }
 
     /// Runs until the deadline, the last permit's answer, or `stop`.
-    pub fn run(mut self, stop: &std::sync::atomic::AtomicBool) -> io::Result<ThreadReport> {
+    pub fn run(mut self, stop: &AtomicBool) -> io::Result<ThreadReport> {
         let mut events = Events::with_capacity(1024);
         let mut cpu_at_start = None;
         let scan_every =
             (self.cfg.timeout / 4).clamp(Duration::from_millis(1), Duration::from_millis(20));
         let mut next_scan = Instant::now() + scan_every;
-        let mut reported = 0u64;
-        let mut reported_errors = 0u64;
-        let mut gave_up = false;
-        let end;
-        loop {
+        let mut reported = Reported::default();
+        let (end, ending) = loop {
             let now = Instant::now();
             if !self.rec.measuring && now >= self.cfg.measure_from {
                 self.rec.start_measuring(now, self.in_flight);
                 cpu_at_start = Some(thread_cpu());
             }
-            if stop.load(Ordering::Relaxed) || self.cfg.deadline.is_some_and(|d| now >= d) {
-                end = now;
-                break;
+            if let Some(ending) = self.ending(now, stop) {
+                break (now, ending);
             }
-            if self.permits == Some(0) && self.in_flight == 0 && self.reserved == 0 {
-                end = now;
-                break;
-            }
-            if self.permits.is_some_and(|p| p > 0)
-                && now.duration_since(self.last_progress) > self.cfg.stall_limit
-            {
-                gave_up = true;
-                end = now;
-                break;
-            }
-            let mut opened = 0u32;
-            while let Some(&Reverse((at, idx))) = self.reconnects.peek() {
-                if at > now {
-                    break;
-                }
-                self.reconnects.pop();
-                self.connect(idx, now);
-                // Thousands of connects take a while: look at the clock and the stop flag now and
-                // then, so that the deadline holds however many connections are asked for.
-                opened += 1;
-                if opened.is_multiple_of(CONNECTS_PER_CLOCK_CHECK)
-                    && (stop.load(Ordering::Relaxed)
-                        || self.cfg.deadline.is_some_and(|d| Instant::now() >= d))
-                {
-                    break;
-                }
-            }
+            self.open_due_connections(now, stop);
             if now >= next_scan {
                 self.scan_timeouts(now);
                 next_scan = now + scan_every;
             }
             self.send_due(now);
 
-            let mut wake = now + MAX_POLL_WAIT;
-            if let Some(d) = self.cfg.deadline {
-                wake = wake.min(d);
-            }
-            if !self.rec.measuring {
-                wake = wake.min(self.cfg.measure_from);
-            }
-            if let Some(&Reverse((at, _))) = self.reconnects.peek() {
-                wake = wake.min(at);
-            }
-            wake = wake.min(next_scan);
+            let wake = self.next_wake(now, next_scan);
             self.arm_timer(now)?;
             let wait = wake.saturating_duration_since(now);
             match self.poll.poll(&mut events, Some(wait)) {
@@ -302,65 +277,143 @@ impl Worker {
                 Err(e) => return Err(e),
             }
             for event in &events {
-                if event.token() == TIMER {
-                    if let Some(t) = &self.timer {
-                        let _ = t.wait(); // clears the expiry; EAGAIN is fine
-                    }
-                    self.timer_armed_for = None;
-                    continue;
-                }
-                let idx = event.token().0 & 0xffff_ffff;
-                let generation = event.token().0 >> 32;
-                if idx >= self.conns.len() || self.conns[idx].generation != generation {
-                    continue;
-                }
-                match self.conns[idx].phase {
-                    Phase::Down => {}
-                    Phase::Connecting => self.finish_connect(idx),
-                    Phase::Handshaking => self.handshake(idx),
-                    Phase::Open => {
-                        if event.is_writable() && self.conns[idx].wants_flush() {
-                            self.flush(idx);
-                        }
-                        if self.conns[idx].phase == Phase::Open
-                            && (event.is_readable() || event.is_read_closed() || event.is_error())
-                        {
-                            self.read_ready(idx, event.is_read_closed() || event.is_error());
-                        }
-                    }
-                }
+                self.on_event(event);
             }
-            let answered = self.rec.answered;
-            if answered != reported {
-                self.cfg
-                    .progress
-                    .answered
-                    .fetch_add(answered - reported, Ordering::Relaxed);
-                reported = answered;
+            self.report_progress(&mut reported);
+        };
+        Ok(self.finish(end, ending == Ending::GaveUp, cpu_at_start))
+    }
+
+    /// Why the loop ends now, if it does.
+    #[inline]
+    fn ending(&self, now: Instant, stop: &AtomicBool) -> Option<Ending> {
+        if stop.load(Ordering::Relaxed) || self.cfg.deadline.is_some_and(|d| now >= d) {
+            return Some(Ending::Done);
+        }
+        if self.permits == Some(0) && self.in_flight == 0 && self.reserved == 0 {
+            return Some(Ending::Done);
+        }
+        if self.permits.is_some_and(|p| p > 0)
+            && now.duration_since(self.last_progress) > self.cfg.stall_limit
+        {
+            return Some(Ending::GaveUp);
+        }
+        None
+    }
+
+    /// Opens the connections whose (re)connect time has come.
+    #[inline]
+    fn open_due_connections(&mut self, now: Instant, stop: &AtomicBool) {
+        let mut opened = 0u32;
+        while let Some(&Reverse((at, idx))) = self.reconnects.peek() {
+            if at > now {
+                break;
             }
-            let errors = self.rec.errors.total();
-            if errors != reported_errors {
-                self.cfg
-                    .progress
-                    .errors
-                    .fetch_add(errors - reported_errors, Ordering::Relaxed);
-                reported_errors = errors;
+            self.reconnects.pop();
+            self.connect(idx, now);
+            // Thousands of connects take a while: look at the clock and the stop flag now and
+            // then, so that the deadline holds however many connections are asked for.
+            opened += 1;
+            if opened.is_multiple_of(CONNECTS_PER_CLOCK_CHECK)
+                && (stop.load(Ordering::Relaxed)
+                    || self.cfg.deadline.is_some_and(|d| Instant::now() >= d))
+            {
+                break;
             }
         }
+    }
+
+    /// The latest time the poll may sleep until: the next deadline, measurement start,
+    /// reconnect or timeout scan, and never more than [`MAX_POLL_WAIT`].
+    #[inline]
+    fn next_wake(&self, now: Instant, next_scan: Instant) -> Instant {
+        let mut wake = now + MAX_POLL_WAIT;
+        if let Some(d) = self.cfg.deadline {
+            wake = wake.min(d);
+        }
+        if !self.rec.measuring {
+            wake = wake.min(self.cfg.measure_from);
+        }
+        if let Some(&Reverse((at, _))) = self.reconnects.peek() {
+            wake = wake.min(at);
+        }
+        wake.min(next_scan)
+    }
+
+    /// One readiness event: the rate timer, or a connection of the current generation.
+    #[inline]
+    fn on_event(&mut self, event: &mio::event::Event) {
+        if event.token() == TIMER {
+            if let Some(t) = &self.timer {
+                let _ = t.wait(); // clears the expiry; EAGAIN is fine
+            }
+            self.timer_armed_for = None;
+            return;
+        }
+        let idx = event.token().0 & 0xffff_ffff;
+        let generation = event.token().0 >> 32;
+        if idx >= self.conns.len() || self.conns[idx].generation != generation {
+            return;
+        }
+        match self.conns[idx].phase {
+            Phase::Down => {}
+            Phase::Connecting => self.finish_connect(idx),
+            Phase::Handshaking => self.handshake(idx),
+            Phase::Open => {
+                if event.is_writable() && self.conns[idx].wants_flush() {
+                    self.flush(idx);
+                }
+                if self.conns[idx].phase == Phase::Open
+                    && (event.is_readable() || event.is_read_closed() || event.is_error())
+                {
+                    self.read_ready(idx, event.is_read_closed() || event.is_error());
+                }
+            }
+        }
+    }
+
+    /// Adds what was answered and failed since the last report to the shared progress.
+    #[inline]
+    fn report_progress(&self, reported: &mut Reported) {
+        let answered = self.rec.answered;
+        if answered != reported.answered {
+            self.cfg
+                .progress
+                .answered
+                .fetch_add(answered - reported.answered, Ordering::Relaxed);
+            reported.answered = answered;
+        }
+        let errors = self.rec.errors.total();
+        if errors != reported.errors {
+            self.cfg
+                .progress
+                .errors
+                .fetch_add(errors - reported.errors, Ordering::Relaxed);
+            reported.errors = errors;
+        }
+    }
+
+    /// The thread's report: its recorder, and the CPU it used while measuring.
+    fn finish(
+        mut self,
+        end: Instant,
+        gave_up: bool,
+        cpu_at_start: Option<(Duration, Duration)>,
+    ) -> ThreadReport {
         self.rec.finish();
         let cpu_end = thread_cpu();
         let (cpu_user, cpu_system) = match cpu_at_start {
             Some((u, s)) => (cpu_end.0.saturating_sub(u), cpu_end.1.saturating_sub(s)),
             None => (Duration::ZERO, Duration::ZERO),
         };
-        Ok(ThreadReport {
+        ThreadReport {
             in_flight: self.in_flight,
             end,
             cpu_user,
             cpu_system,
             gave_up,
             recorder: self.rec,
-        })
+        }
     }
 
     fn connect(&mut self, idx: usize, now: Instant) {

@@ -6,6 +6,7 @@
 //!   --json`), and [`published`], the seed studies' published figures as data.
 //! - Vocabulary: [`Workload`], [`Scenario`] and [`Flag`], each defined once with its names and
 //!   texts; CPU lists ([`cpus`]) and UTC timestamps ([`time`]).
+//! - [`merge`]: several generators' load results (shards of one load) merged into one, exactly.
 //!
 //! Every engine converts its own types into these explicitly, so the on-disk schema changes only
 //! here. Each top-level document carries [`SCHEMA_VERSION`]. Latency lives in HdrHistograms with the

@@ -8,6 +8,8 @@
 
 use std::collections::BTreeMap;
 
+use hdrhistogram::Histogram;
+
 use crate::histogram::{self, HistogramError, new_latency_histogram};
 use crate::{
     ErrorCounts, LatencySummary, LoadResult, LoadSettings, LoadgenCpu, SecondSample, ShardSummary,
@@ -117,32 +119,51 @@ pub fn merge_load_results(
         return Err(MergeError::Empty);
     };
     if !force {
-        let mut seen: BTreeMap<(u32, u32), &str> = BTreeMap::new();
-        for (label, r) in inputs {
-            let differences = shape_differences(&first.settings, &r.settings);
-            if !differences.is_empty() {
-                return Err(MergeError::Mismatch {
-                    first: first_label.clone(),
-                    other: label.clone(),
-                    differences,
-                });
-            }
-            if let Some(s) = r.shard
-                && let Some(previous) = seen.insert((s.index, s.count), label)
-            {
-                return Err(MergeError::DuplicateShard {
-                    first: previous.to_string(),
-                    other: label.clone(),
-                    shard: s.to_string(),
-                });
-            }
+        check_parts_of_one_load(inputs, first_label, first)?;
+    }
+    let (base, window_s) = window(inputs);
+    let mut totals = Totals::new(inputs, first);
+    for (label, r) in inputs {
+        totals.add(label, r, base)?;
+    }
+    Ok(totals.into_result(inputs, first, base, window_s))
+}
+
+/// Every input has the first one's shape, and no shard comes twice.
+fn check_parts_of_one_load(
+    inputs: &[(String, LoadResult)],
+    first_label: &str,
+    first: &LoadResult,
+) -> Result<(), MergeError> {
+    let mut seen: BTreeMap<(u32, u32), &str> = BTreeMap::new();
+    for (label, r) in inputs {
+        let differences = shape_differences(&first.settings, &r.settings);
+        if !differences.is_empty() {
+            return Err(MergeError::Mismatch {
+                first: first_label.to_string(),
+                other: label.clone(),
+                differences,
+            });
+        }
+        if let Some(s) = r.shard
+            && let Some(previous) = seen.insert((s.index, s.count), label)
+        {
+            return Err(MergeError::DuplicateShard {
+                first: previous.to_string(),
+                other: label.clone(),
+                shard: s.to_string(),
+            });
         }
     }
+    Ok(())
+}
 
-    // The window: from the earliest measured start to the latest end, when every part knows its
-    // wall-clock start; else the longest part (they are taken as simultaneous).
+/// The window the parts measured in together, as its wall-clock start (when known) and its
+/// length in seconds: from the earliest measured start to the latest end, when every part knows
+/// its wall-clock start; else the longest part (they are taken as simultaneous).
+fn window(inputs: &[(String, LoadResult)]) -> (Option<u64>, f64) {
     let starts: Option<Vec<u64>> = inputs.iter().map(|(_, r)| r.started_at_unix_ms).collect();
-    let (base, window_s) = match &starts {
+    match &starts {
         Some(starts) => {
             let base = starts.iter().copied().min().unwrap_or(0);
             let end = inputs
@@ -156,56 +177,104 @@ pub fn merge_load_results(
             None,
             inputs.iter().map(|(_, r)| r.duration_s).fold(0.0, f64::max),
         ),
-    };
+    }
+}
 
-    let mut latency = new_latency_histogram();
-    let all_uncorrected = inputs
-        .iter()
-        .all(|(_, r)| r.uncorrected_histogram.is_some());
-    let mut uncorrected = all_uncorrected.then(new_latency_histogram);
-    let mut errors = ErrorCounts::default();
-    let mut status_counts: BTreeMap<String, u64> = BTreeMap::new();
-    let mut series: Vec<SecondSample> = Vec::new();
-    let (mut sent, mut requests, mut in_flight, mut bytes, mut opened) = (0, 0, 0, 0, 0);
-    let (mut user_s, mut system_s) = (0.0, 0.0);
-    let mut max_lag: Option<u64> = None;
-    let mut shards = Vec::new();
-    let mut settings = first.settings.clone();
-    let (mut connections, mut threads) = (0u32, 0u32);
-    let (mut rate, mut total_requests) = (None::<f64>, None::<u64>);
-    for (label, r) in inputs {
-        let read = |text: &str| {
-            histogram::decode(text).map_err(|reason| MergeError::Histogram {
-                label: label.clone(),
-                reason,
-            })
-        };
-        let h = read(&r.histogram)?;
-        histogram::merge(&mut latency, &h).map_err(|reason| MergeError::Histogram {
-            label: label.clone(),
-            reason,
-        })?;
-        if let (Some(into), Some(text)) = (uncorrected.as_mut(), &r.uncorrected_histogram) {
-            let h = read(text)?;
-            histogram::merge(into, &h).map_err(|reason| MergeError::Histogram {
-                label: label.clone(),
-                reason,
-            })?;
+/// The parts added so far: counts summed, histograms added, seconds aligned, shards listed.
+struct Totals {
+    latency: Histogram<u64>,
+    /// Only when every part has one.
+    uncorrected: Option<Histogram<u64>>,
+    errors: ErrorCounts,
+    status_counts: BTreeMap<String, u64>,
+    series: Vec<SecondSample>,
+    sent: u64,
+    requests: u64,
+    in_flight: u64,
+    bytes: u64,
+    opened: u64,
+    user_s: f64,
+    system_s: f64,
+    max_lag: Option<u64>,
+    shards: Vec<ShardSummary>,
+    /// The first part's, with the shares (connections, threads, rate, requests) summed.
+    settings: LoadSettings,
+}
+
+impl Totals {
+    fn new(inputs: &[(String, LoadResult)], first: &LoadResult) -> Self {
+        let all_uncorrected = inputs
+            .iter()
+            .all(|(_, r)| r.uncorrected_histogram.is_some());
+        let mut settings = first.settings.clone();
+        settings.connections = 0;
+        settings.threads = 0;
+        settings.rate = None;
+        settings.requests = None;
+        Self {
+            latency: new_latency_histogram(),
+            uncorrected: all_uncorrected.then(new_latency_histogram),
+            errors: ErrorCounts::default(),
+            status_counts: BTreeMap::new(),
+            series: Vec::new(),
+            sent: 0,
+            requests: 0,
+            in_flight: 0,
+            bytes: 0,
+            opened: 0,
+            user_s: 0.0,
+            system_s: 0.0,
+            max_lag: None,
+            shards: Vec::new(),
+            settings,
         }
-        sent += r.sent;
-        requests += r.requests;
-        in_flight += r.in_flight;
-        bytes += r.bytes;
-        opened += r.connections_opened;
-        errors += r.errors;
+    }
+
+    /// Adds one part; `base` is the window's wall-clock start, when every part knows its own.
+    fn add(&mut self, label: &str, r: &LoadResult, base: Option<u64>) -> Result<(), MergeError> {
+        self.add_histograms(label, r)?;
+        self.sent += r.sent;
+        self.requests += r.requests;
+        self.in_flight += r.in_flight;
+        self.bytes += r.bytes;
+        self.opened += r.connections_opened;
+        self.errors += r.errors;
         for (code, n) in &r.status_counts {
-            *status_counts.entry(code.clone()).or_default() += n;
+            *self.status_counts.entry(code.clone()).or_default() += n;
         }
         let offset = match (base, r.started_at_unix_ms) {
             (Some(base), Some(start)) => ((start - base) as f64 / 1000.0).round() as usize,
             _ => 0,
         };
-        for s in &r.timeseries {
+        self.add_seconds(&r.timeseries, offset);
+        self.user_s += r.loadgen_cpu.user_s;
+        self.system_s += r.loadgen_cpu.system_s;
+        if let Some(l) = r.max_schedule_lag_us {
+            self.max_lag = Some(self.max_lag.unwrap_or(0).max(l));
+        }
+        self.add_shares(&r.settings);
+        self.add_shards(label, r);
+        Ok(())
+    }
+
+    fn add_histograms(&mut self, label: &str, r: &LoadResult) -> Result<(), MergeError> {
+        let unreadable = |reason| MergeError::Histogram {
+            label: label.to_string(),
+            reason,
+        };
+        let h = histogram::decode(&r.histogram).map_err(unreadable)?;
+        histogram::merge(&mut self.latency, &h).map_err(unreadable)?;
+        if let (Some(into), Some(text)) = (self.uncorrected.as_mut(), &r.uncorrected_histogram) {
+            let h = histogram::decode(text).map_err(unreadable)?;
+            histogram::merge(into, &h).map_err(unreadable)?;
+        }
+        Ok(())
+    }
+
+    /// One part's seconds, `offset` seconds after the window's start.
+    fn add_seconds(&mut self, timeseries: &[SecondSample], offset: usize) {
+        let series = &mut self.series;
+        for s in timeseries {
             let i = offset + s.second as usize;
             if series.len() <= i {
                 series.resize_with(i + 1, SecondSample::default);
@@ -219,22 +288,25 @@ pub fn merge_load_results(
             series[i].requests += s.requests;
             series[i].errors += s.errors;
         }
-        user_s += r.loadgen_cpu.user_s;
-        system_s += r.loadgen_cpu.system_s;
-        if let Some(l) = r.max_schedule_lag_us {
-            max_lag = Some(max_lag.unwrap_or(0).max(l));
+    }
+
+    /// Each part's share of the load: connections, threads, rate and request count.
+    fn add_shares(&mut self, part: &LoadSettings) {
+        let s = &mut self.settings;
+        s.connections = s.connections.saturating_add(part.connections);
+        s.threads = s.threads.saturating_add(part.threads);
+        if let Some(x) = part.rate {
+            s.rate = Some(s.rate.unwrap_or(0.0) + x);
         }
-        connections = connections.saturating_add(r.settings.connections);
-        threads = threads.saturating_add(r.settings.threads);
-        if let Some(x) = r.settings.rate {
-            rate = Some(rate.unwrap_or(0.0) + x);
+        if let Some(n) = part.requests {
+            s.requests = Some(s.requests.unwrap_or(0) + n);
         }
-        if let Some(n) = r.settings.requests {
-            total_requests = Some(total_requests.unwrap_or(0) + n);
-        }
+    }
+
+    fn add_shards(&mut self, label: &str, r: &LoadResult) {
         if r.shards.is_empty() {
-            shards.push(ShardSummary {
-                generator: label.clone(),
+            self.shards.push(ShardSummary {
+                generator: label.to_string(),
                 shard: r.shard,
                 requests: r.requests,
                 errors: r.errors.total(),
@@ -245,64 +317,74 @@ pub fn merge_load_results(
             });
         } else {
             // A merge of merges keeps every generator, not the intermediate totals.
-            shards.extend(r.shards.iter().cloned());
+            self.shards.extend(r.shards.iter().cloned());
         }
     }
-    for (i, s) in series.iter_mut().enumerate() {
-        s.second = i as u32;
-    }
-    settings.connections = connections;
-    settings.threads = threads;
-    settings.rate = rate;
-    settings.requests = total_requests;
 
-    let per_s = |n: f64| if window_s > 0.0 { n / window_s } else { 0.0 };
-    let cpu = user_s + system_s;
-    Ok(LoadResult {
-        schema_version: first.schema_version,
-        restbench_version: first.restbench_version.clone(),
-        settings,
-        sent,
-        requests,
-        in_flight,
-        duration_s: window_s,
-        rps: per_s(requests as f64),
-        bytes,
-        bytes_per_s: per_s(bytes as f64),
-        connections_opened: opened,
-        latency_us: LatencySummary::from_histogram(&latency),
-        uncorrected_latency_us: uncorrected.as_ref().map(LatencySummary::from_histogram),
-        errors,
-        status_counts,
-        histogram: histogram::encode(&latency),
-        uncorrected_histogram: uncorrected.as_ref().map(histogram::encode),
-        timeseries: series,
-        thread_rps: pooled_thread_rps(inputs.iter().map(|(_, r)| r)),
-        loadgen_cpu: LoadgenCpu {
-            user_s,
-            system_s,
-            cores: per_s(cpu),
-            us_per_request: if requests > 0 {
-                cpu * 1e6 / requests as f64
-            } else {
-                0.0
+    /// The merged result over a window of `window_s` seconds from `base`.
+    fn into_result(
+        mut self,
+        inputs: &[(String, LoadResult)],
+        first: &LoadResult,
+        base: Option<u64>,
+        window_s: f64,
+    ) -> LoadResult {
+        for (i, s) in self.series.iter_mut().enumerate() {
+            s.second = i as u32;
+        }
+        let per_s = |n: f64| if window_s > 0.0 { n / window_s } else { 0.0 };
+        let (requests, bytes) = (self.requests, self.bytes);
+        let cpu = self.user_s + self.system_s;
+        LoadResult {
+            schema_version: first.schema_version,
+            restbench_version: first.restbench_version.clone(),
+            settings: self.settings,
+            sent: self.sent,
+            requests,
+            in_flight: self.in_flight,
+            duration_s: window_s,
+            rps: per_s(requests as f64),
+            bytes,
+            bytes_per_s: per_s(bytes as f64),
+            connections_opened: self.opened,
+            latency_us: LatencySummary::from_histogram(&self.latency),
+            uncorrected_latency_us: self
+                .uncorrected
+                .as_ref()
+                .map(LatencySummary::from_histogram),
+            errors: self.errors,
+            status_counts: self.status_counts,
+            histogram: histogram::encode(&self.latency),
+            uncorrected_histogram: self.uncorrected.as_ref().map(histogram::encode),
+            timeseries: self.series,
+            thread_rps: pooled_thread_rps(inputs.iter().map(|(_, r)| r)),
+            loadgen_cpu: LoadgenCpu {
+                user_s: self.user_s,
+                system_s: self.system_s,
+                cores: per_s(cpu),
+                us_per_request: if requests > 0 {
+                    cpu * 1e6 / requests as f64
+                } else {
+                    0.0
+                },
             },
-        },
-        max_schedule_lag_us: max_lag,
-        capacity: None,
-        // Handshakes are kept as a summary, which cannot be added: only a lone input keeps it.
-        tls_handshake_us: match inputs {
-            [(_, only)] => only.tls_handshake_us,
-            _ => None,
-        },
-        tls_error: inputs.iter().find_map(|(_, r)| r.tls_error.clone()),
-        goaways: inputs.iter().map(|(_, r)| r.goaways).sum(),
-        interrupted: inputs.iter().any(|(_, r)| r.interrupted),
-        interrupted_after_s: None,
-        started_at_unix_ms: base,
-        shard: None,
-        shards,
-    })
+            max_schedule_lag_us: self.max_lag,
+            capacity: None,
+            // Handshakes are kept as a summary, which cannot be added: only a lone input keeps
+            // it.
+            tls_handshake_us: match inputs {
+                [(_, only)] => only.tls_handshake_us,
+                _ => None,
+            },
+            tls_error: inputs.iter().find_map(|(_, r)| r.tls_error.clone()),
+            goaways: inputs.iter().map(|(_, r)| r.goaways).sum(),
+            interrupted: inputs.iter().any(|(_, r)| r.interrupted),
+            interrupted_after_s: None,
+            started_at_unix_ms: base,
+            shard: None,
+            shards: self.shards,
+        }
+    }
 }
 
 /// wrk's Req/Sec line over all generators. Each part keeps only its summary, so the parts are

@@ -6,7 +6,8 @@ use crate::http::Endpoint;
 use restbench_model::{Finding, Workload};
 use serde_json::Value;
 
-use crate::http::{self, Response};
+use super::transport;
+use crate::http::Response;
 use crate::workload;
 
 /// How long the verifier waits for one answer.
@@ -14,7 +15,7 @@ pub const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The workload's own request; a missing answer is a failed `answer` check.
 pub fn fetch(to: Endpoint, w: Workload, f: &mut Vec<Finding>) -> Option<Response> {
-    match http::send(
+    match transport::send(
         to,
         w.method(),
         w.path(),

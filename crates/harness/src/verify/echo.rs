@@ -6,7 +6,8 @@ use restbench_model::{Finding, Workload};
 use serde_json::Value;
 
 use super::answer::{TIMEOUT, envelope, fetch, parse_json, snippet};
-use crate::{fixtures, http};
+use super::transport;
+use crate::fixtures;
 
 /// The body limit of the contract.
 pub const BODY_LIMIT: usize = 1024 * 1024;
@@ -37,7 +38,7 @@ pub fn check(to: Endpoint) -> Vec<Finding> {
     for round in 0..2 {
         let doc =
             fixtures::colors_document_with(1 + round, |i, name| format!("{name}-{round}-{i}"));
-        match http::send(
+        match transport::send(
             to,
             "POST",
             "/echo",
@@ -79,7 +80,7 @@ pub fn check(to: Endpoint) -> Vec<Finding> {
     }
 
     // Malformed JSON → 400.
-    match http::send(
+    match transport::send(
         to,
         "POST",
         "/echo",
@@ -104,7 +105,7 @@ pub fn check(to: Endpoint) -> Vec<Finding> {
 
     // A body over 1 MiB → 413.
     let big = oversized_json();
-    match http::send(
+    match transport::send(
         to,
         "POST",
         "/echo",

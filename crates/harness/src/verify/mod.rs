@@ -9,6 +9,7 @@ mod answer;
 mod echo;
 mod plaintext;
 mod todo;
+mod transport;
 mod users;
 
 use std::net::SocketAddr;
@@ -16,7 +17,7 @@ use std::net::SocketAddr;
 use restbench_model::{Finding, FindingLevel, Protocol, Workload};
 
 use crate::db::Database;
-use crate::http::{self, Endpoint};
+use crate::http::Endpoint;
 
 pub use crate::dates::{format_timestamp, normalise_timestamp};
 pub use echo::{BODY_LIMIT, oversized_json};
@@ -38,7 +39,7 @@ pub fn common_over(addr: SocketAddr, protocol: Protocol) -> Vec<Finding> {
     let to = Endpoint { addr, protocol };
     let mut f = Vec::new();
     for path in ["/no/such/path", "/api/test/extra"] {
-        match http::send(to, "GET", path, &[], b"", TIMEOUT) {
+        match transport::send(to, "GET", path, &[], b"", TIMEOUT) {
             Ok(r) if r.status == 404 => f.push(Finding::pass("unknown-path", format!("GET {path} → 404"))),
             Ok(r) => f.push(Finding::fail(
                 "unknown-path",

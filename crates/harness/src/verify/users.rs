@@ -6,9 +6,10 @@ use restbench_model::{Finding, Workload};
 use serde_json::Value;
 
 use super::answer::{TIMEOUT, envelope, fetch, parse_json};
+use super::transport;
 use crate::dates::{date_shape, normalise_timestamp};
 use crate::db::Database;
-use crate::{fixtures, http};
+use crate::fixtures;
 
 pub fn check(to: Endpoint, db: &Database) -> Vec<Finding> {
     let mut f = Vec::new();
@@ -180,7 +181,7 @@ pub fn check(to: Endpoint, db: &Database) -> Vec<Finding> {
     const REQUESTS: u64 = 5;
     match db.count_user_queries(|| {
         for _ in 0..REQUESTS {
-            let _ = http::send(to, "GET", "/users", &[], b"", TIMEOUT);
+            let _ = transport::send(to, "GET", "/users", &[], b"", TIMEOUT);
         }
     }) {
         Ok((n, how)) if n >= REQUESTS => f.push(Finding::pass(
