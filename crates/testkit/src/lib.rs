@@ -1,0 +1,17 @@
+//! What restbench's integration tests share, so that no test file brings its own copy: a
+//! [`TinyServer`] on 127.0.0.1:0 with canned answers, the binary as a [`Cli`] with its output as
+//! text and exit-code asserts ([`Outcome`]), result documents built in one place ([`fixtures`]),
+//! processes and ports as /proc shows them ([`procs`]), and turns for tests that must not
+//! overlap with another file's ([`turn`]).
+//!
+//! A dev-dependency only (`publish = false`); it depends on the model and `std`, nothing else, so
+//! that every crate's tests may use it without bending the crate graph.
+
+pub mod cli;
+pub mod fixtures;
+pub mod procs;
+pub mod server;
+pub mod turn;
+
+pub use cli::{Cli, Outcome, repo};
+pub use server::{Request, TinyServer, closed_port};
