@@ -1,7 +1,9 @@
 //! Result documents as `run` writes them, built in one place so that a new field of the model is
 //! filled once for every test.
 
-use restbench_model::{Cell, CellSubject, RpsStats, RunResults, SCHEMA_VERSION, Scenario, Workload};
+use restbench_model::{
+    Cell, CellSubject, RpsStats, RunResults, SCHEMA_VERSION, Scenario, Workload,
+};
 
 /// A finished run of `cells`, started 2026-01-01T00:00:00Z and finished a minute later.
 pub fn run_results(cells: Vec<Cell>) -> RunResults {

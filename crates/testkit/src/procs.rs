@@ -1,9 +1,6 @@
 //! Processes and ports as the tests that start servers check them: processes by pid and start
 //! time from /proc, never by name, so that tests running in parallel never mistake each other's
-//! processes for leftovers. Only `std`: the binary's tests include this file too (by `#[path]`),
-//! so the harness's and the binary's tests check cleanup the same way.
-
-#![allow(dead_code)]
+//! processes for leftovers. The harness's and the binary's tests check cleanup the same way.
 
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};

@@ -65,7 +65,9 @@ impl TinyServer {
         serve: impl Fn(TcpStream, &Seen) + Send + Sync + 'static,
     ) -> Self {
         let listener = TcpListener::bind(addr).expect("a free port to bind");
-        let addr = listener.local_addr().expect("a bound listener has an address");
+        let addr = listener
+            .local_addr()
+            .expect("a bound listener has an address");
         let stop = Arc::new(AtomicBool::new(false));
         let seen = Arc::new(Seen::default());
         let (flag, shared, serve) = (stop.clone(), seen.clone(), Arc::new(serve));
@@ -183,9 +185,13 @@ mod tests {
 
     #[test]
     fn pipelined_requests_with_bodies_are_split_where_they_end() {
-        let mut buf = b"POST /a HTTP/1.1\r\nContent-Length: 3\r\n\r\nabcGET /b HTTP/1.1\r\n\r\nGET".to_vec();
+        let mut buf =
+            b"POST /a HTTP/1.1\r\nContent-Length: 3\r\n\r\nabcGET /b HTTP/1.1\r\n\r\nGET".to_vec();
         let first = take_request(&mut buf).unwrap();
-        assert_eq!((first.line(), first.body.as_slice()), ("POST /a HTTP/1.1", &b"abc"[..]));
+        assert_eq!(
+            (first.line(), first.body.as_slice()),
+            ("POST /a HTTP/1.1", &b"abc"[..])
+        );
         assert_eq!(take_request(&mut buf).unwrap().line(), "GET /b HTTP/1.1");
         assert_eq!(take_request(&mut buf), None);
         assert_eq!(buf, b"GET");

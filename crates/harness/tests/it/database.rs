@@ -27,11 +27,10 @@ use restbench_harness::{fixtures, http, prepare, verify};
 use restbench_model::{Finding, Scenario};
 use serde_json::Value;
 
-mod support;
-
-use support::procs::{accepts, postgres_processes, wait_gone};
-use support::server::{TestServer, serve};
-use support::{failed_checks, lock_waiters, passed_checks, subjects_root};
+use crate::support::server::{TestServer, serve};
+use crate::support::{failed_checks, lock_waiters, passed_checks, subjects_root};
+use restbench_testkit::procs::{accepts, postgres_processes, wait_gone};
+use restbench_testkit::turn;
 
 /// The longest any single `/users` request may take while the database is down or busy: the
 /// contract's pool acquire timeout is ~2 s.
@@ -48,6 +47,7 @@ fn start_cluster(logs: &Path) -> Cluster {
 #[test]
 #[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn a_provided_cluster_runs_on_the_cpus_it_is_given() {
+    let _turn = turn::take(module_path!());
     let logs = tempfile::tempdir().unwrap();
     let cpu = available_cpus()[0];
     let provision = db::provide(true, None, logs.path(), Some(vec![cpu])).unwrap();
@@ -68,6 +68,7 @@ fn a_provided_cluster_runs_on_the_cpus_it_is_given() {
 #[test]
 #[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn a_cluster_leaves_no_folder_and_no_process_after_stop_or_drop() {
+    let _turn = turn::take(module_path!());
     let logs = tempfile::tempdir().unwrap();
     for how in ["stop", "drop"] {
         let started = Instant::now();
@@ -106,6 +107,7 @@ fn a_cluster_leaves_no_folder_and_no_process_after_stop_or_drop() {
 #[test]
 #[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn a_kept_cluster_keeps_its_folder_and_starts_again_from_it() {
+    let _turn = turn::take(module_path!());
     let logs = tempfile::tempdir().unwrap();
     let keep = tempfile::tempdir().unwrap();
     let dir = keep.path().join("pg");
@@ -134,6 +136,7 @@ fn a_kept_cluster_keeps_its_folder_and_starts_again_from_it() {
 #[test]
 #[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn a_restarted_server_keeps_its_port_folder_and_data() {
+    let _turn = turn::take(module_path!());
     let logs = tempfile::tempdir().unwrap();
     let mut cluster = start_cluster(logs.path());
     let (url, port, root) = (
@@ -184,6 +187,7 @@ fn a_restarted_server_keeps_its_port_folder_and_data() {
 #[test]
 #[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn seed_data_is_identical_in_two_clusters_and_matches_the_pinned_digest() {
+    let _turn = turn::take(module_path!());
     let logs = tempfile::tempdir().unwrap();
     // On this thread: a child's death signal fires when the thread that spawned it ends.
     let a = start_cluster(logs.path());
@@ -292,6 +296,7 @@ fn verify_users(addr: SocketAddr, db: &Database) -> Vec<Finding> {
 #[test]
 #[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn the_verifier_passes_a_server_that_reads_the_table_on_every_request() {
+    let _turn = turn::take(module_path!());
     let logs = tempfile::tempdir().unwrap();
     let cluster = start_cluster(logs.path());
     let db = Database::connect(&cluster.url).unwrap();
@@ -317,6 +322,7 @@ fn the_verifier_passes_a_server_that_reads_the_table_on_every_request() {
 #[test]
 #[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn the_verifier_fails_a_server_that_caches_the_users() {
+    let _turn = turn::take(module_path!());
     let logs = tempfile::tempdir().unwrap();
     let cluster = start_cluster(logs.path());
     let db = Database::connect(&cluster.url).unwrap();
@@ -477,6 +483,7 @@ impl Prober {
 #[test]
 #[ignore = "slow: builds a Rust subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn the_verifier_passes_the_rust_subjects_on_users() {
+    let _turn = turn::take(module_path!());
     let logs = tempfile::tempdir().unwrap();
     let cluster = start_cluster(logs.path());
     let db = Database::connect(&cluster.url).unwrap();
@@ -564,24 +571,28 @@ fn survives_a_database_outage(id: &str) {
 #[test]
 #[ignore = "slow: builds a Rust subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_hyper_survives_a_database_outage() {
+    let _turn = turn::take(module_path!());
     survives_a_database_outage("rust-hyper");
 }
 
 #[test]
 #[ignore = "slow: builds a Rust subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_axum_survives_a_database_outage() {
+    let _turn = turn::take(module_path!());
     survives_a_database_outage("rust-axum");
 }
 
 #[test]
 #[ignore = "slow: builds a Rust subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_actix_survives_a_database_outage() {
+    let _turn = turn::take(module_path!());
     survives_a_database_outage("rust-actix");
 }
 
 #[test]
 #[ignore = "slow: builds a Rust subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_reference_survives_a_database_outage() {
+    let _turn = turn::take(module_path!());
     survives_a_database_outage("rust-reference");
 }
 
@@ -669,24 +680,28 @@ fn answers_503_when_its_pool_is_exhausted(id: &str) {
 #[test]
 #[ignore = "slow: builds a Rust subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_hyper_answers_503_when_its_pool_is_exhausted() {
+    let _turn = turn::take(module_path!());
     answers_503_when_its_pool_is_exhausted("rust-hyper");
 }
 
 #[test]
 #[ignore = "slow: builds a Rust subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_axum_answers_503_when_its_pool_is_exhausted() {
+    let _turn = turn::take(module_path!());
     answers_503_when_its_pool_is_exhausted("rust-axum");
 }
 
 #[test]
 #[ignore = "slow: builds a Rust subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_actix_answers_503_when_its_pool_is_exhausted() {
+    let _turn = turn::take(module_path!());
     answers_503_when_its_pool_is_exhausted("rust-actix");
 }
 
 #[test]
 #[ignore = "slow: builds a Rust subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_reference_answers_503_when_its_pool_is_exhausted() {
+    let _turn = turn::take(module_path!());
     answers_503_when_its_pool_is_exhausted("rust-reference");
 }
 
@@ -696,6 +711,7 @@ fn rust_reference_answers_503_when_its_pool_is_exhausted() {
 #[test]
 #[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn wrong_credentials_fail_at_once_with_the_servers_reason_and_no_password() {
+    let _turn = turn::take(module_path!());
     let logs = tempfile::tempdir().unwrap();
     let cluster = start_cluster(logs.path());
     let wrong = format!(

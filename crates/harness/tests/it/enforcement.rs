@@ -10,6 +10,7 @@ use restbench_harness::cgroup::{Backend, BackendKind};
 use restbench_harness::placement::available_cpus;
 use restbench_harness::process::{ManagedChild, SpawnSpec};
 use restbench_harness::sample::group_usage;
+use restbench_testkit::turn;
 
 /// Two spinning shells in one process group: two CPUs' worth of demand.
 const SPIN_TWO: &str = "while :; do :; done & while :; do :; done & wait";
@@ -39,6 +40,7 @@ fn proc_cores(child: &ManagedChild, window: Duration) -> f64 {
 #[test]
 #[ignore = "slow: measures CPU use, so it needs the machine to itself; cargo test -- --include-ignored runs it (CI does)"]
 fn a_cpu_quota_of_one_holds_a_busy_child_to_one_cpu() {
+    let _turn = turn::take(module_path!());
     let backend = Backend::probe();
     if backend.kind == BackendKind::AffinityOnly {
         eprintln!("skipped: no cgroup backend here ({})", backend.reason);
@@ -92,6 +94,7 @@ fn a_cpu_quota_of_one_holds_a_busy_child_to_one_cpu() {
 #[test]
 #[ignore = "slow: measures CPU use, so it needs the machine to itself; cargo test -- --include-ignored runs it (CI does)"]
 fn affinity_only_holds_a_busy_child_to_its_cpu() {
+    let _turn = turn::take(module_path!());
     let backend = Backend::affinity_only("test");
     let cpus = available_cpus();
     assert!(backend.create("x", &cpus, Some(1.0)).unwrap().is_none());
@@ -128,7 +131,7 @@ fn leftovers_of_a_dead_restbench_are_swept() {
 #[test]
 fn the_guard_empties_and_removes_the_cgroup_when_its_pipe_closes() {
     // restbench's death closes the same pipe; that case is tested end to end in
-    // crates/restbench/tests/cli.rs by SIGKILLing a run.
+    // crates/restbench/tests/it/cli.rs by SIGKILLing a run.
     let backend = Backend::probe();
     if backend.kind == BackendKind::AffinityOnly {
         eprintln!("skipped: no cgroup backend here ({})", backend.reason);

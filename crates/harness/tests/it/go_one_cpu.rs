@@ -19,6 +19,7 @@ use restbench_harness::runner::{StartOptions, start_subject};
 use restbench_harness::{prepare, subject};
 use restbench_loadgen::{LoadSpec, Progress, StopAt, Target};
 use restbench_model::Scenario;
+use restbench_testkit::turn;
 
 fn gomaxprocs_in(log: &str) -> Option<usize> {
     let start = log.find("GOMAXPROCS=")? + "GOMAXPROCS=".len();
@@ -32,6 +33,7 @@ fn gomaxprocs_in(log: &str) -> Option<usize> {
 #[test]
 #[ignore = "slow: builds go-nethttp and loads it under a CPU quota; cargo test -- --include-ignored runs it (CI does)"]
 fn go_under_a_one_cpu_quota_sizes_itself_to_the_quota() {
+    let _turn = turn::take(module_path!());
     let backend = Backend::probe();
     if backend.kind == BackendKind::AffinityOnly || subject::find_on_path("go").is_none() {
         eprintln!(

@@ -19,9 +19,8 @@ use restbench_harness::runner::{StartOptions, start_subject};
 use restbench_harness::subject::Subject;
 use restbench_model::Scenario;
 
-mod support;
-
-use support::{lock_waiters, subjects_root};
+use crate::support::{lock_waiters, subjects_root};
+use restbench_testkit::turn;
 
 /// The longest a `/users` request may take while the table is locked: the subjects' statement
 /// timeout is 2 s.
@@ -106,29 +105,34 @@ fn answers_503_while_the_table_is_locked(id: &str) {
 #[test]
 #[ignore = "slow: builds the subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_axum_answers_503_while_the_table_is_locked() {
+    let _turn = turn::take(module_path!());
     answers_503_while_the_table_is_locked("rust-axum");
 }
 
 #[test]
 #[ignore = "slow: builds the subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_actix_answers_503_while_the_table_is_locked() {
+    let _turn = turn::take(module_path!());
     answers_503_while_the_table_is_locked("rust-actix");
 }
 
 #[test]
 #[ignore = "slow: builds the subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_hyper_answers_503_while_the_table_is_locked() {
+    let _turn = turn::take(module_path!());
     answers_503_while_the_table_is_locked("rust-hyper");
 }
 
 #[test]
 #[ignore = "slow: builds the subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_iron_answers_503_while_the_table_is_locked() {
+    let _turn = turn::take(module_path!());
     answers_503_while_the_table_is_locked("rust-iron");
 }
 
 #[test]
 #[ignore = "slow: builds the subject and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_reference_answers_503_while_the_table_is_locked() {
+    let _turn = turn::take(module_path!());
     answers_503_while_the_table_is_locked("rust-reference");
 }

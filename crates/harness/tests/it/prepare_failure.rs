@@ -12,6 +12,7 @@ use std::time::Instant;
 use restbench_harness::HarnessError;
 use restbench_harness::prepare;
 use restbench_harness::subject::Subject;
+use restbench_testkit::turn;
 
 const MISSING: &str = "restbench-no-such-package-zz9";
 
@@ -55,6 +56,7 @@ fn failed_prepare(subject: &Subject, cache: &Path) -> (String, String) {
 #[test]
 #[ignore = "slow: runs npm and pip against their registries; cargo test -- --include-ignored runs it (CI does)"]
 fn a_failed_npm_install_is_reported_with_npms_own_message() {
+    let _turn = turn::take(module_path!());
     let root = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
     let npm_cache = root.path().join("npm-cache");
@@ -156,6 +158,7 @@ npm_config_update_notifier = "false"
 #[test]
 #[ignore = "slow: runs npm and pip against their registries; cargo test -- --include-ignored runs it (CI does)"]
 fn a_failed_pip_install_is_reported_with_pips_own_message() {
+    let _turn = turn::take(module_path!());
     let root = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
     let manifest = r#"id = "python-missing-dep"

@@ -9,10 +9,8 @@ use restbench_harness::verify;
 use restbench_harness::workload::Workload;
 use restbench_model::Finding;
 
-mod support;
-
-use support::failed_checks;
-use support::server::{TestServer, serve};
+use crate::support::failed_checks;
+use crate::support::server::{TestServer, serve};
 
 /// How a test server deviates from the contract.
 #[derive(Clone, Copy, PartialEq)]

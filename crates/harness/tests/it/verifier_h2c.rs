@@ -9,76 +9,89 @@ use restbench_harness::placement::{Placement, available_cpus};
 use restbench_harness::runner::{StartOptions, start_subject};
 use restbench_harness::{prepare, subject, verify};
 use restbench_model::{FindingLevel, Protocol, Scenario, Workload};
+use restbench_testkit::turn;
 
 #[test]
 #[ignore = "slow: builds rust-hyper; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_hyper_passes_the_contract_over_h1_and_h2c() {
+    let _turn = turn::take(module_path!());
     passes_over_h1_and_h2c("rust-hyper");
 }
 
 #[test]
 #[ignore = "slow: builds rust-axum; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_axum_passes_the_contract_over_h1_and_h2c() {
+    let _turn = turn::take(module_path!());
     passes_over_h1_and_h2c("rust-axum");
 }
 
 #[test]
 #[ignore = "slow: builds rust-actix; cargo test -- --include-ignored runs it (CI does)"]
 fn rust_actix_passes_the_contract_over_h1_and_h2c() {
+    let _turn = turn::take(module_path!());
     passes_over_h1_and_h2c("rust-actix");
 }
 
 #[test]
 #[ignore = "slow: builds go-nethttp; cargo test -- --include-ignored runs it (CI does)"]
 fn go_nethttp_passes_the_contract_over_h1_and_h2c() {
+    let _turn = turn::take(module_path!());
     passes_over_h1_and_h2c("go-nethttp");
 }
 
 #[test]
 #[ignore = "slow: installs node-http's packages; cargo test -- --include-ignored runs it (CI does)"]
 fn node_http_passes_the_contract_over_h1_and_h2c() {
+    let _turn = turn::take(module_path!());
     passes_over_h1_and_h2c("node-http");
 }
 
 #[test]
 #[ignore = "slow: builds go-chi; cargo test -- --include-ignored runs it (CI does)"]
 fn go_chi_passes_the_contract_over_h1_and_h2c() {
+    let _turn = turn::take(module_path!());
     passes_over_h1_and_h2c("go-chi");
 }
 
 #[test]
 #[ignore = "slow: builds go-gorilla; cargo test -- --include-ignored runs it (CI does)"]
 fn go_gorilla_passes_the_contract_over_h1_and_h2c() {
+    let _turn = turn::take(module_path!());
     passes_over_h1_and_h2c("go-gorilla");
 }
 
 #[test]
 #[ignore = "slow: builds go-easyjson; cargo test -- --include-ignored runs it (CI does)"]
 fn go_easyjson_passes_the_contract_over_h1_and_h2c() {
+    let _turn = turn::take(module_path!());
     passes_over_h1_and_h2c("go-easyjson");
 }
 
 #[test]
 #[ignore = "slow: builds go-nethttp-dynamic; cargo test -- --include-ignored runs it (CI does)"]
 fn go_nethttp_dynamic_passes_the_contract_over_h1_and_h2c() {
+    let _turn = turn::take(module_path!());
     passes_over_h1_and_h2c("go-nethttp-dynamic");
 }
 
 #[test]
 #[ignore = "slow: builds haskell-warp; cargo test -- --include-ignored runs it (CI does)"]
 fn haskell_warp_passes_the_contract_over_h1_and_h2c() {
+    let _turn = turn::take(module_path!());
     passes_over_h1_and_h2c("haskell-warp");
 }
 
 #[test]
 #[ignore = "slow: builds java-spring-boot; cargo test -- --include-ignored runs it (CI does)"]
 fn java_spring_boot_passes_the_contract_over_h1_and_h2c() {
+    let _turn = turn::take(module_path!());
     passes_over_h1_and_h2c("java-spring-boot");
 }
 
 #[test]
 #[ignore = "slow: builds java-light4j; cargo test -- --include-ignored runs it (CI does)"]
 fn java_light4j_passes_the_contract_over_h1_and_h2c() {
+    let _turn = turn::take(module_path!());
     passes_over_h1_and_h2c("java-light4j");
 }
 

@@ -2,17 +2,15 @@
 //! Short steps (a few hundred ms) and small step budgets; no test asserts this machine's speed:
 //! the one band asserted is below a bound the server cannot exceed on any machine.
 
-mod support;
-
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::support::{Action, TestServer, ok, status};
 use restbench_loadgen::capacity::{self, CapacitySpec};
 use restbench_loadgen::{LoadSpec, Target};
 use restbench_model::histogram;
 use restbench_model::{BoundBy, Capacity, RateStep, Slo};
-use support::{Action, TestServer, ok, status};
 
 fn spec(server: &TestServer, slo: &[&str]) -> CapacitySpec {
     let mut load = LoadSpec::get(Target::parse(&server.url("/")).unwrap());

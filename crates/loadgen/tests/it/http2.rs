@@ -1,16 +1,14 @@
 //! HTTP/2 (h2c with prior knowledge, h2 over TLS by ALPN, h2c over a Unix socket) against a
 //! server built in the test with the `h2` crate on a tokio runtime of its own. Behaviour only.
 
-mod support;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
+use crate::support::certs::TestPki;
 use bytes::Bytes;
 use restbench_loadgen::{HttpVersion, LoadSpec, Progress, StopAt, Target};
 use restbench_model::LoadResult;
-use support::certs::TestPki;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 #[derive(Default)]
@@ -38,7 +36,7 @@ struct Counters {
 struct Server {
     port: u16,
     counters: Arc<Counters>,
-    _unix: Option<support::certs::TempFile>,
+    _unix: Option<crate::support::certs::TempFile>,
 }
 
 async fn serve_conn<T: AsyncRead + AsyncWrite + Unpin>(io: T, b: Arc<Behaviour>, c: Arc<Counters>) {
@@ -161,7 +159,7 @@ fn server(b: Behaviour, listen: Listen) -> Server {
     Server {
         port,
         counters,
-        _unix: is_unix.then(|| support::certs::TempFile(unix_path)),
+        _unix: is_unix.then(|| crate::support::certs::TempFile(unix_path)),
     }
 }
 

@@ -1,15 +1,13 @@
 //! The load engine against real sockets on 127.0.0.1, with servers started inside each test.
 //! These tests assert behaviour (counts, classes, order, timing shapes), never speed.
 
-mod support;
-
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::support::{Action, TestServer, ok, status};
 use restbench_loadgen::{HttpVersion, LoadError, LoadSpec, Progress, StopAt, Target};
 use restbench_model::LoadResult;
-use support::{Action, TestServer, ok, status};
 
 /// Lets the test server's acceptor catch up with connections the kernel already completed.
 fn settle() {

@@ -1,8 +1,6 @@
 //! TLS (certificates made in the test with rcgen, a rustls server thread) and Unix domain sockets,
 //! HTTP/1.1. Behaviour only, never speed.
 
-mod support;
-
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener};
 use std::os::unix::net::UnixListener;
@@ -11,10 +9,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
+use crate::support::certs::TestPki;
 use restbench_loadgen::{LoadSpec, Progress, StopAt, Target, TlsSettings};
 use restbench_model::LoadResult;
 use rustls::{HandshakeKind, ServerConfig, ServerConnection, StreamOwned};
-use support::certs::TestPki;
 
 fn run(spec: &LoadSpec) -> LoadResult {
     let stop = AtomicBool::new(false);

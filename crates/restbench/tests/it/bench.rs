@@ -5,9 +5,7 @@
 
 use std::process::Command;
 
-mod support;
-
-use support::restbench;
+use crate::support::restbench;
 
 const SERVER: &str = r#"
 import sys

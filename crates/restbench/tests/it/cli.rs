@@ -6,9 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-mod support;
-
-use support::restbench;
+use crate::support::restbench;
+use restbench_testkit::turn;
 
 /// The slow tests start real subjects and look for leftover processes by name, so they take
 /// turns: a subject of one test must not look like a leftover of another.
@@ -261,6 +260,7 @@ fn wait_until_gone(needle: &str) -> Vec<String> {
 #[test]
 #[ignore = "slow: builds and measures the Rust subjects; cargo test -- --include-ignored runs it (CI does)"]
 fn run_quick_measures_the_rust_subjects_and_leaves_nothing_behind() {
+    let _turn = turn::take(module_path!());
     let _turn = one_at_a_time();
     let out = tempfile::tempdir().unwrap();
     let o = restbench()
@@ -345,6 +345,7 @@ fn run_quick_measures_the_rust_subjects_and_leaves_nothing_behind() {
 #[test]
 #[ignore = "slow: builds and measures a subject; cargo test -- --include-ignored runs it (CI does)"]
 fn ctrl_c_keeps_finished_cells_and_kill_leaves_no_subject_behind() {
+    let _turn = turn::take(module_path!());
     let _turn = one_at_a_time();
     let out = tempfile::tempdir().unwrap();
     let spawn = |out: &Path| {
@@ -455,6 +456,7 @@ fn ctrl_c_keeps_finished_cells_and_kill_leaves_no_subject_behind() {
 #[test]
 #[ignore = "slow: builds and verifies every available subject against PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn verify_passes_for_every_available_subject() {
+    let _turn = turn::take(module_path!());
     let _turn = one_at_a_time();
     let o = restbench().args(["verify"]).output().unwrap();
     let (stdout, err) = text(&o);
@@ -465,6 +467,7 @@ fn verify_passes_for_every_available_subject() {
 #[test]
 #[ignore = "slow: builds and measures go-nethttp and rust-hyper; cargo test -- --include-ignored runs it (CI does)"]
 fn study_b_reports_against_the_published_figures_and_compares() {
+    let _turn = turn::take(module_path!());
     let _turn = one_at_a_time();
     let out = tempfile::tempdir().unwrap();
     let run = |dir: &Path| {

@@ -15,10 +15,11 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
-mod support;
-
-use support::procs::{accepts, pids, postgres_processes, stat, still_running, within_10s};
-use support::restbench;
+use crate::support::restbench;
+use restbench_testkit::procs::{
+    accepts, pids, postgres_processes, stat, still_running, within_10s,
+};
+use restbench_testkit::turn;
 
 // ---------------------------------------------------------------------------------------------
 // Processes
@@ -142,6 +143,7 @@ fn assert_cleaned_up(db: &DbStart, how: &str) -> Duration {
 #[test]
 #[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn db_start_stops_postgres_and_removes_its_folder_on_ctrl_c() {
+    let _turn = turn::take(module_path!());
     let mut db = db_start();
     check_seeded(&db.url);
     kill(Pid::from_raw(db.child.id() as i32), Signal::SIGINT).unwrap();
@@ -169,6 +171,7 @@ fn db_start_stops_postgres_and_removes_its_folder_on_ctrl_c() {
 #[test]
 #[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn a_killed_db_start_leaves_no_postgres_and_no_folder() {
+    let _turn = turn::take(module_path!());
     let mut db = db_start();
     check_seeded(&db.url);
     // A client connection: its backend must go too.
@@ -188,6 +191,7 @@ fn a_killed_db_start_leaves_no_postgres_and_no_folder() {
 #[test]
 #[ignore = "slow: builds rust-hyper and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn run_with_a_wrong_password_fails_at_once_in_one_line() {
+    let _turn = turn::take(module_path!());
     let logs = tempfile::tempdir().unwrap();
     let cluster = restbench_harness::db::Cluster::start(None, logs.path()).unwrap();
     let url = format!(

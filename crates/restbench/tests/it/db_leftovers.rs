@@ -16,9 +16,8 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
-mod support;
-
-use support::restbench;
+use crate::support::restbench;
+use restbench_testkit::turn;
 
 fn lines(reader: impl std::io::Read + Send + 'static) -> Receiver<String> {
     let (tx, rx) = channel();
@@ -105,6 +104,7 @@ fn sysv_segments() -> Vec<u64> {
 #[test]
 #[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn a_killed_db_start_leaves_no_shared_memory() {
+    let _turn = turn::take(module_path!());
     let tmp = shared_tmp();
     let mut db = db_start(tmp.path());
     let pid_file = std::fs::read_to_string(db.data_dir.join("postmaster.pid")).unwrap();
@@ -138,6 +138,7 @@ fn a_killed_db_start_leaves_no_shared_memory() {
 #[test]
 #[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn db_start_writes_nothing_through_a_planted_log_folder() {
+    let _turn = turn::take(module_path!());
     // Where restbench used to write PostgreSQL's log, someone else's folder waits.
     let tmp = shared_tmp();
     let victim = tempfile::tempdir().unwrap();

@@ -9,9 +9,7 @@ use std::process::Output;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-mod support;
-
-use support::restbench;
+use crate::support::restbench;
 
 /// A keep-alive HTTP/1.1 server answering every request `200 hello`; it counts the connections
 /// it accepted and keeps the first request line it saw.

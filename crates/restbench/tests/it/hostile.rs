@@ -7,8 +7,6 @@
 //! `getrusage(RUSAGE_CHILDREN)` after the wait, so the figure is exactly that one process's
 //! high-water mark. Every run has a wall-clock limit after which it is killed (and fails).
 
-mod support;
-
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -18,8 +16,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::support::restbench;
 use serde_json::{Value, json};
-use support::restbench;
 
 /// Peak RSS a `restbench load` may reach against any hostile server (a debug build against one or
 /// two connections needs ~10 MiB; a flood would need far more).
@@ -794,7 +792,7 @@ fn run_measured(args: &[String], limit: Duration, nofile: Option<(u64, u64)>) ->
     });
     let o = Command::new(std::env::current_exe().unwrap())
         .args([
-            "wrapped_child",
+            "hostile::wrapped_child",
             "--exact",
             "--nocapture",
             "--test-threads=1",

@@ -4,14 +4,13 @@
 //! far beyond the machine, a user's own folder given to `db start --keep`. Every hostile party is
 //! made inside its test, in a temporary folder.
 
-mod support;
-
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use support::restbench;
+use crate::support::restbench;
+use restbench_testkit::turn;
 
 /// A folder name a shell would split, unquote and expand (`$HOME`, `$(…)`), if it were ever
 /// pasted into a command unquoted: the `$(touch …)` would leave a file behind.
@@ -476,6 +475,7 @@ fn db_start_keep_refuses_a_users_own_folder_and_chowns_nothing() {
 #[test]
 #[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn db_start_keep_with_shell_characters_runs_nothing() {
+    let _turn = turn::take(module_path!());
     use std::io::{BufRead, BufReader};
     let t = tempfile::tempdir().unwrap();
     let keep = t.path().join("DIR'$(id>pwned)'");

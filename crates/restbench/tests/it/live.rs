@@ -8,9 +8,7 @@ use std::net::{TcpListener, TcpStream};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-mod support;
-
-use support::restbench;
+use crate::support::restbench;
 
 /// A keep-alive HTTP/1.1 server answering every request `200 hello`, a thread per connection.
 fn start_server() -> String {

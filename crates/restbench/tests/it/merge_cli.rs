@@ -1,15 +1,13 @@
 //! `restbench merge` and `load --shard/--start-at` on loopback: two shards merged equal the
 //! server's count, a different load is refused naming the field, a past start is exit 2.
 
-mod support;
-
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::support::restbench;
 use restbench_model::LoadResult;
-use support::restbench;
 
 fn counting_server() -> (u16, Arc<AtomicU64>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();

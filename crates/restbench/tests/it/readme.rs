@@ -3,9 +3,7 @@
 
 use std::path::Path;
 
-mod support;
-
-use support::restbench;
+use crate::support::restbench;
 
 /// The commands of the README's table, as `restbench` takes them.
 const COMMANDS: &[&[&str]] = &[

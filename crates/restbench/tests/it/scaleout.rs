@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use restbench_model::LoadResult;
+use restbench_testkit::turn;
 
 const SLOW: &str =
     "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)";
@@ -295,6 +296,7 @@ fn text(o: &Output) -> String {
 #[test]
 #[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
 fn two_remote_shards_merge_exactly_and_the_binary_is_copied_once() {
+    let _turn = turn::take(module_path!());
     let _ = SLOW;
     let lab = Lab::new();
     let server = counting_server(&lab);
@@ -388,6 +390,7 @@ fn two_remote_shards_merge_exactly_and_the_binary_is_copied_once() {
 #[test]
 #[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
 fn a_shard_killed_mid_run_fails_with_its_host_and_stops_the_other() {
+    let _turn = turn::take(module_path!());
     let lab = Lab::new();
     let server = counting_server(&lab);
     let url = format!("http://10.231.0.1:{}/", server.port);
@@ -434,6 +437,7 @@ fn a_shard_killed_mid_run_fails_with_its_host_and_stops_the_other() {
 #[test]
 #[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
 fn an_unreachable_host_is_one_clear_line() {
+    let _turn = turn::take(module_path!());
     let lab = Lab::new();
     let o = lab
         .restbench(&[
@@ -466,6 +470,7 @@ fn an_unreachable_host_is_one_clear_line() {
 #[test]
 #[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
 fn ctrl_c_stops_every_host() {
+    let _turn = turn::take(module_path!());
     let lab = Lab::new();
     let server = counting_server(&lab);
     let url = format!("http://10.231.0.1:{}/", server.port);
@@ -651,6 +656,7 @@ fn results(lab: &Lab) -> serde_json::Value {
 #[test]
 #[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
 fn a_subject_served_from_another_host_is_measured_there_and_cleaned_up() {
+    let _turn = turn::take(module_path!());
     let lab = Lab::new();
     let subjects = lab.remote_subjects(None);
     let child = lab
@@ -731,6 +737,7 @@ fn a_subject_served_from_another_host_is_measured_there_and_cleaned_up() {
 #[test]
 #[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
 fn a_failing_remote_build_fails_its_cells_with_the_hosts_stderr() {
+    let _turn = turn::take(module_path!());
     let lab = Lab::new();
     let subjects = lab.remote_subjects(Some("echo remote build broke on purpose >&2; exit 7"));
     let o = lab.remote_run(&subjects).output().unwrap();
@@ -757,6 +764,7 @@ fn a_failing_remote_build_fails_its_cells_with_the_hosts_stderr() {
 #[test]
 #[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
 fn ctrl_c_stops_and_cleans_the_server_host() {
+    let _turn = turn::take(module_path!());
     let lab = Lab::new();
     let subjects = lab.remote_subjects(None);
     let child = lab
@@ -800,6 +808,7 @@ fn ctrl_c_stops_and_cleans_the_server_host() {
 #[test]
 #[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
 fn a_killed_restbench_still_stops_the_remote_server() {
+    let _turn = turn::take(module_path!());
     let lab = Lab::new();
     let subjects = lab.remote_subjects(None);
     let mut child = lab
@@ -842,6 +851,7 @@ fn a_killed_restbench_still_stops_the_remote_server() {
 #[test]
 #[ignore = "slow: network namespaces, sshd and PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn db_start_on_another_host_prints_a_url_reachable_from_here() {
+    let _turn = turn::take(module_path!());
     use std::io::BufRead;
     let lab = Lab::new();
     let mut child = lab
@@ -901,6 +911,7 @@ fn db_start_on_another_host_prints_a_url_reachable_from_here() {
 #[test]
 #[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
 fn a_remote_server_loaded_by_a_remote_generator() {
+    let _turn = turn::take(module_path!());
     let lab = Lab::new();
     let subjects = lab.remote_subjects(None);
     let o = lab
@@ -923,6 +934,7 @@ fn a_remote_server_loaded_by_a_remote_generator() {
 #[test]
 #[ignore = "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)"]
 fn a_kept_server_cache_skips_the_second_build() {
+    let _turn = turn::take(module_path!());
     let lab = Lab::new();
     let subjects = lab.remote_subjects(None);
     let mut stderrs = Vec::new();

@@ -7,9 +7,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-mod support;
-
-use support::restbench;
+use crate::support::restbench;
+use restbench_testkit::turn;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -461,6 +460,7 @@ fn help_shows_every_default() {
 #[test]
 #[ignore = "slow: compiles restbench with cargo install (a few minutes)"]
 fn an_installed_binary_runs_from_another_folder() {
+    let _turn = turn::take(module_path!());
     let root = tempfile::tempdir().unwrap();
     let o = std::process::Command::new(env!("CARGO"))
         // --debug: what is tested is where the installed binary looks, not its speed, and a
@@ -497,6 +497,7 @@ fn an_installed_binary_runs_from_another_folder() {
 #[test]
 #[ignore = "slow: builds a scaffolded Go subject and verifies it (module download on a cold cache)"]
 fn a_scaffolded_subject_builds_and_verifies() {
+    let _turn = turn::take(module_path!());
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("subjects");
     // go-easyjson imports its own module's package: the rename must reach go.mod and main.go.

@@ -1,9 +1,6 @@
-//! What the harness's integration tests share: an in-test server, process and port checks, and
-//! the verifier's findings as text.
+//! What the harness's integration tests share beyond the test kit: an in-test server, the
+//! subjects' folder, lock waiters in PostgreSQL, and the verifier's findings as text.
 
-#![allow(dead_code)]
-
-pub mod procs;
 pub mod server;
 
 use std::path::{Path, PathBuf};

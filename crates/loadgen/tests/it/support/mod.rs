@@ -1,8 +1,6 @@
 //! A scriptable HTTP/1.1 test server on 127.0.0.1:0: a thread per connection, and a handler that
 //! decides, request by request, what the server does (answer, wait, stay silent, close, send junk).
 
-#![allow(dead_code)]
-
 pub mod certs;
 
 use std::io::{Read, Write};
@@ -44,8 +42,6 @@ pub struct TestServer {
     stop: Arc<AtomicBool>,
     streams: Arc<Mutex<Vec<TcpStream>>>,
     acceptor: Option<thread::JoinHandle<()>>,
-    /// Close connections idle for this long.
-    pub idle_close: Option<Duration>,
 }
 
 pub fn ok(body: &str) -> Vec<u8> {
@@ -65,6 +61,7 @@ impl TestServer {
         Self::start_with(None, handler)
     }
 
+    /// [`start`](Self::start), closing connections idle for `idle_close`.
     pub fn start_with(
         idle_close: Option<Duration>,
         handler: impl Fn(u64, &Seen) -> Action + Send + Sync + 'static,
@@ -118,7 +115,6 @@ impl TestServer {
             stop,
             streams,
             acceptor: Some(acceptor),
-            idle_close,
         }
     }
 
