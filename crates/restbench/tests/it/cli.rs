@@ -3,11 +3,12 @@
 //! `#[ignore]`d with the reason; `cargo test -- --include-ignored` runs them, as CI does.
 
 use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use restbench_testkit::{Outcome, closed_port, turn};
+
 use crate::support::restbench;
-use restbench_testkit::turn;
 
 /// The slow tests start real subjects and look for leftover processes by name, so they take
 /// turns: a subject of one test must not look like a leftover of another.
@@ -18,21 +19,6 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     SLOW.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
-
-fn closed_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 #[test]
 fn load_reports_an_unreachable_url_in_one_line() {
     let port = closed_port();
@@ -40,7 +26,7 @@ fn load_reports_an_unreachable_url_in_one_line() {
         .args(["load", "-d", "1s", &format!("http://127.0.0.1:{port}/")])
         .output()
         .unwrap();
-    let (_, err) = text(&o);
+    let (_, err) = o.text();
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(
@@ -55,7 +41,7 @@ fn load_reports_an_unreadable_body_file_in_one_line() {
         .args(["load", "-b", "@/no/such/file.json", "http://127.0.0.1:1/"])
         .output()
         .unwrap();
-    let (_, err) = text(&o);
+    let (_, err) = o.text();
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(err.contains("/no/such/file.json"), "{err}");
@@ -74,7 +60,7 @@ fn load_rejects_bad_flags() {
         .args(["load", "-c", "0", "http://127.0.0.1:1/"])
         .output()
         .unwrap();
-    let (_, err) = text(&o);
+    let (_, err) = o.text();
     assert_eq!(
         o.status.code(),
         Some(2),
@@ -85,21 +71,21 @@ fn load_rejects_bad_flags() {
         .args(["load", "ftp://127.0.0.1/"])
         .output()
         .unwrap();
-    assert!(text(&o).1.contains("only http:// and https://"));
+    assert!(o.text().1.contains("only http:// and https://"));
     for args in [
         vec!["load", "--max-streams", "4", "http://127.0.0.1:1/"],
         vec!["load", "--insecure", "http://127.0.0.1:1/"],
         vec!["load", "--http2", "--pipeline", "2", "http://127.0.0.1:1/"],
     ] {
         let o = restbench().args(&args).output().unwrap();
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o).1);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", o.text().1);
     }
 }
 
 #[test]
 fn subjects_json_lists_every_subject_with_its_facts() {
     let o = restbench().args(["subjects", "--json"]).output().unwrap();
-    assert!(o.status.success(), "{}", text(&o).1);
+    assert!(o.status.success(), "{}", o.text().1);
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(doc["schema_version"], 1, "{doc}");
     let list = doc["subjects"].as_array().unwrap();
@@ -148,7 +134,7 @@ fn a_broken_manifest_is_one_clear_error() {
         .arg(dir.path())
         .output()
         .unwrap();
-    let (_, err) = text(&o);
+    let (_, err) = o.text();
     assert_eq!(o.status.code(), Some(1));
     assert!(
         err.contains("subject.toml") && err.contains("framework"),
@@ -284,7 +270,7 @@ fn run_quick_measures_the_rust_subjects_and_leaves_nothing_behind() {
         .arg(out.path())
         .output()
         .unwrap();
-    let (stdout, err) = text(&o);
+    let (stdout, err) = o.text();
     assert!(o.status.success(), "{stdout}\n{err}");
     let results: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.path().join("results.json")).unwrap()).unwrap();
@@ -459,7 +445,7 @@ fn verify_passes_for_every_available_subject() {
     let _turn = turn::take(module_path!());
     let _turn = one_at_a_time();
     let o = restbench().args(["verify"]).output().unwrap();
-    let (stdout, err) = text(&o);
+    let (stdout, err) = o.text();
     assert!(o.status.success(), "{stdout}\n{err}");
     assert!(stdout.contains("0 failed"), "{stdout}");
 }
@@ -486,7 +472,7 @@ fn study_b_reports_against_the_published_figures_and_compares() {
     };
     let first = out.path().join("first");
     let o = run(&first);
-    let (stdout, err) = text(&o);
+    let (stdout, err) = o.text();
     assert!(o.status.success(), "{stdout}\n{err}");
     let doc: serde_json::Value =
         serde_json::from_slice(&std::fs::read(first.join("results.json")).unwrap()).unwrap();
@@ -514,7 +500,7 @@ fn study_b_reports_against_the_published_figures_and_compares() {
     // `report` renders the same folder again; `compare` sets two runs side by side.
     std::fs::remove_file(first.join("report.html")).unwrap();
     let o = restbench().arg("report").arg(&first).output().unwrap();
-    assert!(o.status.success(), "{:?}", text(&o));
+    assert!(o.status.success(), "{:?}", o.text());
     assert!(first.join("report.html").is_file());
     let second = out.path().join("second");
     assert!(run(&second).status.success());
@@ -524,7 +510,7 @@ fn study_b_reports_against_the_published_figures_and_compares() {
         .arg(second.join("results.json"))
         .output()
         .unwrap();
-    let (stdout, err) = text(&o);
+    let (stdout, err) = o.text();
     assert!(o.status.success(), "{err}");
     let cmp: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(cmp["schema_version"], 1, "{cmp}");

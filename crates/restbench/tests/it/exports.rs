@@ -2,91 +2,21 @@
 //! results, `report` of a results.json path, and `load`'s wrk-style figures on short runs — all
 //! against a tiny HTTP server in the test (127.0.0.1, port 0). No test asserts a speed.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::Output;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+
+use restbench_testkit::fixtures::{cell, run_results};
+use restbench_testkit::{Outcome, TinyServer};
 
 use crate::support::restbench;
 
-/// A keep-alive HTTP/1.1 server answering every request `200 hello`; it counts the connections
-/// it accepted and keeps the first request line it saw.
-struct TestServer {
-    port: u16,
-    connections: Arc<AtomicU64>,
-    first_line: Arc<Mutex<Option<String>>>,
-}
+/// Every request is answered `200 hello`.
+const HELLO: &[u8] =
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello";
 
-impl TestServer {
-    fn start() -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let connections = Arc::new(AtomicU64::new(0));
-        let first_line = Arc::new(Mutex::new(None));
-        let (c, f) = (connections.clone(), first_line.clone());
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { continue };
-                c.fetch_add(1, Ordering::Relaxed);
-                let f = f.clone();
-                std::thread::spawn(move || serve(stream, &f));
-            }
-        });
-        Self {
-            port,
-            connections,
-            first_line,
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/hello", self.port)
-    }
-}
-
-fn serve(mut stream: TcpStream, first_line: &Mutex<Option<String>>) {
-    const ANSWER: &[u8] =
-        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello";
-    let mut buf: Vec<u8> = Vec::new();
-    let mut chunk = [0u8; 8192];
-    loop {
-        // Answer every complete request in the buffer (headers, then Content-Length bytes).
-        while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(&buf[..end]).into_owned();
-            let body = head
-                .lines()
-                .filter_map(|l| l.split_once(':'))
-                .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
-                .and_then(|(_, v)| v.trim().parse::<usize>().ok())
-                .unwrap_or(0);
-            if buf.len() < end + 4 + body {
-                break;
-            }
-            {
-                let mut f = first_line.lock().unwrap();
-                if f.is_none() {
-                    *f = head.lines().next().map(str::to_string);
-                }
-            }
-            buf.drain(..end + 4 + body);
-            if stream.write_all(ANSWER).is_err() {
-                return;
-            }
-        }
-        match stream.read(&mut chunk) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-        }
-    }
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+/// A keep-alive HTTP/1.1 server answering `200 hello`; it counts connections and keeps requests.
+fn hello_server() -> TinyServer {
+    TinyServer::answering(HELLO)
 }
 
 fn read(p: &Path) -> String {
@@ -94,21 +24,20 @@ fn read(p: &Path) -> String {
 }
 
 /// `restbench load -n 200` with the given extra arguments; asserts it succeeded.
-fn load(server: &TestServer, extra: &[&str]) -> Output {
+fn load(server: &TinyServer, extra: &[&str]) -> Output {
     let o = restbench()
         .args(["load", "-n", "200", "-c", "4", "-t", "2"])
         .args(extra)
-        .arg(server.url())
+        .arg(server.url("/hello"))
         .output()
         .unwrap();
-    let (out, err) = text(&o);
-    assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
+    o.assert_exit(0);
     o
 }
 
 #[test]
 fn load_writes_each_export_with_one_row() {
-    let server = TestServer::start();
+    let server = hello_server();
     let dir = tempfile::tempdir().unwrap();
     let (json, csv, md) = (
         dir.path().join("load.json"),
@@ -126,7 +55,7 @@ fn load_writes_each_export_with_one_row() {
             md.to_str().unwrap(),
         ],
     );
-    let (out, err) = text(&o);
+    let (out, err) = o.text();
     assert!(out.contains("Requests/sec:"), "{out}");
     assert!(err.contains(&format!("wrote {}", csv.display())), "{err}");
 
@@ -136,7 +65,7 @@ fn load_writes_each_export_with_one_row() {
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0]["requests"], 200);
     assert_eq!(rows[0]["errors"], 0);
-    assert_eq!(rows[0]["url"], server.url());
+    assert_eq!(rows[0]["url"], server.url("/hello"));
     assert!(rows[0]["latency_p99_us"].as_u64().unwrap() > 0);
 
     let csv = read(&csv);
@@ -151,20 +80,20 @@ fn load_writes_each_export_with_one_row() {
         lines[1].split(',').count(),
         "{csv}"
     );
-    let url_and_method = format!("{},GET,4,2,", server.url());
+    let url_and_method = format!("{},GET,4,2,", server.url("/hello"));
     assert!(lines[1].starts_with(&url_and_method), "{csv}");
 
     let md = read(&md);
     assert!(md.starts_with("| URL | method |"), "{md}");
     assert!(
-        md.contains(&format!("| {} | GET | 4 | 2 |", server.url())),
+        md.contains(&format!("| {} | GET | 4 | 2 |", server.url("/hello"))),
         "{md}"
     );
 }
 
 #[test]
 fn an_unwritable_export_fails_before_any_load() {
-    let server = TestServer::start();
+    let server = hello_server();
     let o = restbench()
         .args([
             "load",
@@ -173,22 +102,22 @@ fn an_unwritable_export_fails_before_any_load() {
             "--export-csv",
             "/no/such/folder/out.csv",
         ])
-        .arg(server.url())
+        .arg(server.url("/hello"))
         .output()
         .unwrap();
-    let (_, err) = text(&o);
+    let (_, err) = o.text();
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(
         err.contains("--export-csv") && err.contains("/no/such/folder/out.csv"),
         "{err}"
     );
-    assert_eq!(server.connections.load(Ordering::Relaxed), 0);
+    assert_eq!(server.connections(), 0);
 }
 
 #[test]
 fn compare_takes_two_load_results() {
-    let server = TestServer::start();
+    let server = hello_server();
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
     load(&server, &["--json", a.to_str().unwrap()]);
@@ -201,7 +130,7 @@ fn compare_takes_two_load_results() {
             .args([&a, &b])
             .output()
             .unwrap();
-        let (out, err) = text(&o);
+        let (out, err) = o.text();
         assert_eq!(o.status.code(), Some(0), "{err}");
         out
     };
@@ -227,28 +156,26 @@ fn compare_takes_two_load_results() {
         .args([&a, &export])
         .output()
         .unwrap();
-    let (_, err) = text(&o);
+    let (_, err) = o.text();
     assert_eq!(o.status.code(), Some(1));
     assert!(err.contains("--export-json table"), "{err}");
 }
 
 #[test]
 fn short_loads_report_per_thread_rates_and_a_body_means_post() {
-    let server = TestServer::start();
+    let server = hello_server();
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
     let o = load(&server, &["-b", "{}", "--json", json.to_str().unwrap()]);
-    let (out, err) = text(&o);
+    let (out, err) = o.text();
     assert!(err.contains("POST"), "{err}");
     assert!(
         server
-            .first_line
-            .lock()
-            .unwrap()
-            .as_deref()
-            .is_some_and(|l| l.starts_with("POST /hello ")),
+            .requests()
+            .first()
+            .is_some_and(|r| r.line().starts_with("POST /hello ")),
         "{:?}",
-        server.first_line
+        server.requests().first()
     );
     // A 200-request run lasts well under a second: Req/Sec still has figures.
     let row = out.lines().find(|l| l.contains("Req/Sec")).unwrap();
@@ -262,37 +189,11 @@ fn short_loads_report_per_thread_rates_and_a_body_means_post() {
 
 /// A results.json of two cells, as `run` writes it.
 fn write_results(dir: &Path) -> std::path::PathBuf {
-    use restbench_model::{Cell, CellSubject, RunResults, Scenario, Workload};
-    let cell = |subject: &str, rps: f64| {
-        let who = CellSubject {
-            id: subject.into(),
-            language: "rust".into(),
-            framework: subject.into(),
-            framework_version: "1".into(),
-        };
-        let mut c = Cell::new(&who, Workload::Plaintext, Scenario::SingleThread);
-        c.rps = restbench_model::RpsStats {
-            median: rps,
-            min: rps,
-            max: rps,
-            cv: 0.0,
-            ci95: None,
-        };
-        c.requests = 1_000;
-        c
-    };
-    let results = RunResults {
-        schema_version: restbench_model::SCHEMA_VERSION,
-        kind: "run".into(),
-        started_at: "2026-01-01T00:00:00Z".into(),
-        finished_at: None,
-        interrupted: false,
-        environment: Default::default(),
-        protocol: Default::default(),
-        cells: vec![cell("rust-hyper", 50_000.0), cell("rust-axum", 45_000.0)],
-        study: None,
-        noisy_machine: None,
-    };
+    let mut results = run_results(vec![
+        cell("rust-hyper", 50_000.0),
+        cell("rust-axum", 45_000.0),
+    ]);
+    results.finished_at = None;
     let path = dir.join("results.json");
     std::fs::write(&path, serde_json::to_string_pretty(&results).unwrap()).unwrap();
     path
@@ -303,7 +204,7 @@ fn report_takes_a_results_json_path_and_compare_still_takes_runs() {
     let dir = tempfile::tempdir().unwrap();
     let results = write_results(dir.path());
     let o = restbench().arg("report").arg(&results).output().unwrap();
-    let (out, err) = text(&o);
+    let (out, err) = o.text();
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(out.contains("rust-hyper"), "{out}");
     assert!(dir.path().join("report.md").is_file());
@@ -315,7 +216,7 @@ fn report_takes_a_results_json_path_and_compare_still_takes_runs() {
         .arg(dir.path())
         .output()
         .unwrap();
-    let (out, err) = text(&o);
+    let (out, err) = o.text();
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(out.contains("2 cells in both runs"), "{out}");
 }

@@ -16,6 +16,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use restbench_testkit::fixtures::run_results;
+use restbench_testkit::{TinyServer, closed_port};
+
 use crate::support::restbench;
 use serde_json::{Value, json};
 
@@ -177,8 +180,8 @@ fn check_harness(case: &Case) -> Result<(), String> {
     let Some(expect) = case.harness else {
         return Ok(());
     };
-    let server = Hostile::start(case.server);
-    let addr = server.addr;
+    let server = TinyServer::serving(case.server);
+    let addr = server.addr();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let outcome = std::panic::catch_unwind(|| {
@@ -205,7 +208,7 @@ fn check_harness(case: &Case) -> Result<(), String> {
 }
 
 fn check_load(case: &Case) -> Result<(), String> {
-    let server = Hostile::start(case.server);
+    let server = TinyServer::serving(case.server);
     let dir = tempfile::tempdir().unwrap();
     let json_path = dir.path().join("result.json");
     let mut args: Vec<String> = vec!["load".into()];
@@ -345,55 +348,6 @@ fn read_request(s: &mut TcpStream) -> bool {
     true
 }
 
-/// A hostile server on 127.0.0.1:0: each accepted connection gets its own thread running `serve`.
-struct Hostile {
-    addr: SocketAddr,
-    stop: Arc<AtomicBool>,
-    acceptor: Option<JoinHandle<()>>,
-}
-
-impl Hostile {
-    fn start(serve: fn(TcpStream)) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        listener.set_nonblocking(true).unwrap();
-        let addr = listener.local_addr().unwrap();
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = stop.clone();
-        let acceptor = std::thread::spawn(move || {
-            while !flag.load(Ordering::SeqCst) {
-                match listener.accept() {
-                    Ok((stream, _)) => {
-                        let _ = stream.set_nonblocking(false);
-                        // A backstop: no server thread outlives the test for long.
-                        let _ = stream.set_read_timeout(Some(Duration::from_secs(60)));
-                        let _ = stream.set_write_timeout(Some(Duration::from_secs(60)));
-                        std::thread::spawn(move || serve(stream));
-                    }
-                    Err(_) => std::thread::sleep(Duration::from_millis(2)),
-                }
-            }
-        });
-        Self {
-            addr,
-            stop,
-            acceptor: Some(acceptor),
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-}
-
-impl Drop for Hostile {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(a) = self.acceptor.take() {
-            let _ = a.join();
-        }
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Files, flags and pipes.
 // ---------------------------------------------------------------------------------------------
@@ -519,10 +473,7 @@ fn a_failed_run_keeps_the_previous_json_and_leaves_no_new_file() {
     let old = dir.path().join("old.json");
     std::fs::write(&old, "previous").unwrap();
     let new = dir.path().join("new.json");
-    let closed = {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        l.local_addr().unwrap()
-    };
+    let closed = format!("127.0.0.1:{}", closed_port());
     for path in [&old, &new] {
         let o = restbench()
             .args(["load", "-d", "1", "--json"])
@@ -687,7 +638,11 @@ fn a_closed_stdout_ends_quietly() {
     let url = good.url();
     let dir = tempfile::tempdir().unwrap();
     let results = dir.path().join("results.json");
-    std::fs::write(&results, serde_json::to_vec(&empty_run()).unwrap()).unwrap();
+    std::fs::write(
+        &results,
+        serde_json::to_vec(&run_results(Vec::new())).unwrap(),
+    )
+    .unwrap();
     let results = results.display().to_string();
     let dir_arg = dir.path().display().to_string();
     let mut failures = Vec::new();
@@ -707,22 +662,6 @@ fn a_closed_stdout_ends_quietly() {
         }
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
-}
-
-/// A run with no cells: enough for `report` and `compare` to print something.
-fn empty_run() -> restbench_model::RunResults {
-    restbench_model::RunResults {
-        schema_version: restbench_model::SCHEMA_VERSION,
-        kind: "run".into(),
-        started_at: "2026-01-01T00:00:00Z".into(),
-        finished_at: Some("2026-01-01T00:01:00Z".into()),
-        interrupted: false,
-        environment: Default::default(),
-        protocol: Default::default(),
-        cells: Vec::new(),
-        study: None,
-        noisy_machine: None,
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

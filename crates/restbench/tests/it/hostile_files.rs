@@ -4,13 +4,14 @@
 //! far beyond the machine, a user's own folder given to `db start --keep`. Every hostile party is
 //! made inside its test, in a temporary folder.
 
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use restbench_testkit::fixtures::run_results;
+use restbench_testkit::{closed_port, turn};
+
 use crate::support::restbench;
-use restbench_testkit::turn;
 
 /// A folder name a shell would split, unquote and expand (`$HOME`, `$(…)`), if it were ever
 /// pasted into a command unquoted: the `$(touch …)` would leave a file behind.
@@ -86,14 +87,6 @@ fn tree(dir: &Path) -> Vec<PathBuf> {
     }
     out.sort();
     out
-}
-
-fn closed_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -174,18 +167,8 @@ fn study_refuses_an_out_folder_holding_a_run() {
 // ---------------------------------------------------------------------------------------------
 
 fn run_document(version: u32) -> String {
-    let run = restbench_model::RunResults {
-        schema_version: version,
-        kind: "run".into(),
-        started_at: "2026-01-01T00:00:00Z".into(),
-        finished_at: Some("2026-01-01T00:01:00Z".into()),
-        interrupted: false,
-        environment: Default::default(),
-        protocol: Default::default(),
-        cells: Vec::new(),
-        study: None,
-        noisy_machine: None,
-    };
+    let mut run = run_results(Vec::new());
+    run.schema_version = version;
     serde_json::to_string_pretty(&run).unwrap()
 }
 

@@ -3,48 +3,17 @@
 //! pseudo-terminal from util-linux `script`), and an interrupted run marked as such with exit 130.
 //! No test asserts a speed.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+use restbench_testkit::{Outcome, TinyServer};
 
 use crate::support::restbench;
 
 /// A keep-alive HTTP/1.1 server answering every request `200 hello`, a thread per connection.
-fn start_server() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            std::thread::spawn(move || serve(stream));
-        }
-    });
-    format!("http://127.0.0.1:{port}/hello")
-}
-
-fn serve(mut stream: TcpStream) {
-    const ANSWER: &[u8] =
-        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello";
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    loop {
-        while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            buf.drain(..end + 4);
-            if stream.write_all(ANSWER).is_err() {
-                return;
-            }
-        }
-        match stream.read(&mut chunk) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-        }
-    }
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
+fn hello_server() -> TinyServer {
+    TinyServer::answering(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello",
     )
 }
 
@@ -55,7 +24,8 @@ fn has_live_line(s: &str) -> bool {
 
 #[test]
 fn no_live_line_when_stderr_is_not_a_terminal_or_with_quiet() {
-    let url = start_server();
+    let server = hello_server();
+    let url = server.url("/hello");
     for quiet in [false, true] {
         let mut cmd = restbench();
         cmd.args(["load", "-d", "1s", "-c", "2", "-t", "1", &url]);
@@ -63,7 +33,7 @@ fn no_live_line_when_stderr_is_not_a_terminal_or_with_quiet() {
             cmd.arg("--quiet");
         }
         let o = cmd.output().unwrap();
-        let (out, err) = text(&o);
+        let (out, err) = o.text();
         assert_eq!(o.status.code(), Some(0), "{out}\n{err}");
         assert!(out.contains("Requests/sec:"), "{out}");
         assert!(!has_live_line(&err), "quiet {quiet}: {err:?}");
@@ -101,7 +71,8 @@ fn on_a_terminal(args: &str) -> Option<(Option<i32>, String)> {
 
 #[test]
 fn a_live_line_on_a_terminal_and_none_with_quiet() {
-    let url = start_server();
+    let server = hello_server();
+    let url = server.url("/hello");
     let Some((code, shown)) = on_a_terminal(&format!("-d 2s -c 2 -t 1 {url}")) else {
         eprintln!("skipped: util-linux `script` is not installed, so no pseudo-terminal");
         return;
@@ -125,7 +96,8 @@ fn a_live_line_on_a_terminal_and_none_with_quiet() {
 
 #[test]
 fn ctrl_c_reports_the_run_as_interrupted_with_exit_130() {
-    let url = start_server();
+    let server = hello_server();
+    let url = server.url("/hello");
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
     let child = restbench()
@@ -144,7 +116,7 @@ fn ctrl_c_reports_the_run_as_interrupted_with_exit_130() {
     .unwrap();
     let started = Instant::now();
     let o = child.wait_with_output().unwrap();
-    let (out, err) = text(&o);
+    let (out, err) = o.text();
     assert!(started.elapsed() < Duration::from_secs(10), "it stopped");
     assert_eq!(o.status.code(), Some(130), "{out}\n{err}");
     assert!(out.contains("Run interrupted after"), "{out}");

@@ -1,48 +1,16 @@
 //! `restbench merge` and `load --shard/--start-at` on loopback: two shards merged equal the
 //! server's count, a different load is refused naming the field, a past start is exit 2.
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use restbench_model::LoadResult;
+use restbench_testkit::TinyServer;
 
 use crate::support::restbench;
-use restbench_model::LoadResult;
-
-fn counting_server() -> (u16, Arc<AtomicU64>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let count = Arc::new(AtomicU64::new(0));
-    let c = count.clone();
-    std::thread::spawn(move || {
-        for mut conn in listener.incoming().flatten() {
-            let c = c.clone();
-            std::thread::spawn(move || {
-                let (mut buf, mut chunk) = (Vec::new(), [0u8; 4096]);
-                while let Ok(n @ 1..) = conn.read(&mut chunk) {
-                    buf.extend_from_slice(&chunk[..n]);
-                    while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                        buf.drain(..end + 4);
-                        if conn
-                            .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-                            .is_err()
-                        {
-                            return;
-                        }
-                        c.fetch_add(1, Ordering::SeqCst);
-                    }
-                }
-            });
-        }
-    });
-    (port, count)
-}
 
 #[test]
 fn two_shards_merge_to_the_servers_count_and_a_different_load_is_refused() {
-    let (port, count) = counting_server();
+    let server = TinyServer::answering(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
     let dir = tempfile::tempdir().unwrap();
-    let url = format!("http://127.0.0.1:{port}/");
+    let url = server.url("/");
     let start = (std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -83,7 +51,7 @@ fn two_shards_merge_to_the_servers_count_and_a_different_load_is_refused() {
     assert!(String::from_utf8_lossy(&o.stdout).contains("Merged from 2 generators"));
     let m: LoadResult = serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
     assert_eq!(m.requests, 400);
-    assert_eq!(count.load(Ordering::SeqCst), 400);
+    assert_eq!(server.answered(), 400);
     assert_eq!(
         restbench_model::histogram::decode(&m.histogram)
             .unwrap()
