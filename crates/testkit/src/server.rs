@@ -33,6 +33,7 @@ pub struct TinyServer {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
     seen: Arc<Seen>,
+    acceptor: Option<thread::JoinHandle<()>>,
 }
 
 /// What the connections of one server share.
@@ -68,16 +69,22 @@ impl TinyServer {
         let addr = listener
             .local_addr()
             .expect("a bound listener has an address");
+        // Polled, so that a drop stops it without connecting to it (from another namespace,
+        // that connection could go anywhere).
+        listener
+            .set_nonblocking(true)
+            .expect("a listener can be made non-blocking");
         let stop = Arc::new(AtomicBool::new(false));
         let seen = Arc::new(Seen::default());
         let (flag, shared, serve) = (stop.clone(), seen.clone(), Arc::new(serve));
-        thread::spawn(move || {
-            for stream in listener.incoming() {
-                if flag.load(Ordering::SeqCst) {
-                    break;
-                }
-                let Ok(stream) = stream else { continue };
+        let acceptor = thread::spawn(move || {
+            while !flag.load(Ordering::SeqCst) {
+                let Ok((stream, _)) = listener.accept() else {
+                    thread::sleep(Duration::from_millis(2));
+                    continue;
+                };
                 shared.connections.fetch_add(1, Ordering::SeqCst);
+                let _ = stream.set_nonblocking(false);
                 // A backstop: no connection of a test outlives it for long.
                 let _ = stream.set_read_timeout(Some(Duration::from_secs(60)));
                 let _ = stream.set_write_timeout(Some(Duration::from_secs(60)));
@@ -85,7 +92,12 @@ impl TinyServer {
                 thread::spawn(move || serve(stream, &shared));
             }
         });
-        Self { addr, stop, seen }
+        Self {
+            addr,
+            stop,
+            seen,
+            acceptor: Some(acceptor),
+        }
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -124,8 +136,9 @@ impl TinyServer {
 impl Drop for TinyServer {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
-        // Wakes the accept loop so that it sees the flag.
-        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
+        if let Some(acceptor) = self.acceptor.take() {
+            let _ = acceptor.join();
+        }
     }
 }
 

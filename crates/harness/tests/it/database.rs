@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -27,10 +27,9 @@ use restbench_harness::{fixtures, http, prepare, verify};
 use restbench_model::{Finding, Scenario};
 use serde_json::Value;
 
-use crate::support::server::{TestServer, serve};
 use crate::support::{failed_checks, lock_waiters, passed_checks, subjects_root};
 use restbench_testkit::procs::{accepts, postgres_processes, wait_gone};
-use restbench_testkit::turn;
+use restbench_testkit::{TinyServer, closed_port, turn};
 
 /// The longest any single `/users` request may take while the database is down or busy: the
 /// contract's pool acquire timeout is ~2 s.
@@ -253,11 +252,11 @@ fn read_users(client: &mut postgres::Client) -> Vec<u8> {
     serde_json::to_vec(&users).unwrap()
 }
 
-fn start_users_server(url: &str, mode: Users) -> TestServer {
+fn start_users_server(url: &str, mode: Users) -> TinyServer {
     let mut client = postgres::Client::connect(url, postgres::NoTls).unwrap();
     let cached = (mode == Users::Cached).then(|| read_users(&mut client));
     let client = Mutex::new(client);
-    serve(move |mut stream| {
+    TinyServer::serving(move |mut stream| {
         let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
         let mut head = Vec::new();
         let mut byte = [0u8; 1];
@@ -301,7 +300,7 @@ fn the_verifier_passes_a_server_that_reads_the_table_on_every_request() {
     let cluster = start_cluster(logs.path());
     let db = Database::connect(&cluster.url).unwrap();
     let server = start_users_server(&cluster.url, Users::Fresh);
-    let f = verify_users(server.addr, &db);
+    let f = verify_users(server.addr(), &db);
     assert!(verify::passed(&f), "{:?}", failed_checks(&f));
     let passed = passed_checks(&f);
     for check in ["body:", "no-cache:", "queries:"] {
@@ -327,7 +326,7 @@ fn the_verifier_fails_a_server_that_caches_the_users() {
     let cluster = start_cluster(logs.path());
     let db = Database::connect(&cluster.url).unwrap();
     let server = start_users_server(&cluster.url, Users::Cached);
-    let f = verify_users(server.addr, &db);
+    let f = verify_users(server.addr(), &db);
     let failed = failed_checks(&f);
     assert!(!verify::passed(&f));
     // The first answer is right: only the caching checks catch it.
@@ -737,11 +736,7 @@ fn wrong_credentials_fail_at_once_with_the_servers_reason_and_no_password() {
     );
 
     // A port nothing listens on: as fast, and as clear.
-    let closed = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let closed = closed_port();
     let t = Instant::now();
     let refused = Database::connect(&format!(
         "postgres://restbench:bench@127.0.0.1:{closed}/restbench"

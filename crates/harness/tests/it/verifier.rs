@@ -9,8 +9,9 @@ use restbench_harness::verify;
 use restbench_harness::workload::Workload;
 use restbench_model::Finding;
 
+use restbench_testkit::TinyServer;
+
 use crate::support::failed_checks;
-use crate::support::server::{TestServer, serve};
 
 /// How a test server deviates from the contract.
 #[derive(Clone, Copy, PartialEq)]
@@ -26,9 +27,9 @@ enum Flaw {
 }
 
 /// A server with `flaw`; the echo cache is per server.
-fn start(flaw: Flaw) -> TestServer {
+fn start(flaw: Flaw) -> TinyServer {
     let cached: Arc<Mutex<Option<Vec<u8>>>> = Arc::default();
-    serve(move |stream| handle(stream, flaw, &cached))
+    TinyServer::serving(move |stream| handle(stream, flaw, &cached))
 }
 
 fn handle(mut s: TcpStream, flaw: Flaw, cached: &Mutex<Option<Vec<u8>>>) {
@@ -133,8 +134,8 @@ fn respond(s: &mut TcpStream, status: u16, ct: &str, body: &[u8], flaw: Flaw) {
 
 fn check(flaw: Flaw, w: Workload) -> Vec<Finding> {
     let server = start(flaw);
-    let mut f = verify::common(server.addr);
-    f.extend(verify::workload(server.addr, w, None));
+    let mut f = verify::common(server.addr());
+    f.extend(verify::workload(server.addr(), w, None));
     f
 }
 

@@ -4,17 +4,14 @@
 //! and remote process is removed by [`Lab`]'s Drop, panics included. Addresses exist only inside
 //! the namespaces a test made.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::os::fd::AsFd;
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use restbench_model::LoadResult;
-use restbench_testkit::turn;
+use restbench_testkit::{Outcome, TinyServer, turn};
 
 const SLOW: &str =
     "slow: network namespaces and sshd; cargo test -- --include-ignored runs it (CI does)";
@@ -238,50 +235,46 @@ impl Drop for Lab {
 }
 
 /// An HTTP/1.1 server in the server namespace that counts the answers it writes.
-struct Counting {
-    port: u16,
-    answered: Arc<AtomicU64>,
-}
-
-fn counting_server(lab: &Lab) -> Counting {
+fn counting_server(lab: &Lab) -> TinyServer {
     let ns = std::fs::File::open(format!("/run/netns/{}", lab.names[0])).unwrap();
-    let answered = Arc::new(AtomicU64::new(0));
-    let (tx, rx) = std::sync::mpsc::channel();
-    let count = answered.clone();
     std::thread::spawn(move || {
-        // This thread (and those it starts) now lives in the server namespace.
+        // This thread now lives in the server namespace, and so does the socket it binds.
         nix::sched::setns(ns.as_fd(), nix::sched::CloneFlags::CLONE_NEWNET).unwrap();
-        let listener = TcpListener::bind("10.231.0.1:0").unwrap();
-        tx.send(listener.local_addr().unwrap().port()).unwrap();
-        for conn in listener.incoming().flatten() {
-            let count = count.clone();
-            std::thread::spawn(move || serve(conn, &count));
-        }
-    });
-    Counting {
-        port: rx.recv().unwrap(),
-        answered,
-    }
+        TinyServer::answering_on(
+            "10.231.0.1:0",
+            b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+        )
+    })
+    .join()
+    .unwrap()
 }
 
-fn serve(mut conn: TcpStream, count: &AtomicU64) {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    const ANSWER: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
-    loop {
-        let n = match conn.read(&mut chunk) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => n,
-        };
-        buf.extend_from_slice(&chunk[..n]);
-        while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            buf.drain(..end + 4);
-            if conn.write_all(ANSWER).is_err() {
-                return;
-            }
-            count.fetch_add(1, Ordering::SeqCst);
-        }
-    }
+/// `restbench load` from both generator hosts, 60 s at 40 requests a second: a run still going
+/// when the test interrupts it.
+fn long_load(lab: &Lab, url: &str) -> Child {
+    lab.restbench(&[
+        "load",
+        "--loadgen-hosts",
+        "root@10.231.0.2,root@10.231.0.3",
+        "-d",
+        "60s",
+        "-R",
+        "40",
+        "-c",
+        "2",
+        "-t",
+        "1",
+        url,
+    ])
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap()
+}
+
+/// Sends `signal` to process `pid`.
+fn signal(pid: u32, signal: nix::sys::signal::Signal) {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), signal).unwrap();
 }
 
 fn text(o: &Output) -> String {
@@ -300,7 +293,7 @@ fn two_remote_shards_merge_exactly_and_the_binary_is_copied_once() {
     let _ = SLOW;
     let lab = Lab::new();
     let server = counting_server(&lab);
-    let url = format!("http://10.231.0.1:{}/", server.port);
+    let url = server.url("/");
     let out_file = lab.path("merged.json");
     let hosts = "root@10.231.0.2,root@10.231.0.3";
     let o = lab
@@ -320,7 +313,7 @@ fn two_remote_shards_merge_exactly_and_the_binary_is_copied_once() {
         ])
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", text(&o));
+    o.assert_exit(0);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(
         stderr.contains("copied restbench to root@10.231.0."),
@@ -336,11 +329,7 @@ fn two_remote_shards_merge_exactly_and_the_binary_is_copied_once() {
     let merged: LoadResult =
         serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
     assert_eq!(merged.requests, 600);
-    assert_eq!(
-        server.answered.load(Ordering::SeqCst),
-        600,
-        "the server's own count"
-    );
+    assert_eq!(server.answered(), 600, "the server's own count");
     let h = restbench_model::histogram::decode(&merged.histogram).unwrap();
     assert_eq!(h.len(), 600, "every answer in the merged histogram");
     assert_eq!(merged.shards.len(), 2);
@@ -373,7 +362,7 @@ fn two_remote_shards_merge_exactly_and_the_binary_is_copied_once() {
         ])
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", text(&o));
+    o.assert_exit(0);
     assert!(
         !String::from_utf8_lossy(&o.stderr).contains("copied"),
         "{}",
@@ -393,34 +382,12 @@ fn a_shard_killed_mid_run_fails_with_its_host_and_stops_the_other() {
     let _turn = turn::take(module_path!());
     let lab = Lab::new();
     let server = counting_server(&lab);
-    let url = format!("http://10.231.0.1:{}/", server.port);
-    let child = lab
-        .restbench(&[
-            "load",
-            "--loadgen-hosts",
-            "root@10.231.0.2,root@10.231.0.3",
-            "-d",
-            "60s",
-            "-R",
-            "40",
-            "-c",
-            "2",
-            "-t",
-            "1",
-            &url,
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let url = server.url("/");
+    let child = long_load(&lab, &url);
     let remote = lab.wait_remote(2);
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(remote[0]),
-        nix::sys::signal::Signal::SIGKILL,
-    )
-    .unwrap();
+    signal(remote[0] as u32, nix::sys::signal::Signal::SIGKILL);
     let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    o.assert_exit(1);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(
         stderr.contains("error: the generator on root@10.231.0.") && stderr.contains("failed"),
@@ -452,7 +419,7 @@ fn an_unreachable_host_is_one_clear_line() {
         ])
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    o.assert_exit(1);
     let stderr = String::from_utf8_lossy(&o.stderr);
     let line = stderr
         .lines()
@@ -473,35 +440,13 @@ fn ctrl_c_stops_every_host() {
     let _turn = turn::take(module_path!());
     let lab = Lab::new();
     let server = counting_server(&lab);
-    let url = format!("http://10.231.0.1:{}/", server.port);
-    let child = lab
-        .restbench(&[
-            "load",
-            "--loadgen-hosts",
-            "root@10.231.0.2,root@10.231.0.3",
-            "-d",
-            "60s",
-            "-R",
-            "40",
-            "-c",
-            "2",
-            "-t",
-            "1",
-            &url,
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let url = server.url("/");
+    let child = long_load(&lab, &url);
     lab.wait_remote(2);
     // `ip netns exec` execs restbench: the child's pid is restbench's.
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
+    signal(child.id(), nix::sys::signal::Signal::SIGINT);
     let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(130), "{}", text(&o));
+    o.assert_exit(130);
     assert!(
         lab.nothing_left(),
         "left running: {:?}",
@@ -640,6 +585,40 @@ impl Lab {
         false
     }
 
+    /// The remote subject's server in g1 (pid and command line), once it runs (2 minutes at most).
+    fn wait_for_remote_server(&self) -> (i32, String) {
+        let start = Instant::now();
+        loop {
+            let found = self
+                .processes_in(1)
+                .into_iter()
+                .find(|(_, cmd)| cmd.contains("tiny-bin/server.py"));
+            if let Some(found) = found {
+                return found;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "the server never ran in the host's namespace"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Processes in g1 other than sshd's sessions, once there are none or `limit` has passed.
+    fn left_in_host(&self, limit: Duration) -> Vec<(i32, String)> {
+        let ours = || {
+            self.processes_in(1)
+                .into_iter()
+                .filter(|(_, cmd)| !cmd.starts_with("sshd: "))
+                .collect::<Vec<_>>()
+        };
+        let start = Instant::now();
+        while !ours().is_empty() && start.elapsed() < limit {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        ours()
+    }
+
     /// What is left of the runs' folders on the "host".
     fn remote_work_left(&self) -> Vec<PathBuf> {
         std::fs::read_dir(self.dir.path().join("work"))
@@ -666,26 +645,13 @@ fn a_subject_served_from_another_host_is_measured_there_and_cleaned_up() {
         .spawn()
         .unwrap();
     // The server runs in g1's network namespace, from the copied folder's build.
-    let start = Instant::now();
-    let (server_pid, server_cgroup) = loop {
-        let found = lab
-            .processes_in(1)
-            .into_iter()
-            .find(|(_, cmd)| cmd.contains("tiny-bin/server.py"));
-        if let Some((pid, cmd)) = found {
-            eprintln!("server {pid} in the host: {cmd}");
-            assert!(cmd.contains(&lab.path("work")), "{cmd}");
-            let cgroup = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).unwrap_or_default();
-            break (pid, cgroup);
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(120),
-            "the server never ran in the host's namespace"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let (server_pid, cmd) = lab.wait_for_remote_server();
+    let server_cgroup =
+        std::fs::read_to_string(format!("/proc/{server_pid}/cgroup")).unwrap_or_default();
+    eprintln!("server {server_pid} in the host: {cmd}");
+    assert!(cmd.contains(&lab.path("work")), "{cmd}");
     let o = child.wait_with_output().unwrap();
-    assert!(o.status.success(), "{}", text(&o));
+    o.assert_exit(0);
     let r = results(&lab);
     let cell = &r["cells"][0];
     assert_eq!(cell["status"], "ok", "{cell}");
@@ -741,7 +707,7 @@ fn a_failing_remote_build_fails_its_cells_with_the_hosts_stderr() {
     let lab = Lab::new();
     let subjects = lab.remote_subjects(Some("echo remote build broke on purpose >&2; exit 7"));
     let o = lab.remote_run(&subjects).output().unwrap();
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    o.assert_exit(1);
     let r = results(&lab);
     let cell = &r["cells"][0];
     assert_eq!(cell["status"], "failed", "{cell}");
@@ -773,25 +739,10 @@ fn ctrl_c_stops_and_cleans_the_server_host() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while !lab
-        .processes_in(1)
-        .iter()
-        .any(|(_, cmd)| cmd.contains("tiny-bin/server.py"))
-    {
-        assert!(
-            start.elapsed() < Duration::from_secs(120),
-            "the server never ran in the host's namespace"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
+    lab.wait_for_remote_server();
+    signal(child.id(), nix::sys::signal::Signal::SIGINT);
     let o = child.wait_with_output().unwrap();
-    assert_eq!(o.status.code(), Some(130), "{}", text(&o));
+    o.assert_exit(130);
     assert!(
         lab.namespace_empty(1),
         "left in the host: {:?}",
@@ -817,35 +768,15 @@ fn a_killed_restbench_still_stops_the_remote_server() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    while !lab
-        .processes_in(1)
-        .iter()
-        .any(|(_, cmd)| cmd.contains("tiny-bin/server.py"))
-    {
-        assert!(
-            start.elapsed() < Duration::from_secs(120),
-            "the server never ran in the host's namespace"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    lab.wait_for_remote_server();
     // SIGKILL: no handler runs; the ssh client dies with restbench, the session ends, and the
     // agent there stops the subject on its own.
     // (The ssh master's session there lingers until its ControlPersist ends: a connection,
     // not a process of the run.)
     child.kill().unwrap();
     let _ = child.wait();
-    let ours = || {
-        lab.processes_in(1)
-            .into_iter()
-            .filter(|(_, cmd)| !cmd.starts_with("sshd: "))
-            .collect::<Vec<_>>()
-    };
-    let start = Instant::now();
-    while !ours().is_empty() && start.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    assert!(ours().is_empty(), "left in the host: {:?}", ours());
+    let left = lab.left_in_host(Duration::from_secs(10));
+    assert!(left.is_empty(), "left in the host: {left:?}");
 }
 
 #[test]
@@ -888,24 +819,11 @@ fn db_start_on_another_host_prints_a_url_reachable_from_here() {
     .join()
     .unwrap();
     assert_eq!(rows.unwrap(), 100, "the seeded users, read from here");
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
+    signal(child.id(), nix::sys::signal::Signal::SIGINT);
     let o = child.wait_with_output().unwrap();
-    assert!(o.status.success(), "{}", text(&o));
-    let start = Instant::now();
-    let left = || {
-        lab.processes_in(1)
-            .into_iter()
-            .filter(|(_, cmd)| !cmd.starts_with("sshd: "))
-            .collect::<Vec<_>>()
-    };
-    while !left().is_empty() && start.elapsed() < Duration::from_secs(15) {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    assert!(left().is_empty(), "left in the host: {:?}", left());
+    o.assert_exit(0);
+    let left = lab.left_in_host(Duration::from_secs(15));
+    assert!(left.is_empty(), "left in the host: {left:?}");
 }
 
 #[test]
@@ -919,7 +837,7 @@ fn a_remote_server_loaded_by_a_remote_generator() {
         .args(["--loadgen-hosts", "root@10.231.0.3"])
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", text(&o));
+    o.assert_exit(0);
     let r = results(&lab);
     let cell = &r["cells"][0];
     assert_eq!(cell["status"], "ok", "{cell}");
@@ -944,7 +862,7 @@ fn a_kept_server_cache_skips_the_second_build() {
             .arg("--server-cache")
             .output()
             .unwrap();
-        assert!(o.status.success(), "{}", text(&o));
+        o.assert_exit(0);
         stderrs.push(String::from_utf8_lossy(&o.stderr).into_owned());
     }
     assert!(stderrs[0].contains("built remote-tiny"), "{}", stderrs[0]);

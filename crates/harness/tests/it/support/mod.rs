@@ -1,7 +1,5 @@
-//! What the harness's integration tests share beyond the test kit: an in-test server, the
-//! subjects' folder, lock waiters in PostgreSQL, and the verifier's findings as text.
-
-pub mod server;
+//! What the harness's integration tests share beyond the test kit: the subjects' folder, lock
+//! waiters in PostgreSQL, and the verifier's findings as text.
 
 use std::path::{Path, PathBuf};
 
