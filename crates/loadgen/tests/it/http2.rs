@@ -2,13 +2,13 @@
 //! server built in the test with the `h2` crate on a tokio runtime of its own. Behaviour only.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use crate::support::certs::TestPki;
+use crate::support::run;
 use bytes::Bytes;
-use restbench_loadgen::{HttpVersion, LoadSpec, Progress, StopAt, Target};
-use restbench_model::LoadResult;
+use restbench_loadgen::{HttpVersion, LoadSpec, StopAt, Target};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 #[derive(Default)]
@@ -173,15 +173,6 @@ fn spec(url: &str) -> LoadSpec {
     s.connections = 2;
     s.threads = 1;
     s
-}
-
-fn run(spec: &LoadSpec) -> LoadResult {
-    let stop = AtomicBool::new(false);
-    let outcome =
-        restbench_loadgen::run(spec, &stop, Arc::new(Progress::default())).expect("load run");
-    let result = outcome.to_result(spec);
-    assert!(result.totals_add_up(), "{result:?}");
-    result
 }
 
 #[test]

@@ -5,9 +5,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::support::{Action, TestServer, ok, status};
+use crate::support::{Action, TestServer, ok, run, status};
 use restbench_loadgen::{HttpVersion, LoadError, LoadSpec, Progress, StopAt, Target};
-use restbench_model::LoadResult;
 
 /// Lets the test server's acceptor catch up with connections the kernel already completed.
 fn settle() {
@@ -18,22 +17,6 @@ fn spec(url: &str) -> LoadSpec {
     let mut s = LoadSpec::get(Target::parse(url).unwrap());
     s.timeout = Duration::from_secs(2);
     s
-}
-
-fn run(spec: &LoadSpec) -> LoadResult {
-    let stop = AtomicBool::new(false);
-    let outcome =
-        restbench_loadgen::run(spec, &stop, Arc::new(Progress::default())).expect("load run");
-    let result = outcome.to_result(spec);
-    assert!(
-        result.totals_add_up(),
-        "sent {} != answered {} + unanswered {} + in flight {}",
-        result.sent,
-        result.requests,
-        result.errors.unanswered(),
-        result.in_flight
-    );
-    result
 }
 
 #[test]
@@ -49,14 +32,7 @@ fn request_count_is_exact_over_all_connections() {
     assert_eq!(r.errors.total(), 0);
     assert_eq!(server.requests.load(Ordering::SeqCst), 1001);
     assert_eq!(r.status_counts.get("200"), Some(&1001));
-    assert!(
-        server
-            .seen
-            .lock()
-            .unwrap()
-            .iter()
-            .all(|s| s.head.starts_with("GET /count HTTP/1.1\r\n"))
-    );
+    assert!(server.every_head(|h| h.starts_with("GET /count HTTP/1.1\r\n")));
 }
 
 #[test]
@@ -69,7 +45,7 @@ fn keepalive_reuses_connections_and_no_keepalive_opens_one_per_request() {
     let r = run(&s);
     assert_eq!(r.requests, 200);
     settle();
-    assert_eq!(server.connections.load(Ordering::SeqCst), 4, "{r:?}");
+    assert_eq!(server.accepted(), 4, "{r:?}");
     assert_eq!(r.connections_opened, 4);
 
     let server = TestServer::start(|_, _| Action::Send(ok("hi")));
@@ -81,15 +57,8 @@ fn keepalive_reuses_connections_and_no_keepalive_opens_one_per_request() {
     assert_eq!(r.requests, 200);
     assert_eq!(r.errors.total(), 0);
     settle();
-    assert_eq!(server.connections.load(Ordering::SeqCst), 200);
-    assert!(
-        server
-            .seen
-            .lock()
-            .unwrap()
-            .iter()
-            .all(|s| s.head.contains("Connection: close"))
-    );
+    assert_eq!(server.accepted(), 200);
+    assert!(server.every_head(|h| h.contains("Connection: close")));
 }
 
 #[test]
@@ -109,15 +78,8 @@ fn http10_requests_as_ab_sends_them() {
     assert_eq!(r.requests, 100);
     assert_eq!(r.errors.total(), 0);
     settle();
-    assert_eq!(server.connections.load(Ordering::SeqCst), 100);
-    assert!(
-        server
-            .seen
-            .lock()
-            .unwrap()
-            .iter()
-            .all(|s| s.head.starts_with("GET /users HTTP/1.0\r\n"))
-    );
+    assert_eq!(server.accepted(), 100);
+    assert!(server.every_head(|h| h.starts_with("GET /users HTTP/1.0\r\n")));
 }
 
 #[test]
@@ -320,7 +282,7 @@ fn silent_server_gives_timeouts_and_fresh_connections() {
     assert_eq!(r.requests, 0);
     assert!(r.errors.timeout >= 6, "{} timeouts", r.errors.timeout);
     assert!(
-        server.connections.load(Ordering::SeqCst) >= 6,
+        server.accepted() >= 6,
         "timed-out connections must be replaced"
     );
 }
@@ -368,7 +330,7 @@ fn idle_connections_closed_by_the_server_are_replaced_without_errors() {
     let r = run(&s);
     assert!(r.requests >= 12, "{} answers", r.requests);
     assert_eq!(r.errors.unanswered(), 0, "{:?}", r.errors);
-    assert!(server.connections.load(Ordering::SeqCst) >= 4);
+    assert!(server.accepted() >= 4);
 }
 
 #[test]
@@ -385,7 +347,7 @@ fn connection_close_answers_are_followed_by_a_new_connection() {
     assert_eq!(r.requests, 50);
     assert_eq!(r.errors.total(), 0);
     settle();
-    assert_eq!(server.connections.load(Ordering::SeqCst), 50);
+    assert_eq!(server.accepted(), 50);
 }
 
 #[test]

@@ -10,18 +10,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use crate::support::certs::TestPki;
+use crate::support::run;
 use restbench_loadgen::{LoadSpec, Progress, StopAt, Target, TlsSettings};
-use restbench_model::LoadResult;
 use rustls::{HandshakeKind, ServerConfig, ServerConnection, StreamOwned};
-
-fn run(spec: &LoadSpec) -> LoadResult {
-    let stop = AtomicBool::new(false);
-    let outcome =
-        restbench_loadgen::run(spec, &stop, Arc::new(Progress::default())).expect("load run");
-    let result = outcome.to_result(spec);
-    assert!(result.totals_add_up(), "{result:?}");
-    result
-}
 
 const OK: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
 

@@ -10,6 +10,9 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
+use restbench_loadgen::{LoadSpec, Progress};
+use restbench_model::LoadResult;
+
 /// What the server does with one request.
 pub enum Action {
     /// Write these bytes (a whole response) and keep the connection.
@@ -42,6 +45,23 @@ pub struct TestServer {
     stop: Arc<AtomicBool>,
     streams: Arc<Mutex<Vec<TcpStream>>>,
     acceptor: Option<thread::JoinHandle<()>>,
+}
+
+/// Runs `spec` to its end; its totals must add up (sent = answered + unanswered + in flight).
+pub fn run(spec: &LoadSpec) -> LoadResult {
+    let stop = AtomicBool::new(false);
+    let outcome =
+        restbench_loadgen::run(spec, &stop, Arc::new(Progress::default())).expect("load run");
+    let result = outcome.to_result(spec);
+    assert!(
+        result.totals_add_up(),
+        "sent {} != answered {} + unanswered {} + in flight {}",
+        result.sent,
+        result.requests,
+        result.errors.unanswered(),
+        result.in_flight
+    );
+    result
 }
 
 pub fn ok(body: &str) -> Vec<u8> {
@@ -120,6 +140,16 @@ impl TestServer {
 
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
+    }
+
+    /// Connections accepted so far.
+    pub fn accepted(&self) -> u64 {
+        self.connections.load(Ordering::SeqCst)
+    }
+
+    /// Whether the head of every request seen so far passes `check`.
+    pub fn every_head(&self, check: impl Fn(&str) -> bool) -> bool {
+        self.seen.lock().unwrap().iter().all(|s| check(&s.head))
     }
 
     /// Stops accepting and cuts every open connection, as a crashed server would.
