@@ -35,18 +35,27 @@ impl Cli {
 /// A finished process's output as the tests read it.
 pub trait Outcome {
     /// `(stdout, stderr)`, lossily decoded.
-    fn text(&self) -> (String, String);
+    fn text(&self) -> (String, String) {
+        (self.stdout_text(), self.stderr_text())
+    }
+
+    /// Standard output, lossily decoded.
+    fn stdout_text(&self) -> String;
+
+    /// Standard error, lossily decoded.
+    fn stderr_text(&self) -> String;
 
     /// Panics, naming the exit status and both streams, unless the process exited with `code`.
     fn assert_exit(&self, code: i32) -> &Self;
 }
 
 impl Outcome for Output {
-    fn text(&self) -> (String, String) {
-        (
-            String::from_utf8_lossy(&self.stdout).into_owned(),
-            String::from_utf8_lossy(&self.stderr).into_owned(),
-        )
+    fn stdout_text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+
+    fn stderr_text(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
     }
 
     #[track_caller]

@@ -3,7 +3,10 @@
 //! contract: `GET /api/test` → `Hello, World!` as text/plain, 404 elsewhere). No test asserts a
 //! speed.
 
+use std::path::Path;
 use std::process::Command;
+
+use restbench_testkit::Outcome;
 
 use crate::support::restbench;
 
@@ -42,31 +45,21 @@ fn python() -> Option<&'static str> {
         .then_some("python3")
 }
 
-#[test]
-fn bench_cmd_verifies_measures_and_reports_a_command_as_a_subject() {
-    let Some(python) = python() else {
-        eprintln!("skipped: python3 is not installed, so there is no test server");
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("hello.py"), SERVER).unwrap();
-    let out = dir.path().join("out");
+/// `restbench bench --cmd` of [`SERVER`] (written to `dir/hello.py`, started there) on plaintext,
+/// single-thread, 2 connections, no warm-up, calibration or cgroups, with `extra` flags, into
+/// `dir/out`; asserts it succeeded and returns its results.json.
+fn bench_hello(python: &str, dir: &Path, extra: &[&str]) -> serde_json::Value {
+    std::fs::write(dir.join("hello.py"), SERVER).unwrap();
+    let out = dir.join("out");
     let o = restbench()
-        .current_dir(dir.path())
+        .current_dir(dir)
+        .args(["bench", "--cmd", &format!("{python} hello.py {{port}}")])
+        .args(extra)
         .args([
-            "bench",
-            "--cmd",
-            &format!("{python} hello.py {{port}}"),
-            "--name",
-            "hello-py",
             "--workloads",
             "plaintext",
             "--scenarios",
             "single-thread",
-            "--duration",
-            "1s",
-            "--repeats",
-            "1",
             "--warmup",
             "0s",
             "-c",
@@ -78,13 +71,23 @@ fn bench_cmd_verifies_measures_and_reports_a_command_as_a_subject() {
         .arg(&out)
         .output()
         .unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr),
+    o.assert_exit(0);
+    serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn bench_cmd_verifies_measures_and_reports_a_command_as_a_subject() {
+    let Some(python) = python() else {
+        eprintln!("skipped: python3 is not installed, so there is no test server");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let results = bench_hello(
+        python,
+        dir.path(),
+        &["--name", "hello-py", "--duration", "1s", "--repeats", "1"],
     );
-    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
-    let results: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
     assert_eq!(results["kind"], "bench");
     let cells = results["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 1, "{results}");
@@ -132,42 +135,12 @@ fn restarts_split_the_repeats_over_fresh_server_processes() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("hello.py"), SERVER).unwrap();
     let out = dir.path().join("out");
-    let o = restbench()
-        .current_dir(dir.path())
-        .args([
-            "bench",
-            "--cmd",
-            &format!("{python} hello.py {{port}}"),
-            "--workloads",
-            "plaintext",
-            "--scenarios",
-            "single-thread",
-            "--duration",
-            "300ms",
-            "--repeats",
-            "2",
-            "--restarts",
-            "2",
-            "--warmup",
-            "0s",
-            "-c",
-            "2",
-            "--no-calibrate",
-            "--no-cgroups",
-            "--out",
-        ])
-        .arg(&out)
-        .output()
-        .unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr),
+    let results = bench_hello(
+        python,
+        dir.path(),
+        &["--duration", "300ms", "--repeats", "2", "--restarts", "2"],
     );
-    assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
-    let results: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
     let cell = &results["cells"][0];
     assert_eq!(cell["status"], "ok", "{cell}");
     assert_eq!(cell["repeats"].as_array().unwrap().len(), 2, "{cell}");

@@ -4,26 +4,12 @@
 //! compile or build are `#[ignore]`d with their reason; CI runs them.
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
+use restbench_testkit::{Outcome, repo, turn};
+
 use crate::support::restbench;
-use restbench_testkit::turn;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
 
 /// A folder of shell scripts named after tools, each printing what a real one of that version
 /// prints; `python3 -c …` (the venv probe) fails as on Debian without python3-venv.
@@ -54,6 +40,15 @@ fn fake_toolchains(go_version: &str) -> tempfile::TempDir {
     dir
 }
 
+/// `restbench ARGS` with the fake toolchains of `fake` first on PATH.
+fn with_fakes(fake: &tempfile::TempDir, args: &[&str]) -> Output {
+    restbench()
+        .args(args)
+        .env("PATH", path_with(fake.path()))
+        .output()
+        .unwrap()
+}
+
 fn path_with(first: &Path) -> std::ffi::OsString {
     let rest = std::env::var_os("PATH").unwrap_or_default();
     let mut paths = vec![first.to_path_buf()];
@@ -62,8 +57,8 @@ fn path_with(first: &Path) -> std::ffi::OsString {
 }
 
 fn json(o: &Output) -> serde_json::Value {
-    assert!(o.status.success(), "{}", stderr(o));
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(o)))
+    assert!(o.status.success(), "{}", o.stderr_text());
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", o.stdout_text()))
 }
 
 fn toolchain<'a>(doc: &'a serde_json::Value, tool: &str) -> &'a serde_json::Value {
@@ -75,6 +70,23 @@ fn toolchain<'a>(doc: &'a serde_json::Value, tool: &str) -> &'a serde_json::Valu
         .unwrap_or_else(|| panic!("no {tool} in {doc:#}"))
 }
 
+/// Doctor's verdict on `tool`, after checking that its problems name each of `problems` and its
+/// fix names `fix`.
+fn judged<'a>(
+    doc: &'a serde_json::Value,
+    tool: &str,
+    problems: &[&str],
+    fix: &str,
+) -> &'a serde_json::Value {
+    let verdict = toolchain(doc, tool);
+    let named = verdict["problems"].to_string();
+    for problem in problems {
+        assert!(named.contains(problem), "{problem}: {verdict:#}");
+    }
+    assert!(text(&verdict["fix"]).contains(fix), "{verdict:#}");
+    verdict
+}
+
 fn text(v: &serde_json::Value) -> String {
     v.as_str().unwrap_or_default().to_string()
 }
@@ -82,59 +94,29 @@ fn text(v: &serde_json::Value) -> String {
 #[test]
 fn doctor_judges_fake_toolchains_by_version_and_names_the_fix() {
     let fake = fake_toolchains("1.19.8");
-    let o = restbench()
-        .args(["doctor", "--json"])
-        .env("PATH", path_with(fake.path()))
-        .output()
-        .unwrap();
+    let o = with_fakes(&fake, &["doctor", "--json"]);
     let doc = json(&o);
 
-    let go = toolchain(&doc, "go");
+    let go = judged(
+        &doc,
+        "go",
+        &["go 1.19.8 < 1.26", "go-fasthttp"],
+        "https://go.dev/dl/go1.26.0.linux-",
+    );
     assert_eq!(go["ok"], false, "{go:#}");
     assert_eq!(go["version"], "1.19.8");
-    let problems = go["problems"].to_string();
-    assert!(
-        problems.contains("go 1.19.8 < 1.26") && problems.contains("go-fasthttp"),
-        "{go:#}"
-    );
-    assert!(
-        text(&go["fix"]).contains("https://go.dev/dl/go1.26.0.linux-"),
-        "{go:#}"
-    );
-
-    let node = toolchain(&doc, "node");
+    let node = judged(&doc, "node", &["node 18.19.0 < 20"], "setup_20.x");
     assert_eq!(node["ok"], false);
-    assert!(
-        node["problems"].to_string().contains("node 18.19.0 < 20"),
-        "{node:#}"
+    judged(
+        &doc,
+        "java",
+        &["java 11.0.22 < 17"],
+        "openjdk-17-jdk-headless",
     );
-    assert!(text(&node["fix"]).contains("setup_20.x"), "{node:#}");
-
-    let java = toolchain(&doc, "java");
-    assert!(
-        java["problems"].to_string().contains("java 11.0.22 < 17"),
-        "{java:#}"
-    );
-    assert!(
-        text(&java["fix"]).contains("openjdk-17-jdk-headless"),
-        "{java:#}"
-    );
-
-    let python = toolchain(&doc, "python3");
+    let python = judged(&doc, "python3", &["venv"], "python3-venv");
     assert_eq!(python["ok"], false);
-    assert!(
-        python["problems"].to_string().contains("venv"),
-        "{python:#}"
-    );
-    assert!(text(&python["fix"]).contains("python3-venv"), "{python:#}");
-
-    let ghc = toolchain(&doc, "ghc");
-    assert!(
-        ghc["problems"].to_string().contains("aeson")
-            && !ghc["problems"].to_string().contains("warp,"),
-        "{ghc:#}"
-    );
-    assert!(text(&ghc["fix"]).contains("libghc-aeson-dev"), "{ghc:#}");
+    let ghc = judged(&doc, "ghc", &["aeson"], "libghc-aeson-dev");
+    assert!(!ghc["problems"].to_string().contains("warp,"), "{ghc:#}");
 
     assert_eq!(toolchain(&doc, "mvn")["ok"], true);
 
@@ -157,11 +139,7 @@ fn doctor_judges_fake_toolchains_by_version_and_names_the_fix() {
     assert!(text(&subject("python-flask")["reason"]).contains("venv"));
     assert!(text(&subject("haskell-warp")["reason"]).contains("GHC libraries missing"));
 
-    let o = restbench()
-        .args(["subjects", "--json"])
-        .env("PATH", path_with(fake.path()))
-        .output()
-        .unwrap();
+    let o = with_fakes(&fake, &["subjects", "--json"]);
     let list = json(&o);
     let entry = list["subjects"]
         .as_array()
@@ -175,12 +153,8 @@ fn doctor_judges_fake_toolchains_by_version_and_names_the_fix() {
         "{entry:#}"
     );
 
-    let o = restbench()
-        .arg("doctor")
-        .env("PATH", path_with(fake.path()))
-        .output()
-        .unwrap();
-    let out = stdout(&o);
+    let o = with_fakes(&fake, &["doctor"]);
+    let out = o.stdout_text();
     assert!(
         out.contains("go-fasthttp: unavailable: go 1.19.8 < 1.26"),
         "{out}"
@@ -194,11 +168,7 @@ fn doctor_judges_fake_toolchains_by_version_and_names_the_fix() {
 #[test]
 fn doctor_accepts_a_new_enough_go() {
     let fake = fake_toolchains("1.26.1");
-    let o = restbench()
-        .args(["doctor", "--json"])
-        .env("PATH", path_with(fake.path()))
-        .output()
-        .unwrap();
+    let o = with_fakes(&fake, &["doctor", "--json"]);
     let doc = json(&o);
     let go = toolchain(&doc, "go");
     assert_eq!(go["ok"], true, "{go:#}");
@@ -215,8 +185,12 @@ fn new_scaffolds_a_subject_that_subjects_lists() {
         .arg(&dir)
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("package.json"), "{}", stdout(&o));
+    assert!(o.status.success(), "{}", o.stderr_text());
+    assert!(
+        o.stdout_text().contains("package.json"),
+        "{}",
+        o.stdout_text()
+    );
     let pkg = std::fs::read_to_string(dir.join("my-server/package.json")).unwrap();
     assert!(pkg.contains("\"restbench-my-server\""), "{pkg}");
     assert!(!dir.join("my-server/node_modules").exists());
@@ -246,7 +220,7 @@ fn new_scaffolds_a_subject_that_subjects_lists() {
             .arg(&dir)
             .output()
             .unwrap();
-        let err = stderr(&o);
+        let err = o.stderr_text();
         assert_eq!(o.status.code(), Some(1), "{err}");
         assert_eq!(err.trim().lines().count(), 1, "{err}");
         assert!(err.contains(said), "{err}");
@@ -262,7 +236,11 @@ fn new_scaffolds_a_subject_that_subjects_lists() {
         .arg(&dir)
         .output()
         .unwrap();
-    assert!(stderr(&o).contains("no-such-subject"), "{}", stderr(&o));
+    assert!(
+        o.stderr_text().contains("no-such-subject"),
+        "{}",
+        o.stderr_text()
+    );
 }
 
 #[test]
@@ -278,7 +256,7 @@ fn every_committed_subject_can_be_scaffolded() {
             .arg(&dir)
             .output()
             .unwrap();
-        assert!(o.status.success(), "{id}: {}", stderr(&o));
+        assert!(o.status.success(), "{id}: {}", o.stderr_text());
         // The old id is gone from the manifests the build reads.
         for manifest in [
             "subject.toml",
@@ -308,7 +286,7 @@ fn subjects_install_copies_the_catalogue_where_discovery_finds_it() {
         .env("XDG_DATA_HOME", data.path())
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.status.success(), "{}", o.stderr_text());
     let installed = data.path().join("restbench/subjects");
     assert!(installed.join("rust-hyper/subject.toml").is_file());
     assert!(installed.join("README.md").is_file());
@@ -338,9 +316,9 @@ fn subjects_install_copies_the_catalogue_where_discovery_finds_it() {
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        stderr(&o).contains("restbench subjects --install"),
+        o.stderr_text().contains("restbench subjects --install"),
         "{}",
-        stderr(&o)
+        o.stderr_text()
     );
 }
 
@@ -348,8 +326,8 @@ fn subjects_install_copies_the_catalogue_where_discovery_finds_it() {
 fn completions_name_the_subcommands() {
     for shell in ["bash", "zsh", "fish"] {
         let o = restbench().args(["completions", shell]).output().unwrap();
-        let script = stdout(&o);
-        assert!(o.status.success(), "{shell}: {}", stderr(&o));
+        let script = o.stdout_text();
+        assert!(o.status.success(), "{shell}: {}", o.stderr_text());
         for sub in ["run", "load", "study", "doctor", "new", "subjects"] {
             assert!(script.contains(sub), "{shell} script lacks {sub}");
         }
@@ -362,7 +340,7 @@ fn completions_name_the_subcommands() {
 fn the_man_page_is_roff_with_every_command() {
     let o = restbench().arg("man").output().unwrap();
     assert!(o.status.success());
-    let page = stdout(&o);
+    let page = o.stdout_text();
     assert!(
         page.contains(".TH restbench 1"),
         "{}",
@@ -385,7 +363,7 @@ fn the_man_page_is_roff_with_every_command() {
 #[test]
 fn help_keeps_examples_on_one_line_when_not_on_a_terminal() {
     let o = restbench().args(["load", "--help"]).output().unwrap();
-    let help = stdout(&o);
+    let help = o.stdout_text();
     let example = help
         .lines()
         .find(|l| l.contains("-b @body.json"))
@@ -424,7 +402,7 @@ fn help_shows_every_default() {
         &["db", "start"],
     ] {
         let o = restbench().args(command).arg("--help").output().unwrap();
-        let help = stdout(&o);
+        let help = o.stdout_text();
         // An option with its description, which clap puts on the same line or (when any option
         // of the command has a long description) on the lines below it.
         let lines: Vec<&str> = help
@@ -472,7 +450,11 @@ fn an_installed_binary_runs_from_another_folder() {
         .env("CARGO_TARGET_DIR", root.path().join("target"))
         .output()
         .unwrap();
-    assert!(o.status.success(), "cargo install failed:\n{}", stderr(&o));
+    assert!(
+        o.status.success(),
+        "cargo install failed:\n{}",
+        o.stderr_text()
+    );
     let exe = root.path().join("bin/restbench");
     let elsewhere = tempfile::tempdir().unwrap();
     let o = std::process::Command::new(&exe)
@@ -491,7 +473,11 @@ fn an_installed_binary_runs_from_another_folder() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("--subjects-dir"), "{}", stderr(&o));
+    assert!(
+        o.stderr_text().contains("--subjects-dir"),
+        "{}",
+        o.stderr_text()
+    );
 }
 
 #[test]
@@ -512,7 +498,7 @@ fn a_scaffolded_subject_builds_and_verifies() {
         .arg(&dir)
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.status.success(), "{}", o.stderr_text());
     let o = restbench()
         .args([
             "verify",
@@ -528,8 +514,8 @@ fn a_scaffolded_subject_builds_and_verifies() {
     assert!(
         o.status.success(),
         "verify failed:\n{}\n{}",
-        stdout(&o),
-        stderr(&o)
+        o.stdout_text(),
+        o.stderr_text()
     );
     assert!(tmp.path().join("cache/go-bin/my-server").is_file());
 }
