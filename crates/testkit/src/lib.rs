@@ -1,8 +1,9 @@
-//! What restbench's integration tests share, so that no test file brings its own copy: a
-//! [`TinyServer`] on 127.0.0.1:0 with canned answers, the binary as a [`Cli`] with its output as
-//! text and exit-code asserts ([`Outcome`]), result documents built in one place ([`fixtures`]),
-//! processes and ports as /proc shows them ([`procs`]), and turns for tests that must not
-//! overlap with another file's ([`turn`]).
+//! What restbench's integration tests share, so that no test file brings its own copy:
+//! - [`server`]: a [`TinyServer`] on 127.0.0.1:0 with canned answers and the requests it saw;
+//! - [`cli`]: the binary as a [`Cli`], its output as text and exit-code asserts ([`Outcome`]);
+//! - [`fixtures`]: result documents built in one place;
+//! - [`procs`]: processes and ports as /proc shows them;
+//! - [`turn`]: turns for slow tests that must not overlap with another file's.
 //!
 //! A dev-dependency only (`publish = false`); it depends on the model and `std`, nothing else, so
 //! that every crate's tests may use it without bending the crate graph.
