@@ -390,3 +390,43 @@ fn a_module_is_named_only_as_a_whole_word_in_a_code_span() {
     assert!(!spans.iter().any(|s| names(s, "merger")));
     assert!(!names("open_loop", "loop"));
 }
+
+/// Each crate's integration tests are one binary, `tests/it/main.rs`: a file directly under
+/// `tests/` would not be built (`autotests = false`), nor would one under `tests/it/` that
+/// `main.rs` does not declare.
+#[test]
+fn every_test_file_is_a_module_of_the_one_test_binary() {
+    let mut stray = Vec::new();
+    for entry in std::fs::read_dir(workspace().join("crates"))
+        .unwrap()
+        .flatten()
+    {
+        let tests = entry.path().join("tests");
+        let Ok(files) = std::fs::read_dir(&tests) else {
+            continue;
+        };
+        for f in files.flatten().map(|f| f.path()) {
+            if f.extension().is_some_and(|x| x == "rs") {
+                stray.push(format!("{}: not under tests/it/", f.display()));
+            }
+        }
+        let main = std::fs::read_to_string(tests.join("it/main.rs")).unwrap_or_default();
+        for f in std::fs::read_dir(tests.join("it"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let path = f.path();
+            let name = path.file_stem().unwrap_or_default().to_string_lossy();
+            let declared = |name: &str| main.lines().any(|l| l.trim() == format!("mod {name};"));
+            let module = path.extension().is_some_and(|x| x == "rs") && name != "main";
+            if (module || path.join("mod.rs").is_file()) && !declared(&name) {
+                stray.push(format!(
+                    "{}: not declared in tests/it/main.rs",
+                    path.display()
+                ));
+            }
+        }
+    }
+    assert!(stray.is_empty(), "{}", stray.join("\n"));
+}
