@@ -1,8 +1,10 @@
 //! The binary as users run it: started in the checkout, its output read as text, its exit code
 //! asserted with both streams in the message.
 
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::mpsc::{Receiver, channel};
 
 /// The checkout's root (this crate sits two folders below it).
 pub fn repo() -> PathBuf {
@@ -69,4 +71,18 @@ impl Outcome for Output {
         );
         self
     }
+}
+
+/// The lines of `reader` (a child's piped stdout, say) as they come, read on a thread of their
+/// own, so that a test can wait for one with a timeout.
+pub fn lines(reader: impl Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(reader).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
 }

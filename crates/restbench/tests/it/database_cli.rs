@@ -6,16 +6,16 @@
 //! `cargo test -- --include-ignored` runs them, as CI does. They find their processes by pid and their folders by path, never by name, so
 //! they run in parallel with each other and with the other tests.
 
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Stdio};
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
 use crate::support::restbench;
+use restbench_testkit::cli::lines;
 use restbench_testkit::procs::{
     accepts, pids, postgres_processes, stat, still_running, within_10s,
 };
@@ -56,18 +56,6 @@ impl Drop for DbStart {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn lines(reader: impl std::io::Read + Send + 'static) -> Receiver<String> {
-    let (tx, rx) = channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(reader).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
 }
 
 fn db_start() -> DbStart {

@@ -6,30 +6,18 @@
 //! --include-ignored` runs them, as CI does). They find their segments by id and their folders by path, so they run in
 //! parallel with each other and with the other tests.
 
-use std::io::{BufRead, BufReader};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
-use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
 use crate::support::restbench;
+use restbench_testkit::cli::lines;
+use restbench_testkit::procs::within_10s;
 use restbench_testkit::turn;
-
-fn lines(reader: impl std::io::Read + Send + 'static) -> Receiver<String> {
-    let (tx, rx) = channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(reader).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
 
 /// A running `restbench db start` and its data folder.
 struct DbStart {
@@ -79,18 +67,6 @@ fn shared_tmp() -> tempfile::TempDir {
     tmp
 }
 
-/// Polls (10 s at most) until `done` holds.
-fn within_10s(mut done: impl FnMut() -> bool) -> bool {
-    let started = Instant::now();
-    while started.elapsed() < Duration::from_secs(10) {
-        if done() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    done()
-}
-
 /// System V segment ids that exist now, from /proc/sysvipc/shm.
 fn sysv_segments() -> Vec<u64> {
     std::fs::read_to_string("/proc/sysvipc/shm")
@@ -128,7 +104,7 @@ fn a_killed_db_start_leaves_no_shared_memory() {
     let _ = db.child.wait();
     let root = db.data_dir.parent().unwrap().to_path_buf();
     assert!(
-        within_10s(|| !sysv_segments().contains(&shmid) && !root.exists()),
+        within_10s(|| !sysv_segments().contains(&shmid) && !root.exists()).is_some(),
         "10 s after restbench was killed: segment {shmid} left: {}, folder left: {}",
         sysv_segments().contains(&shmid),
         root.exists()
