@@ -108,6 +108,7 @@ fn affinity_only_holds_a_busy_child_to_its_cpu() {
 
 #[test]
 fn leftovers_of_a_dead_restbench_are_swept() {
+    let _turn = turn::take(module_path!());
     let backend = Backend::probe();
     if backend.kind == BackendKind::AffinityOnly {
         eprintln!("skipped: no cgroup backend here ({})", backend.reason);
@@ -130,6 +131,7 @@ fn leftovers_of_a_dead_restbench_are_swept() {
 
 #[test]
 fn the_guard_empties_and_removes_the_cgroup_when_its_pipe_closes() {
+    let _turn = turn::take(module_path!());
     // restbench's death closes the same pipe; that case is tested end to end in
     // crates/restbench/tests/it/cli.rs by SIGKILLing a run.
     let backend = Backend::probe();

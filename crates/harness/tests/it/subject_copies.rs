@@ -23,6 +23,7 @@ enum Part {
 }
 
 use Part::{Marked, Whole};
+use restbench_testkit::turn;
 
 /// Copies meant to be identical: (what they are, which part, paths under `subjects/`).
 /// Adding a group is one line.
@@ -120,6 +121,7 @@ fn first_difference(
 
 #[test]
 fn copies_shared_by_subjects_are_identical() {
+    let _turn = turn::take(module_path!());
     let root = subjects_root();
     let mut problems = Vec::new();
     for &(group, part, files) in GROUPS {
@@ -149,6 +151,7 @@ fn copies_shared_by_subjects_are_identical() {
 
 #[test]
 fn a_difference_names_both_files_and_the_first_differing_line() {
+    let _turn = turn::take(module_path!());
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a.js"), dir.path().join("b.js"));
     std::fs::write(&a, "one\ntwo\nthree\n").unwrap();
@@ -170,6 +173,7 @@ fn a_difference_names_both_files_and_the_first_differing_line() {
 
 #[test]
 fn only_the_marked_region_is_compared_and_reported_with_file_line_numbers() {
+    let _turn = turn::take(module_path!());
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a.go"), dir.path().join("b.go"));
     std::fs::write(

@@ -12,6 +12,7 @@ use restbench_model::Finding;
 use restbench_testkit::TinyServer;
 
 use crate::support::failed_checks;
+use restbench_testkit::turn;
 
 /// How a test server deviates from the contract.
 #[derive(Clone, Copy, PartialEq)]
@@ -141,6 +142,7 @@ fn check(flaw: Flaw, w: Workload) -> Vec<Finding> {
 
 #[test]
 fn a_correct_server_passes_every_workload_without_a_database() {
+    let _turn = turn::take(module_path!());
     for w in [Workload::Plaintext, Workload::Todo, Workload::Echo] {
         let f = check(Flaw::None, w);
         assert!(verify::passed(&f), "{w}: {:?}", failed_checks(&f));
@@ -149,6 +151,7 @@ fn a_correct_server_passes_every_workload_without_a_database() {
 
 #[test]
 fn a_wrong_body_fails() {
+    let _turn = turn::take(module_path!());
     let f = check(Flaw::WrongBody, Workload::Plaintext);
     assert!(
         failed_checks(&f).iter().any(|m| m.starts_with("body:")),
@@ -158,6 +161,7 @@ fn a_wrong_body_fails() {
 
 #[test]
 fn a_server_that_answers_every_path_fails() {
+    let _turn = turn::take(module_path!());
     let f = check(Flaw::AnswersEveryPath, Workload::Plaintext);
     assert!(
         failed_checks(&f)
@@ -169,6 +173,7 @@ fn a_server_that_answers_every_path_fails() {
 
 #[test]
 fn a_cached_echo_fails() {
+    let _turn = turn::take(module_path!());
     let f = check(Flaw::CachedEcho, Workload::Echo);
     assert!(
         failed_checks(&f).iter().any(|m| m.starts_with("no-cache:")),
@@ -178,6 +183,7 @@ fn a_cached_echo_fails() {
 
 #[test]
 fn a_missing_content_type_fails() {
+    let _turn = turn::take(module_path!());
     let f = check(Flaw::NoContentType, Workload::Todo);
     assert!(
         failed_checks(&f)
@@ -189,6 +195,7 @@ fn a_missing_content_type_fails() {
 
 #[test]
 fn a_missing_body_limit_fails() {
+    let _turn = turn::take(module_path!());
     let f = check(Flaw::NoBodyLimit, Workload::Echo);
     assert!(
         failed_checks(&f)
@@ -200,6 +207,7 @@ fn a_missing_body_limit_fails() {
 
 #[test]
 fn a_non_ascii_time_zone_offset_is_a_date_failure_not_a_panic() {
+    let _turn = turn::take(module_path!());
     let f = check(Flaw::NonAsciiDate, Workload::Todo);
     assert!(
         failed_checks(&f).iter().any(|m| m.starts_with("date:")),
@@ -209,6 +217,7 @@ fn a_non_ascii_time_zone_offset_is_a_date_failure_not_a_panic() {
 
 #[test]
 fn users_without_a_database_is_a_failure_with_the_reason() {
+    let _turn = turn::take(module_path!());
     let f = check(Flaw::None, Workload::Users);
     assert!(
         failed_checks(&f)

@@ -11,6 +11,7 @@ use restbench_loadgen::capacity::{self, CapacitySpec};
 use restbench_loadgen::{LoadSpec, Target};
 use restbench_model::histogram;
 use restbench_model::{BoundBy, Capacity, RateStep, Slo};
+use restbench_testkit::turn;
 
 fn spec(server: &TestServer, slo: &[&str]) -> CapacitySpec {
     let mut load = LoadSpec::get(Target::parse(&server.url("/")).unwrap());
@@ -54,6 +55,7 @@ fn spin(us: u64) {
 
 #[test]
 fn the_search_lands_below_a_known_service_time_and_its_steps_are_consistent() {
+    let _turn = turn::take(module_path!());
     // One request at a time, each costing 500 µs of CPU: no machine serves more than 2,000/s.
     const SERVICE_US: u64 = 500;
     let ceiling = 1e6 / SERVICE_US as f64;
@@ -100,6 +102,7 @@ fn the_search_lands_below_a_known_service_time_and_its_steps_are_consistent() {
 
 #[test]
 fn one_percent_of_500s_fails_an_error_clause() {
+    let _turn = turn::take(module_path!());
     let server = TestServer::start(|n, _| {
         if n % 100 == 99 {
             Action::Send(status(500))
@@ -133,6 +136,7 @@ fn one_percent_of_500s_fails_an_error_clause() {
 
 #[test]
 fn periodic_stalls_fail_a_p99_clause_the_same_server_passes_without_them() {
+    let _turn = turn::take(module_path!());
     fn server(stall: bool) -> TestServer {
         // Every 600 ms the server stops answering for 250 ms: far beyond the clause, so that a
         // busy machine's scheduling delays (tens of ms) cannot decide the verdict either way.
@@ -165,6 +169,7 @@ fn periodic_stalls_fail_a_p99_clause_the_same_server_passes_without_them() {
 
 #[test]
 fn a_generator_at_its_cpu_budget_makes_the_capacity_a_floor() {
+    let _turn = turn::take(module_path!());
     // The generator is given a budget of 0.001 cores, so that every load saturates it: this tests
     // the wiring from measured CPU to `bound_by`, not this machine's generator (the decision
     // itself is unit-tested with synthetic steps in `capacity.rs`).
@@ -181,6 +186,7 @@ fn a_generator_at_its_cpu_budget_makes_the_capacity_a_floor() {
 
 #[test]
 fn an_equal_load_step_records_achieved_against_target_and_a_rate_not_held() {
+    let _turn = turn::take(module_path!());
     // 2 ms of CPU per request, one at a time: at most 500/s on any machine.
     let one_at_a_time = Arc::new(Mutex::new(()));
     let server = TestServer::start(move |_, _| {

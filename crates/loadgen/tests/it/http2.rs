@@ -9,6 +9,7 @@ use crate::support::certs::TestPki;
 use crate::support::run;
 use bytes::Bytes;
 use restbench_loadgen::{HttpVersion, LoadSpec, StopAt, Target};
+use restbench_testkit::turn;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 #[derive(Default)]
@@ -177,6 +178,7 @@ fn spec(url: &str) -> LoadSpec {
 
 #[test]
 fn h2c_sends_exactly_n_with_the_streams_asked_for_per_connection() {
+    let _turn = turn::take(module_path!());
     let srv = server(
         Behaviour {
             delay: Some(Duration::from_millis(5)),
@@ -202,6 +204,7 @@ fn h2c_sends_exactly_n_with_the_streams_asked_for_per_connection() {
 
 #[test]
 fn the_servers_stream_limit_is_honoured() {
+    let _turn = turn::take(module_path!());
     let srv = server(
         Behaviour {
             max_streams: Some(2),
@@ -221,6 +224,7 @@ fn the_servers_stream_limit_is_honoured() {
 
 #[test]
 fn post_bodies_arrive_byte_for_byte_and_come_back() {
+    let _turn = turn::take(module_path!());
     for len in [4096, 40_000] {
         let body: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
         let srv = server(
@@ -252,6 +256,7 @@ fn post_bodies_arrive_byte_for_byte_and_come_back() {
 
 #[test]
 fn goaway_mid_run_is_counted_and_the_count_stays_exact() {
+    let _turn = turn::take(module_path!());
     let srv = server(
         Behaviour {
             goaway_after: Some(10),
@@ -275,6 +280,7 @@ fn goaway_mid_run_is_counted_and_the_count_stays_exact() {
 
 #[test]
 fn rst_stream_is_counted_as_reset() {
+    let _turn = turn::take(module_path!());
     let srv = server(
         Behaviour {
             reset_every: Some(5),
@@ -293,6 +299,7 @@ fn rst_stream_is_counted_as_reset() {
 
 #[test]
 fn h2_over_tls_is_chosen_by_alpn() {
+    let _turn = turn::take(module_path!());
     let pki = TestPki::new();
     let srv = server(
         Behaviour::default(),
@@ -315,6 +322,7 @@ fn h2_over_tls_is_chosen_by_alpn() {
 
 #[test]
 fn a_tls_server_without_h2_is_a_tls_protocol_error() {
+    let _turn = turn::take(module_path!());
     let pki = TestPki::new();
     let srv = server(
         Behaviour::default(),
@@ -331,6 +339,7 @@ fn a_tls_server_without_h2_is_a_tls_protocol_error() {
 
 #[test]
 fn h2c_over_a_unix_socket() {
+    let _turn = turn::take(module_path!());
     let srv = server(Behaviour::default(), Listen::Unix);
     let path = srv._unix.as_ref().unwrap().0.clone();
     let mut s = spec("http://localhost/over-unix");
@@ -344,6 +353,7 @@ fn h2c_over_a_unix_socket() {
 
 #[test]
 fn no_keepalive_opens_a_connection_per_request() {
+    let _turn = turn::take(module_path!());
     let srv = server(Behaviour::default(), Listen::Tcp);
     let mut s = spec(&format!("http://127.0.0.1:{}/", srv.port));
     s.keepalive = false;
@@ -355,6 +365,7 @@ fn no_keepalive_opens_a_connection_per_request() {
 
 #[test]
 fn a_rate_is_kept_over_h2c() {
+    let _turn = turn::take(module_path!());
     let srv = server(Behaviour::default(), Listen::Tcp);
     let mut s = spec(&format!("http://127.0.0.1:{}/", srv.port));
     s.rate = Some(200.0);
@@ -381,6 +392,7 @@ fn addr(srv: &Server) -> std::net::SocketAddr {
 
 #[test]
 fn h2c_exchange_gets_status_headers_and_body() {
+    let _turn = turn::take(module_path!());
     let srv = server(Behaviour::default(), Listen::Tcp);
     let a = restbench_loadgen::h2c_exchange(
         addr(&srv),
@@ -405,6 +417,7 @@ fn h2c_exchange_gets_status_headers_and_body() {
 
 #[test]
 fn h2c_exchange_sends_a_body_larger_than_the_default_window_byte_for_byte() {
+    let _turn = turn::take(module_path!());
     // 200 KB: more than the 65,535-byte initial windows, so WINDOW_UPDATEs must be waited for.
     let body: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
     let srv = server(
@@ -431,6 +444,7 @@ fn h2c_exchange_sends_a_body_larger_than_the_default_window_byte_for_byte() {
 
 #[test]
 fn h2c_exchange_reports_a_reset_and_caps_the_body() {
+    let _turn = turn::take(module_path!());
     let srv = server(
         Behaviour {
             reset_every: Some(1),
@@ -483,6 +497,7 @@ fn h2c_exchange_reports_a_reset_and_caps_the_body() {
 
 #[test]
 fn h2c_exchange_to_a_closed_port_is_a_connect_error() {
+    let _turn = turn::take(module_path!());
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::support::{Action, TestServer, ok, run, status};
 use restbench_loadgen::{HttpVersion, LoadError, LoadSpec, Progress, StopAt, Target};
+use restbench_testkit::turn;
 
 /// Lets the test server's acceptor catch up with connections the kernel already completed.
 fn settle() {
@@ -21,6 +22,7 @@ fn spec(url: &str) -> LoadSpec {
 
 #[test]
 fn request_count_is_exact_over_all_connections() {
+    let _turn = turn::take(module_path!());
     let server = TestServer::start(|_, _| Action::Send(ok("hi")));
     let mut s = spec(&server.url("/count"));
     s.connections = 7;
@@ -37,6 +39,7 @@ fn request_count_is_exact_over_all_connections() {
 
 #[test]
 fn keepalive_reuses_connections_and_no_keepalive_opens_one_per_request() {
+    let _turn = turn::take(module_path!());
     let server = TestServer::start(|_, _| Action::Send(ok("hi")));
     let mut s = spec(&server.url("/"));
     s.connections = 4;
@@ -63,6 +66,7 @@ fn keepalive_reuses_connections_and_no_keepalive_opens_one_per_request() {
 
 #[test]
 fn http10_requests_as_ab_sends_them() {
+    let _turn = turn::take(module_path!());
     // The server closes after each answer, as an HTTP/1.0 server does.
     let server = TestServer::start(|_, _| {
         Action::SendAndClose(
@@ -84,6 +88,7 @@ fn http10_requests_as_ab_sends_them() {
 
 #[test]
 fn pipelined_answers_are_matched_in_order() {
+    let _turn = turn::take(module_path!());
     // The server waits for two requests, answers the first, waits 60 ms, answers the second (a
     // client without two in flight would stall into timeouts). Each request after the first is
     // sent 60 ms before its answer whether it is first or second of its pair, so in-order
@@ -116,6 +121,7 @@ fn pipelined_answers_are_matched_in_order() {
 
 #[test]
 fn post_body_arrives_byte_for_byte() {
+    let _turn = turn::take(module_path!());
     let body: Vec<u8> = (0..4266u32)
         .map(|i| b"{\"colors\": [\n]}"[i as usize % 15])
         .collect();
@@ -141,6 +147,7 @@ fn post_body_arrives_byte_for_byte() {
 
 #[test]
 fn latency_of_a_10ms_server_is_about_10ms() {
+    let _turn = turn::take(module_path!());
     let server =
         TestServer::start(|_, _| Action::DelayThenSend(Duration::from_millis(10), ok("slow")));
     let mut s = spec(&server.url("/"));
@@ -162,6 +169,7 @@ fn latency_of_a_10ms_server_is_about_10ms() {
 
 #[test]
 fn each_second_carries_its_latency_and_the_live_figures_follow_the_run() {
+    let _turn = turn::take(module_path!());
     let server =
         TestServer::start(|_, _| Action::DelayThenSend(Duration::from_millis(10), ok("slow")));
     let mut s = spec(&server.url("/"));
@@ -191,6 +199,7 @@ fn each_second_carries_its_latency_and_the_live_figures_follow_the_run() {
 
 #[test]
 fn stalls_show_in_corrected_percentiles_but_not_in_uncorrected_ones() {
+    let _turn = turn::take(module_path!());
     // The server stalls for 300 ms at the start of every second and is instant otherwise.
     let t0 = Instant::now();
     let server = TestServer::start(move |_, _| {
@@ -236,6 +245,7 @@ fn stalls_show_in_corrected_percentiles_but_not_in_uncorrected_ones() {
 
 #[test]
 fn rate_is_kept_when_the_server_is_fast() {
+    let _turn = turn::take(module_path!());
     let server = TestServer::start(|_, _| Action::Send(ok("hi")));
     let mut s = spec(&server.url("/"));
     s.connections = 4;
@@ -251,6 +261,7 @@ fn rate_is_kept_when_the_server_is_fast() {
 
 #[test]
 fn status_errors_are_counted_by_code() {
+    let _turn = turn::take(module_path!());
     let server = TestServer::start(|n, _| {
         if n % 3 == 0 {
             Action::Send(status(500))
@@ -271,6 +282,7 @@ fn status_errors_are_counted_by_code() {
 
 #[test]
 fn silent_server_gives_timeouts_and_fresh_connections() {
+    let _turn = turn::take(module_path!());
     let server = TestServer::start(|_, _| Action::Silence);
     let mut s = spec(&server.url("/"));
     s.connections = 2;
@@ -289,6 +301,7 @@ fn silent_server_gives_timeouts_and_fresh_connections() {
 
 #[test]
 fn killed_server_ends_on_time_with_counted_errors_and_no_busy_loop() {
+    let _turn = turn::take(module_path!());
     let mut server =
         TestServer::start(|_, _| Action::DelayThenSend(Duration::from_millis(1), ok("hi")));
     let mut s = spec(&server.url("/"));
@@ -319,6 +332,7 @@ fn killed_server_ends_on_time_with_counted_errors_and_no_busy_loop() {
 
 #[test]
 fn idle_connections_closed_by_the_server_are_replaced_without_errors() {
+    let _turn = turn::take(module_path!());
     let server = TestServer::start_with(Some(Duration::from_millis(50)), |_, _| {
         Action::Send(ok("hi"))
     });
@@ -335,6 +349,7 @@ fn idle_connections_closed_by_the_server_are_replaced_without_errors() {
 
 #[test]
 fn connection_close_answers_are_followed_by_a_new_connection() {
+    let _turn = turn::take(module_path!());
     let server = TestServer::start(|_, _| {
         Action::SendAndClose(
             b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok".to_vec(),
@@ -352,6 +367,7 @@ fn connection_close_answers_are_followed_by_a_new_connection() {
 
 #[test]
 fn malformed_responses_are_parse_errors() {
+    let _turn = turn::take(module_path!());
     let server = TestServer::start(|n, _| {
         if n % 2 == 0 {
             Action::Send(b"HTTP/1.1 200 OK\r\nContent-Length: zz\r\n\r\n".to_vec())
@@ -370,6 +386,7 @@ fn malformed_responses_are_parse_errors() {
 
 #[test]
 fn chunked_and_close_delimited_bodies_are_read_to_their_end() {
+    let _turn = turn::take(module_path!());
     let server = TestServer::start(|n, _| {
         if n % 2 == 0 {
             Action::Send(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n5\r\npedia\r\n0\r\n\r\n".to_vec())
@@ -387,6 +404,7 @@ fn chunked_and_close_delimited_bodies_are_read_to_their_end() {
 
 #[test]
 fn warmup_is_left_out_of_the_figures() {
+    let _turn = turn::take(module_path!());
     let server =
         TestServer::start(|_, _| Action::DelayThenSend(Duration::from_millis(5), ok("hi")));
     let mut s = spec(&server.url("/"));
@@ -411,6 +429,7 @@ fn warmup_is_left_out_of_the_figures() {
 
 #[test]
 fn unreachable_server_is_an_error_before_any_load() {
+    let _turn = turn::take(module_path!());
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
@@ -424,6 +443,7 @@ fn unreachable_server_is_an_error_before_any_load() {
 
 #[test]
 fn stop_flag_ends_the_run_early_and_keeps_the_figures() {
+    let _turn = turn::take(module_path!());
     let server = TestServer::start(|_, _| Action::Send(ok("hi")));
     let mut s = spec(&server.url("/"));
     s.stop = StopAt::Duration(Duration::from_secs(30));

@@ -12,6 +12,8 @@ use std::time::Duration;
 use crate::support::certs::TestPki;
 use crate::support::run;
 use restbench_loadgen::{LoadSpec, Progress, StopAt, Target, TlsSettings};
+use restbench_testkit::procs::within_10s;
+use restbench_testkit::turn;
 use rustls::{HandshakeKind, ServerConfig, ServerConnection, StreamOwned};
 
 const OK: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
@@ -91,6 +93,7 @@ fn spec(url: &str) -> LoadSpec {
 
 #[test]
 fn insecure_accepts_a_self_signed_certificate_and_times_handshakes_apart() {
+    let _turn = turn::take(module_path!());
     let pki = TestPki::new();
     let server = tls_server(pki.server_config(&[b"http/1.1"]));
     let mut s = spec(&format!("https://127.0.0.1:{}/x", server.addr.port()));
@@ -98,6 +101,8 @@ fn insecure_accepts_a_self_signed_certificate_and_times_handshakes_apart() {
     s.stop = StopAt::Requests(200);
     let r = run(&s);
     assert_eq!((r.requests, r.errors.total()), (200, 0), "{:?}", r.errors);
+    // The server adds a connection's answers once the client has closed it.
+    within_10s(|| server.requests.load(Ordering::Relaxed) == 200);
     assert_eq!(server.requests.load(Ordering::Relaxed), 200);
     let h = r.tls_handshake_us.expect("handshake summary over TLS");
     assert!(h.max > 0 && h.p50 > 0, "{h:?}");
@@ -106,6 +111,7 @@ fn insecure_accepts_a_self_signed_certificate_and_times_handshakes_apart() {
 
 #[test]
 fn an_unknown_issuer_is_a_tls_error_with_a_one_line_reason() {
+    let _turn = turn::take(module_path!());
     let pki = TestPki::new();
     let server = tls_server(pki.server_config(&[b"http/1.1"]));
     let mut s = spec(&format!("https://127.0.0.1:{}/", server.addr.port()));
@@ -125,6 +131,7 @@ fn an_unknown_issuer_is_a_tls_error_with_a_one_line_reason() {
 
 #[test]
 fn cacert_trusts_the_test_ca_and_a_wrong_name_is_a_mismatch() {
+    let _turn = turn::take(module_path!());
     let pki = TestPki::new();
     let server = tls_server(pki.server_config(&[b"http/1.1"]));
     let ca = pki.ca_file();
@@ -152,6 +159,7 @@ fn cacert_trusts_the_test_ca_and_a_wrong_name_is_a_mismatch() {
 
 #[test]
 fn no_keepalive_pays_a_handshake_per_request_and_resumes_sessions() {
+    let _turn = turn::take(module_path!());
     let pki = TestPki::new();
     let server = tls_server(pki.server_config(&[b"http/1.1"]));
     let mut s = spec(&format!("https://127.0.0.1:{}/", server.addr.port()));
@@ -172,6 +180,7 @@ fn no_keepalive_pays_a_handshake_per_request_and_resumes_sessions() {
 
 #[test]
 fn a_plain_http_server_behind_https_is_a_protocol_tls_error() {
+    let _turn = turn::take(module_path!());
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     std::thread::spawn(move || {
@@ -224,6 +233,7 @@ fn unix_server(name: &str) -> UnixServer {
 
 #[test]
 fn http11_over_a_unix_socket_sends_exactly_n() {
+    let _turn = turn::take(module_path!());
     let server = unix_server("h1");
     let mut s = spec("http://localhost/over-unix");
     s.unix_socket = Some(server.path.clone());
@@ -240,6 +250,7 @@ fn http11_over_a_unix_socket_sends_exactly_n() {
 
 #[test]
 fn a_missing_unix_socket_is_unreachable_before_any_load() {
+    let _turn = turn::take(module_path!());
     let mut s = spec("http://localhost/");
     s.unix_socket = Some("/nonexistent/restbench.sock".into());
     let stop = AtomicBool::new(false);

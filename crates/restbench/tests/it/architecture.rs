@@ -3,6 +3,7 @@
 //! module is named in its crate's doc or ARCHITECTURE.md, and the repository points at no
 //! document it does not contain.
 
+use restbench_testkit::turn;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -157,6 +158,7 @@ fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>>
 
 #[test]
 fn no_crate_has_an_import_cycle_between_its_modules() {
+    let _turn = turn::take(module_path!());
     let crates = workspace().join("crates");
     let mut checked = 0;
     for entry in std::fs::read_dir(&crates).unwrap().flatten() {
@@ -179,6 +181,7 @@ fn no_crate_has_an_import_cycle_between_its_modules() {
 
 #[test]
 fn the_cycle_finder_finds_a_cycle() {
+    let _turn = turn::take(module_path!());
     let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     g.entry("compare".into())
         .or_default()
@@ -224,6 +227,7 @@ fn workspace_dependencies(krate: &str) -> Vec<String> {
 
 #[test]
 fn crates_depend_one_way() {
+    let _turn = turn::take(module_path!());
     // model ← loadgen ← harness ← restbench; report reads documents only.
     assert_eq!(workspace_dependencies("model"), Vec::<String>::new());
     assert_eq!(workspace_dependencies("loadgen"), ["restbench-model"]);
@@ -246,6 +250,7 @@ fn crates_depend_one_way() {
 
 #[test]
 fn report_and_compare_read_documents_without_the_harness() {
+    let _turn = turn::take(module_path!());
     let commands = workspace().join("crates/restbench/src/commands");
     for file in ["report.rs", "compare.rs"] {
         let text = std::fs::read_to_string(commands.join(file)).unwrap();
@@ -276,6 +281,7 @@ fn tracked_files() -> Vec<PathBuf> {
 
 #[test]
 fn no_file_points_at_a_document_the_repository_does_not_contain() {
+    let _turn = turn::take(module_path!());
     let files = tracked_files();
     if files.is_empty() {
         // Not a git checkout (a packaged source): nothing to list.
@@ -372,6 +378,7 @@ fn undocumented_modules() -> Vec<String> {
 #[test]
 #[ignore = "pending: module docs are being rewritten in parallel (issue 22 item 8)"]
 fn every_module_is_documented() {
+    let _turn = turn::take(module_path!());
     let missing = undocumented_modules();
     assert!(
         missing.is_empty(),
@@ -383,6 +390,7 @@ fn every_module_is_documented() {
 
 #[test]
 fn a_module_is_named_only_as_a_whole_word_in_a_code_span() {
+    let _turn = turn::take(module_path!());
     let spans = code_spans("the [`merge`] step, `h2/client` and `transport.rs`; merger");
     assert_eq!(spans, ["merge", "h2/client", "transport.rs"]);
     assert!(spans.iter().any(|s| names(s, "client")));
@@ -396,6 +404,7 @@ fn a_module_is_named_only_as_a_whole_word_in_a_code_span() {
 /// `main.rs` does not declare.
 #[test]
 fn every_test_file_is_a_module_of_the_one_test_binary() {
+    let _turn = turn::take(module_path!());
     let mut stray = Vec::new();
     for entry in std::fs::read_dir(workspace().join("crates"))
         .unwrap()

@@ -9,6 +9,7 @@ use std::process::Command;
 use restbench_testkit::Outcome;
 
 use crate::support::restbench;
+use restbench_testkit::turn;
 
 const SERVER: &str = r#"
 import sys
@@ -77,6 +78,7 @@ fn bench_hello(python: &str, dir: &Path, extra: &[&str]) -> serde_json::Value {
 
 #[test]
 fn bench_cmd_verifies_measures_and_reports_a_command_as_a_subject() {
+    let _turn = turn::take(module_path!());
     let Some(python) = python() else {
         eprintln!("skipped: python3 is not installed, so there is no test server");
         return;
@@ -130,6 +132,7 @@ fn bench_cmd_verifies_measures_and_reports_a_command_as_a_subject() {
 /// how they spread between them.
 #[test]
 fn restarts_split_the_repeats_over_fresh_server_processes() {
+    let _turn = turn::take(module_path!());
     let Some(python) = python() else {
         eprintln!("skipped: python3 is not installed, so there is no test server");
         return;
@@ -158,6 +161,7 @@ fn restarts_split_the_repeats_over_fresh_server_processes() {
 
 #[test]
 fn bench_refuses_what_does_not_make_a_subject() {
+    let _turn = turn::take(module_path!());
     for (args, says) in [
         (vec!["bench", "--cmd", " "], "command is empty"),
         (

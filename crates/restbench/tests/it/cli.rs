@@ -21,6 +21,7 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
 
 #[test]
 fn load_reports_an_unreachable_url_in_one_line() {
+    let _turn = turn::take(module_path!());
     let port = closed_port();
     let o = restbench()
         .args(["load", "-d", "1s", &format!("http://127.0.0.1:{port}/")])
@@ -37,6 +38,7 @@ fn load_reports_an_unreachable_url_in_one_line() {
 
 #[test]
 fn load_reports_an_unreadable_body_file_in_one_line() {
+    let _turn = turn::take(module_path!());
     let o = restbench()
         .args(["load", "-b", "@/no/such/file.json", "http://127.0.0.1:1/"])
         .output()
@@ -49,6 +51,7 @@ fn load_reports_an_unreadable_body_file_in_one_line() {
 
 #[test]
 fn load_rejects_bad_flags() {
+    let _turn = turn::take(module_path!());
     for args in [
         vec!["load", "-c", "zero", "http://127.0.0.1:1/"],
         vec!["load", "-d", "soon", "http://127.0.0.1:1/"],
@@ -84,6 +87,7 @@ fn load_rejects_bad_flags() {
 
 #[test]
 fn subjects_json_lists_every_subject_with_its_facts() {
+    let _turn = turn::take(module_path!());
     let o = restbench().args(["subjects", "--json"]).output().unwrap();
     assert!(o.status.success(), "{}", o.text().1);
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -121,6 +125,7 @@ fn subjects_json_lists_every_subject_with_its_facts() {
 
 #[test]
 fn a_broken_manifest_is_one_clear_error() {
+    let _turn = turn::take(module_path!());
     let dir = tempfile::tempdir().unwrap();
     let sub = dir.path().join("demo-broken");
     std::fs::create_dir(&sub).unwrap();

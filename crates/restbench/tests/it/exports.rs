@@ -9,6 +9,7 @@ use restbench_testkit::fixtures::{cell, run_results};
 use restbench_testkit::{Outcome, TinyServer};
 
 use crate::support::restbench;
+use restbench_testkit::turn;
 
 /// Every request is answered `200 hello`.
 const HELLO: &[u8] =
@@ -37,6 +38,7 @@ fn load(server: &TinyServer, extra: &[&str]) -> Output {
 
 #[test]
 fn load_writes_each_export_with_one_row() {
+    let _turn = turn::take(module_path!());
     let server = hello_server();
     let dir = tempfile::tempdir().unwrap();
     let (json, csv, md) = (
@@ -93,6 +95,7 @@ fn load_writes_each_export_with_one_row() {
 
 #[test]
 fn an_unwritable_export_fails_before_any_load() {
+    let _turn = turn::take(module_path!());
     let server = hello_server();
     let o = restbench()
         .args([
@@ -117,6 +120,7 @@ fn an_unwritable_export_fails_before_any_load() {
 
 #[test]
 fn compare_takes_two_load_results() {
+    let _turn = turn::take(module_path!());
     let server = hello_server();
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a.json"), dir.path().join("b.json"));
@@ -163,6 +167,7 @@ fn compare_takes_two_load_results() {
 
 #[test]
 fn short_loads_report_per_thread_rates_and_a_body_means_post() {
+    let _turn = turn::take(module_path!());
     let server = hello_server();
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
@@ -201,6 +206,7 @@ fn write_results(dir: &Path) -> std::path::PathBuf {
 
 #[test]
 fn report_takes_a_results_json_path_and_compare_still_takes_runs() {
+    let _turn = turn::take(module_path!());
     let dir = tempfile::tempdir().unwrap();
     let results = write_results(dir.path());
     let o = restbench().arg("report").arg(&results).output().unwrap();

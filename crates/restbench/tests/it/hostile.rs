@@ -20,6 +20,7 @@ use restbench_testkit::fixtures::run_results;
 use restbench_testkit::{TinyServer, closed_port};
 
 use crate::support::restbench;
+use restbench_testkit::turn;
 use serde_json::{Value, json};
 
 /// Peak RSS a `restbench load` may reach against any hostile server (a debug build against one or
@@ -146,6 +147,7 @@ const CASES: &[Case] = &[
 /// Every row against `restbench load`, in parallel; all failures are reported together.
 #[test]
 fn hostile_servers_against_load() {
+    let _turn = turn::take(module_path!());
     let failures: Vec<String> = std::thread::scope(|scope| {
         let runs: Vec<_> = CASES
             .iter()
@@ -161,6 +163,7 @@ fn hostile_servers_against_load() {
 /// Every row against the harness's HTTP client, in parallel; all failures reported together.
 #[test]
 fn hostile_servers_against_the_harness_client() {
+    let _turn = turn::take(module_path!());
     let failures: Vec<String> = std::thread::scope(|scope| {
         let runs: Vec<_> = CASES
             .iter()
@@ -419,6 +422,7 @@ fn strings(args: &[&str]) -> Vec<String> {
 
 #[test]
 fn json_write_errors_are_reported_not_swallowed() {
+    let _turn = turn::take(module_path!());
     if !Path::new("/dev/full").exists() {
         eprintln!("skipped: no /dev/full");
         return;
@@ -448,6 +452,7 @@ fn json_write_errors_are_reported_not_swallowed() {
 
 #[test]
 fn json_path_is_checked_before_the_load() {
+    let _turn = turn::take(module_path!());
     let server = Untouched::new();
     let ran = run_measured(
         &strings(&[
@@ -469,6 +474,7 @@ fn json_path_is_checked_before_the_load() {
 
 #[test]
 fn a_failed_run_keeps_the_previous_json_and_leaves_no_new_file() {
+    let _turn = turn::take(module_path!());
     let dir = tempfile::tempdir().unwrap();
     let old = dir.path().join("old.json");
     std::fs::write(&old, "previous").unwrap();
@@ -491,6 +497,7 @@ fn a_failed_run_keeps_the_previous_json_and_leaves_no_new_file() {
 /// panic or an allocation the size of the value.
 #[test]
 fn refused_flags_exit_2_before_any_load() {
+    let _turn = turn::take(module_path!());
     let server = Untouched::new();
     let url = server.url("/");
     let dir = tempfile::tempdir().unwrap();
@@ -558,6 +565,7 @@ fn refused_flags_exit_2_before_any_load() {
 
 #[test]
 fn connections_beyond_the_open_file_limit_are_refused_up_front() {
+    let _turn = turn::take(module_path!());
     let server = Untouched::new();
     let ran = run_measured(
         &strings(&["load", "-c", "1000", "-d", "1", &server.url("/")]),
@@ -572,6 +580,7 @@ fn connections_beyond_the_open_file_limit_are_refused_up_front() {
 
 #[test]
 fn the_soft_open_file_limit_is_raised_to_the_hard_one() {
+    let _turn = turn::take(module_path!());
     let good = Good::start();
     let ran = run_measured(
         &strings(&["load", "-c", "200", "-t", "1", "-n", "400", &good.url()]),
@@ -583,6 +592,7 @@ fn the_soft_open_file_limit_is_raised_to_the_hard_one() {
 
 #[test]
 fn an_endless_body_file_is_refused_with_bounded_memory() {
+    let _turn = turn::take(module_path!());
     let server = Untouched::new();
     if Path::new("/dev/zero").exists() {
         let ran = run_measured(
@@ -634,6 +644,7 @@ fn with_closed_stdout(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn a_closed_stdout_ends_quietly() {
+    let _turn = turn::take(module_path!());
     let good = Good::start();
     let url = good.url();
     let dir = tempfile::tempdir().unwrap();

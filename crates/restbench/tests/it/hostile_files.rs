@@ -97,6 +97,7 @@ const FINISHED: &str = "{\"a finished run\": true}";
 
 #[test]
 fn run_refuses_an_out_folder_holding_a_run_unless_forced() {
+    let _turn = turn::take(module_path!());
     let t = tempfile::tempdir().unwrap();
     let subjects = empty_subjects(t.path());
     let out = t.path().join(WEIRD);
@@ -130,6 +131,7 @@ fn run_refuses_an_out_folder_holding_a_run_unless_forced() {
 
 #[test]
 fn study_refuses_an_out_folder_holding_a_run() {
+    let _turn = turn::take(module_path!());
     let t = tempfile::tempdir().unwrap();
     let subjects = empty_subjects(t.path());
     let out = t.path().join("study-out");
@@ -174,6 +176,7 @@ fn run_document(version: u32) -> String {
 
 #[test]
 fn report_and_compare_refuse_an_unknown_schema_version() {
+    let _turn = turn::take(module_path!());
     let t = tempfile::tempdir().unwrap();
     let future = t.path().join("future");
     let good = t.path().join("good");
@@ -201,6 +204,7 @@ fn report_and_compare_refuse_an_unknown_schema_version() {
 
 #[test]
 fn loadgen_cpus_that_do_not_exist_are_refused_at_once() {
+    let _turn = turn::take(module_path!());
     let t = tempfile::tempdir().unwrap();
     let subjects = empty_subjects(t.path());
     for list in [
@@ -246,6 +250,7 @@ fn loadgen_cpus_that_do_not_exist_are_refused_at_once() {
 
 #[test]
 fn run_and_study_exit_2_for_a_load_shape_the_engine_refuses() {
+    let _turn = turn::take(module_path!());
     let t = tempfile::tempdir().unwrap();
     let subjects = empty_subjects(t.path());
     let out = t.path().join("out");
@@ -331,6 +336,7 @@ fn tiny_subject(t: &Path) -> (PathBuf, PathBuf) {
 
 #[test]
 fn a_checkout_path_with_spaces_quotes_and_dollar_builds_and_serves() {
+    let _turn = turn::take(module_path!());
     let t = tempfile::tempdir().unwrap();
     let (subjects, cache) = tiny_subject(t.path());
     let o = run_within(
@@ -372,6 +378,7 @@ fn a_checkout_path_with_spaces_quotes_and_dollar_builds_and_serves() {
 
 #[test]
 fn database_passwords_are_never_printed() {
+    let _turn = turn::take(module_path!());
     let t = tempfile::tempdir().unwrap();
     let (subjects, cache) = tiny_subject(t.path());
     let port = closed_port();
@@ -442,6 +449,7 @@ fn owner(p: &Path) -> (u32, u32) {
 
 #[test]
 fn db_start_keep_refuses_a_users_own_folder_and_chowns_nothing() {
+    let _turn = turn::take(module_path!());
     let t = tempfile::tempdir().unwrap();
     for own in [t.path().join("empty"), t.path().join("full")] {
         std::fs::create_dir(&own).unwrap();

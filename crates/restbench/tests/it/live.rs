@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use restbench_testkit::{Outcome, TinyServer};
 
 use crate::support::restbench;
+use restbench_testkit::turn;
 
 /// A keep-alive HTTP/1.1 server answering every request `200 hello`, a thread per connection.
 fn hello_server() -> TinyServer {
@@ -24,6 +25,7 @@ fn has_live_line(s: &str) -> bool {
 
 #[test]
 fn no_live_line_when_stderr_is_not_a_terminal_or_with_quiet() {
+    let _turn = turn::take(module_path!());
     let server = hello_server();
     let url = server.url("/hello");
     for quiet in [false, true] {
@@ -71,6 +73,7 @@ fn on_a_terminal(args: &str) -> Option<(Option<i32>, String)> {
 
 #[test]
 fn a_live_line_on_a_terminal_and_none_with_quiet() {
+    let _turn = turn::take(module_path!());
     let server = hello_server();
     let url = server.url("/hello");
     let Some((code, shown)) = on_a_terminal(&format!("-d 2s -c 2 -t 1 {url}")) else {
@@ -96,6 +99,7 @@ fn a_live_line_on_a_terminal_and_none_with_quiet() {
 
 #[test]
 fn ctrl_c_reports_the_run_as_interrupted_with_exit_130() {
+    let _turn = turn::take(module_path!());
     let server = hello_server();
     let url = server.url("/hello");
     let dir = tempfile::tempdir().unwrap();

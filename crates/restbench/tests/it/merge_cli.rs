@@ -5,9 +5,11 @@ use restbench_model::LoadResult;
 use restbench_testkit::TinyServer;
 
 use crate::support::restbench;
+use restbench_testkit::turn;
 
 #[test]
 fn two_shards_merge_to_the_servers_count_and_a_different_load_is_refused() {
+    let _turn = turn::take(module_path!());
     let server = TinyServer::answering(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
     let dir = tempfile::tempdir().unwrap();
     let url = server.url("/");
@@ -93,6 +95,7 @@ fn two_shards_merge_to_the_servers_count_and_a_different_load_is_refused() {
 
 #[test]
 fn a_start_time_long_past_is_refused_with_exit_2() {
+    let _turn = turn::take(module_path!());
     let o = restbench()
         .args([
             "load",

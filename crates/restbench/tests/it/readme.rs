@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crate::support::restbench;
+use restbench_testkit::turn;
 
 /// The commands of the README's table, as `restbench` takes them.
 const COMMANDS: &[&[&str]] = &[
@@ -55,6 +56,7 @@ fn mentions(text: &str, option: &str) -> bool {
 
 #[test]
 fn the_readme_names_every_long_option_of_every_command() {
+    let _turn = turn::take(module_path!());
     let readme =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
             .unwrap();

@@ -93,6 +93,7 @@ fn text(v: &serde_json::Value) -> String {
 
 #[test]
 fn doctor_judges_fake_toolchains_by_version_and_names_the_fix() {
+    let _turn = turn::take(module_path!());
     let fake = fake_toolchains("1.19.8");
     let o = with_fakes(&fake, &["doctor", "--json"]);
     let doc = json(&o);
@@ -167,6 +168,7 @@ fn doctor_judges_fake_toolchains_by_version_and_names_the_fix() {
 
 #[test]
 fn doctor_accepts_a_new_enough_go() {
+    let _turn = turn::take(module_path!());
     let fake = fake_toolchains("1.26.1");
     let o = with_fakes(&fake, &["doctor", "--json"]);
     let doc = json(&o);
@@ -178,6 +180,7 @@ fn doctor_accepts_a_new_enough_go() {
 
 #[test]
 fn new_scaffolds_a_subject_that_subjects_lists() {
+    let _turn = turn::take(module_path!());
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("subjects");
     let o = restbench()
@@ -245,6 +248,7 @@ fn new_scaffolds_a_subject_that_subjects_lists() {
 
 #[test]
 fn every_committed_subject_can_be_scaffolded() {
+    let _turn = turn::take(module_path!());
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("subjects");
     let o = restbench().args(["subjects", "--json"]).output().unwrap();
@@ -280,6 +284,7 @@ fn every_committed_subject_can_be_scaffolded() {
 
 #[test]
 fn subjects_install_copies_the_catalogue_where_discovery_finds_it() {
+    let _turn = turn::take(module_path!());
     let data = tempfile::tempdir().unwrap();
     let o = restbench()
         .args(["subjects", "--install"])
@@ -324,6 +329,7 @@ fn subjects_install_copies_the_catalogue_where_discovery_finds_it() {
 
 #[test]
 fn completions_name_the_subcommands() {
+    let _turn = turn::take(module_path!());
     for shell in ["bash", "zsh", "fish"] {
         let o = restbench().args(["completions", shell]).output().unwrap();
         let script = o.stdout_text();
@@ -338,6 +344,7 @@ fn completions_name_the_subcommands() {
 
 #[test]
 fn the_man_page_is_roff_with_every_command() {
+    let _turn = turn::take(module_path!());
     let o = restbench().arg("man").output().unwrap();
     assert!(o.status.success());
     let page = o.stdout_text();
@@ -362,6 +369,7 @@ fn the_man_page_is_roff_with_every_command() {
 
 #[test]
 fn help_keeps_examples_on_one_line_when_not_on_a_terminal() {
+    let _turn = turn::take(module_path!());
     let o = restbench().args(["load", "--help"]).output().unwrap();
     let help = o.stdout_text();
     let example = help
@@ -376,6 +384,7 @@ fn help_keeps_examples_on_one_line_when_not_on_a_terminal() {
 
 #[test]
 fn help_shows_every_default() {
+    let _turn = turn::take(module_path!());
     // Options that take a value show `[default: …]`, except those whose absence is the point.
     let exempt = [
         "--from",
