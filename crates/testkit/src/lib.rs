@@ -3,7 +3,7 @@
 //! - [`cli`]: the binary as a [`Cli`], its output as text and exit-code asserts ([`Outcome`]);
 //! - [`fixtures`]: result documents built in one place;
 //! - [`procs`]: processes and ports as /proc shows them;
-//! - [`turn`]: turns for slow tests that must not overlap with another file's.
+//! - [`turn`]: turns, so that the tests of two files never overlap.
 //!
 //! A dev-dependency only (`publish = false`); it depends on the model and `std`, nothing else, so
 //! that every crate's tests may use it without bending the crate graph.

@@ -1,8 +1,10 @@
 //! Turns between test files. Each crate's integration tests are one binary, so tests of
-//! different files run side by side unless they take turns. The slow ones must not: they start
-//! subjects and look for leftovers by name, hold a CPU quota, or count the machine's shared
-//! memory. A file's tests may overlap with each other (as each file was written for), never with
-//! another file's tests that take turns too.
+//! different files would run side by side, which they were not written for: the slow ones start
+//! subjects and look for leftovers by name, hold a CPU quota or count the machine's shared
+//! memory, and the load tests judge latencies. Every test takes its file's turn first
+//! (`let _turn = turn::take(module_path!());`): a file's tests overlap with each other, never
+//! with another file's. The test harness runs tests in name order, so the files follow each other
+//! as the binaries did, and a test waits only where one file hands over to the next.
 
 use std::sync::{Condvar, Mutex, MutexGuard};
 
