@@ -2,7 +2,7 @@
 # restbench with two remote load generators, on one machine: network namespaces stand for the
 # hosts. A "server" namespace (10.231.0.1, a bridge) runs restbench and the subject; two generator
 # namespaces (10.231.0.2 and .3) run Debian's sshd with keys made here. Everything is removed on
-# exit, Ctrl-C included. A benchmark, not a test (the tests are crates/restbench/tests/scaleout.rs).
+# exit, Ctrl-C included. A benchmark, not a test (the tests are crates/restbench/tests/it/scaleout.rs).
 #
 #   sudo bench/scaleout-netns.sh [extra `restbench run` options]
 #   RESTBENCH=target/release/restbench sudo -E bench/scaleout-netns.sh --duration 5s

@@ -21,7 +21,7 @@ import (
 )
 
 // restbench:shared begin: from here to the end marker, this file is the same in go-chi,
-// go-gorilla and go-nethttp (crates/harness/tests/subject_copies.rs checks it); change all three.
+// go-gorilla and go-nethttp (crates/harness/tests/it/subject_copies.rs checks it); change all three.
 
 const maxBody = 1 << 20
 

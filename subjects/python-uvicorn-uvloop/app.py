@@ -2,7 +2,7 @@
 
 The same file serves python-uvicorn (asyncio's loop) and python-uvicorn-uvloop (uvloop): the
 loop is chosen by `--loop` in each subject.toml. Keep the two copies identical
-(crates/harness/tests/subject_copies.rs checks it).
+(crates/harness/tests/it/subject_copies.rs checks it).
 
 Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users; anything else 404
 (405 for a known path with a wrong method). JSON through orjson, the database through an

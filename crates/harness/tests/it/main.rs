@@ -1,0 +1,13 @@
+//! The harness's integration tests, one binary (it links once, as ripgrep's do): a module per
+//! file, what they share in `support` and in `restbench-testkit`. The slow ones (real subjects,
+//! PostgreSQL, package registries) are `#[ignore]`d with their reason.
+
+mod database;
+mod enforcement;
+mod go_one_cpu;
+mod locked_table;
+mod prepare_failure;
+mod subject_copies;
+mod support;
+mod verifier;
+mod verifier_h2c;

@@ -1,0 +1,8 @@
+//! The load engine's integration tests, one binary (it links once, as ripgrep's do): a module per
+//! file, the scriptable server and test certificates in `support`.
+
+mod capacity;
+mod http2;
+mod load_behaviour;
+mod support;
+mod tls_and_unix;

@@ -1,0 +1,3 @@
+//! The report crate's integration tests, one binary (it links once, as ripgrep's do).
+
+mod browser;

@@ -1,0 +1,182 @@
+//! `restbench bench --cmd`: a command line as a subject, verified, measured and reported, with no
+//! subject folder written. The server is a tiny Python script the test writes (the plaintext
+//! contract: `GET /api/test` → `Hello, World!` as text/plain, 404 elsewhere). No test asserts a
+//! speed.
+
+use std::path::Path;
+use std::process::Command;
+
+use restbench_testkit::Outcome;
+
+use crate::support::restbench;
+use restbench_testkit::turn;
+
+const SERVER: &str = r#"
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+class Hello(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    # One write per answer, sent at once (else Nagle and delayed ACKs add 40 ms to each).
+    wbufsize = 1 << 16
+    disable_nagle_algorithm = True
+
+    def do_GET(self):
+        if self.path == "/api/test":
+            status, body = 200, b"Hello, World!"
+        else:
+            status, body = 404, b"not found"
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Hello).serve_forever()
+"#;
+
+fn python() -> Option<&'static str> {
+    Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+        .then_some("python3")
+}
+
+/// `restbench bench --cmd` of [`SERVER`] (written to `dir/hello.py`, started there) on plaintext,
+/// single-thread, 2 connections, no warm-up, calibration or cgroups, with `extra` flags, into
+/// `dir/out`; asserts it succeeded and returns its results.json.
+fn bench_hello(python: &str, dir: &Path, extra: &[&str]) -> serde_json::Value {
+    std::fs::write(dir.join("hello.py"), SERVER).unwrap();
+    let out = dir.join("out");
+    let o = restbench()
+        .current_dir(dir)
+        .args(["bench", "--cmd", &format!("{python} hello.py {{port}}")])
+        .args(extra)
+        .args([
+            "--workloads",
+            "plaintext",
+            "--scenarios",
+            "single-thread",
+            "--warmup",
+            "0s",
+            "-c",
+            "2",
+            "--no-calibrate",
+            "--no-cgroups",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    o.assert_exit(0);
+    serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn bench_cmd_verifies_measures_and_reports_a_command_as_a_subject() {
+    let _turn = turn::take(module_path!());
+    let Some(python) = python() else {
+        eprintln!("skipped: python3 is not installed, so there is no test server");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let results = bench_hello(
+        python,
+        dir.path(),
+        &["--name", "hello-py", "--duration", "1s", "--repeats", "1"],
+    );
+    assert_eq!(results["kind"], "bench");
+    let cells = results["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 1, "{results}");
+    let cell = &cells[0];
+    assert_eq!(cell["subject"], "hello-py");
+    assert_eq!(cell["language"], "ad hoc");
+    assert_eq!(cell["workload"], "plaintext");
+    assert_eq!(cell["status"], "ok", "{cell}");
+    assert!(cell["requests"].as_u64().unwrap() > 0, "{cell}");
+    assert!(
+        cell["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["check"] == "body" && f["level"] == "pass"),
+        "verified: {cell}"
+    );
+    assert!(
+        cell["repeats"][0]["timeseries"]
+            .as_array()
+            .is_some_and(|s| !s.is_empty()),
+        "the repeat keeps its seconds: {cell}"
+    );
+    assert!(out.join("report.html").is_file() && out.join("report.md").is_file());
+    // No subject folder was written: only the script and the results are in the folder.
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(
+        names
+            .iter()
+            .all(|n| ["hello.py", "out", "target"].contains(&n.as_str())),
+        "{names:?}"
+    );
+}
+
+/// `--restarts 2`: the two repeats run in two server processes, and the cell and the report say
+/// how they spread between them.
+#[test]
+fn restarts_split_the_repeats_over_fresh_server_processes() {
+    let _turn = turn::take(module_path!());
+    let Some(python) = python() else {
+        eprintln!("skipped: python3 is not installed, so there is no test server");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let results = bench_hello(
+        python,
+        dir.path(),
+        &["--duration", "300ms", "--repeats", "2", "--restarts", "2"],
+    );
+    let cell = &results["cells"][0];
+    assert_eq!(cell["status"], "ok", "{cell}");
+    assert_eq!(cell["repeats"].as_array().unwrap().len(), 2, "{cell}");
+    assert_eq!(cell["restarts"]["processes"], 2, "{cell}");
+    assert_eq!(
+        cell["restarts"]["process_medians"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("cv between processes"), "{md}");
+}
+
+#[test]
+fn bench_refuses_what_does_not_make_a_subject() {
+    let _turn = turn::take(module_path!());
+    for (args, says) in [
+        (vec!["bench", "--cmd", " "], "command is empty"),
+        (
+            vec!["bench", "--cmd", "srv", "--name", "My Server"],
+            "lowercase",
+        ),
+        (
+            vec!["bench", "--cmd", "srv", "--subjects", "rust-axum"],
+            "--subjects",
+        ),
+        (vec!["bench", "--cmd", "srv", "--workloads", "nope"], "nope"),
+    ] {
+        let o = restbench().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}

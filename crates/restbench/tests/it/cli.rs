@@ -1,0 +1,526 @@
+//! The binary as users run it: bad input gets one clear line; the main job runs end to end
+//! and leaves no process behind. The end-to-end tests build and start real subjects, so they are
+//! `#[ignore]`d with the reason; `cargo test -- --include-ignored` runs them, as CI does.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use restbench_testkit::{Outcome, closed_port, turn};
+
+use crate::support::restbench;
+
+/// The slow tests start real subjects and look for leftover processes by name, so they take
+/// turns: a subject of one test must not look like a leftover of another.
+static SLOW: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Waits for the other slow tests of this file; the turn lasts as long as the guard.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    SLOW.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[test]
+fn load_reports_an_unreachable_url_in_one_line() {
+    let _turn = turn::take(module_path!());
+    let port = closed_port();
+    let o = restbench()
+        .args(["load", "-d", "1s", &format!("http://127.0.0.1:{port}/")])
+        .output()
+        .unwrap();
+    let (_, err) = o.text();
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("cannot connect") && err.contains(&port.to_string()),
+        "{err}"
+    );
+}
+
+#[test]
+fn load_reports_an_unreadable_body_file_in_one_line() {
+    let _turn = turn::take(module_path!());
+    let o = restbench()
+        .args(["load", "-b", "@/no/such/file.json", "http://127.0.0.1:1/"])
+        .output()
+        .unwrap();
+    let (_, err) = o.text();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("/no/such/file.json"), "{err}");
+}
+
+#[test]
+fn load_rejects_bad_flags() {
+    let _turn = turn::take(module_path!());
+    for args in [
+        vec!["load", "-c", "zero", "http://127.0.0.1:1/"],
+        vec!["load", "-d", "soon", "http://127.0.0.1:1/"],
+    ] {
+        let o = restbench().args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+    }
+    let o = restbench()
+        .args(["load", "-c", "0", "http://127.0.0.1:1/"])
+        .output()
+        .unwrap();
+    let (_, err) = o.text();
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "bad arguments exit 2 as the README says"
+    );
+    assert!(err.contains("--connections"), "{err}");
+    let o = restbench()
+        .args(["load", "ftp://127.0.0.1/"])
+        .output()
+        .unwrap();
+    assert!(o.text().1.contains("only http:// and https://"));
+    for args in [
+        vec!["load", "--max-streams", "4", "http://127.0.0.1:1/"],
+        vec!["load", "--insecure", "http://127.0.0.1:1/"],
+        vec!["load", "--http2", "--pipeline", "2", "http://127.0.0.1:1/"],
+    ] {
+        let o = restbench().args(&args).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", o.text().1);
+    }
+}
+
+#[test]
+fn subjects_json_lists_every_subject_with_its_facts() {
+    let _turn = turn::take(module_path!());
+    let o = restbench().args(["subjects", "--json"]).output().unwrap();
+    assert!(o.status.success(), "{}", o.text().1);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["schema_version"], 1, "{doc}");
+    let list = doc["subjects"].as_array().unwrap();
+    let ids: Vec<&str> = list.iter().filter_map(|s| s["id"].as_str()).collect();
+    for id in [
+        "rust-hyper",
+        "rust-axum",
+        "rust-actix",
+        "rust-reference",
+        "go-nethttp",
+        "node-http",
+        "python-flask",
+        "java-spring-boot",
+    ] {
+        assert!(ids.contains(&id), "{id} missing from {ids:?}");
+    }
+    for s in list {
+        for key in [
+            "id",
+            "language",
+            "framework",
+            "seeds",
+            "workloads",
+            "available",
+        ] {
+            assert!(s.get(key).is_some(), "{key} missing in {s}");
+        }
+        if s["available"] == false {
+            assert!(s["reason"].is_string());
+        }
+    }
+}
+
+#[test]
+fn a_broken_manifest_is_one_clear_error() {
+    let _turn = turn::take(module_path!());
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("demo-broken");
+    std::fs::create_dir(&sub).unwrap();
+    std::fs::write(
+        sub.join("subject.toml"),
+        "id = \"demo-broken\"\nlanguage = \"rust\"\nframework = 3\n",
+    )
+    .unwrap();
+    let o = restbench()
+        .args(["subjects", "--subjects-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let (_, err) = o.text();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        err.contains("subject.toml") && err.contains("framework"),
+        "{err}"
+    );
+}
+
+/// Processes whose command line mentions `needle` (other than this test).
+fn processes_mentioning(needle: &str) -> Vec<String> {
+    let me = std::process::id().to_string();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if !pid.bytes().all(|b| b.is_ascii_digit()) || pid == me {
+            continue;
+        }
+        let cmd = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        if cmd.contains(needle) && !cmd.contains("cargo test") {
+            found.push(format!("{pid}: {cmd}"));
+        }
+    }
+    found
+}
+
+/// Cgroup folders made for the servers of the restbench process `pid`, in any hierarchy.
+fn cgroups_of(pid: u32) -> Vec<PathBuf> {
+    fn walk(dir: &Path, prefix: &str, depth: u32, found: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            if !path.is_dir() || path.is_symlink() {
+                continue;
+            }
+            if e.file_name().to_string_lossy().starts_with(prefix) {
+                found.push(path);
+            } else if depth > 0 {
+                walk(&path, prefix, depth - 1, found);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(
+        Path::new("/sys/fs/cgroup"),
+        &format!("restbench-{pid}-"),
+        4,
+        &mut found,
+    );
+    found
+}
+
+fn wait_until_no_cgroups(pid: u32) -> Vec<PathBuf> {
+    let started = Instant::now();
+    loop {
+        let left = cgroups_of(pid);
+        if left.is_empty() || started.elapsed() > Duration::from_secs(5) {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The backend `restbench doctor` finds here.
+fn backend() -> String {
+    let o = restbench().args(["doctor", "--json"]).output().unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    doc["backend"].as_str().unwrap().to_string()
+}
+
+/// The pids of `parent`'s children whose command line mentions `needle`.
+fn children_mentioning(parent: u32, needle: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // Fields after the command's closing parenthesis: state, ppid, …
+        let ppid = stat
+            .rsplit(')')
+            .next()
+            .and_then(|rest| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        let cmd = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if ppid == Some(parent)
+            && String::from_utf8_lossy(&cmd)
+                .replace('\0', " ")
+                .contains(needle)
+        {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+fn wait_until_gone(needle: &str) -> Vec<String> {
+    let started = Instant::now();
+    loop {
+        let left = processes_mentioning(needle);
+        if left.is_empty() || started.elapsed() > Duration::from_secs(5) {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+#[ignore = "slow: builds and measures the Rust subjects; cargo test -- --include-ignored runs it (CI does)"]
+fn run_quick_measures_the_rust_subjects_and_leaves_nothing_behind() {
+    let _turn = turn::take(module_path!());
+    let _turn = one_at_a_time();
+    let out = tempfile::tempdir().unwrap();
+    let o = restbench()
+        .args([
+            "run",
+            "--quick",
+            "--duration",
+            "1s",
+            "--warmup",
+            "0.5s",
+            "--scenarios",
+            "single-thread",
+        ])
+        .args([
+            "--subjects",
+            "rust-hyper,rust-axum,rust-actix,rust-reference",
+            "--workloads",
+            "plaintext,todo,echo",
+        ])
+        .arg("--out")
+        .arg(out.path())
+        .output()
+        .unwrap();
+    let (stdout, err) = o.text();
+    assert!(o.status.success(), "{stdout}\n{err}");
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["schema_version"], 1);
+    let backend = backend();
+    assert_eq!(results["environment"]["backend"], backend.as_str());
+    assert!(
+        results["environment"]["loadgen_ceiling_rps"]
+            .as_f64()
+            .unwrap()
+            > 1000.0
+    );
+    let cells = results["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 12, "{stdout}");
+    for c in cells {
+        assert_eq!(c["placement"]["backend"], backend.as_str(), "{c}");
+        assert_eq!(c["placement"]["allowed_cores"], 1.0, "{c}");
+        assert!(!c["placement"]["server_cpus"].as_array().unwrap().is_empty());
+        let source = if backend == "affinity-only" {
+            "proc"
+        } else {
+            "cgroup"
+        };
+        assert_eq!(c["server"]["cpu_source"], source, "{c}");
+        assert_eq!(c["status"], "ok", "{c}");
+        assert!(c["rps"]["median"].as_f64().unwrap() > 100.0, "{c}");
+        assert!(
+            c["server"]["cpu_cores"].as_f64().unwrap() > 0.05,
+            "server CPU not measured: {c}"
+        );
+        assert!(
+            c["server"]["rss_peak_bytes"].as_u64().unwrap() > 100_000,
+            "{c}"
+        );
+        assert!(c["loadgen"]["cpu_cores"].as_f64().unwrap() > 0.05, "{c}");
+        assert_eq!(c["errors"]["status"], 0);
+    }
+    let report = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(report.contains("rust-reference"));
+    assert!(
+        report.contains("| rust-axum | echo | single-thread | ok |"),
+        "{report}"
+    );
+    // The terminal gets an aligned table (report.md keeps the Markdown one).
+    assert!(
+        stdout.lines().any(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            words.starts_with(&["rust-axum", "echo", "single-thread"])
+        }),
+        "{stdout}"
+    );
+    assert_eq!(
+        wait_until_gone("cargo-target/release/rust-"),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+#[ignore = "slow: builds and measures a subject; cargo test -- --include-ignored runs it (CI does)"]
+fn ctrl_c_keeps_finished_cells_and_kill_leaves_no_subject_behind() {
+    let _turn = turn::take(module_path!());
+    let _turn = one_at_a_time();
+    let out = tempfile::tempdir().unwrap();
+    let spawn = |out: &Path| {
+        restbench()
+            .args([
+                "run",
+                "--duration",
+                "1s",
+                "--warmup",
+                "0s",
+                "--repeats",
+                "1",
+                "--scenarios",
+                "single-thread",
+            ])
+            .args([
+                "--subjects",
+                "rust-hyper",
+                "--workloads",
+                "plaintext,todo,echo",
+            ])
+            .arg("--out")
+            .arg(out)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    // Ctrl-C after the first cell: exit 130, the finished cells kept.
+    let mut child = spawn(out.path());
+    let results = out.path().join("results.json");
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(300) {
+        let cells = std::fs::read(&results)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .map_or(0, |v| v["cells"].as_array().map_or(0, Vec::len));
+        if cells >= 1 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&results).unwrap()).unwrap();
+    assert_eq!(doc["interrupted"], true);
+    assert!(!doc["cells"].as_array().unwrap().is_empty());
+    assert_eq!(
+        wait_until_gone("cargo-target/release/rust-hyper"),
+        Vec::<String>::new()
+    );
+    assert_eq!(wait_until_no_cgroups(child.id()), Vec::<PathBuf>::new());
+
+    // SIGKILL while a subject serves: the subject dies with restbench. Only this restbench's own
+    // subject is watched (its child), so another run on the machine cannot decide the test.
+    let out2 = tempfile::tempdir().unwrap();
+    let mut child = spawn(out2.path());
+    let started = Instant::now();
+    let mut subject = children_mentioning(child.id(), "cargo-target/release/rust-hyper");
+    while subject.is_empty() && started.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(20));
+        subject = children_mentioning(child.id(), "cargo-target/release/rust-hyper");
+    }
+    assert!(!subject.is_empty(), "the subject never started");
+    if backend() != "affinity-only" {
+        let started = Instant::now();
+        while cgroups_of(child.id()).is_empty() && started.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            !cgroups_of(child.id()).is_empty(),
+            "the subject has no cgroup"
+        );
+    }
+    child.kill().unwrap();
+    let _ = child.wait();
+    let started = Instant::now();
+    let alive = |pids: &[u32]| -> Vec<u32> {
+        pids.iter()
+            .copied()
+            .filter(|p| {
+                std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| {
+                    !s.rsplit(')')
+                        .next()
+                        .unwrap_or("")
+                        .trim_start()
+                        .starts_with('Z')
+                })
+            })
+            .collect()
+    };
+    while !alive(&subject).is_empty() && started.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        alive(&subject),
+        Vec::<u32>::new(),
+        "the subject outlived restbench"
+    );
+    assert_eq!(wait_until_no_cgroups(child.id()), Vec::<PathBuf>::new());
+}
+
+#[test]
+#[ignore = "slow: builds and verifies every available subject against PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
+fn verify_passes_for_every_available_subject() {
+    let _turn = turn::take(module_path!());
+    let _turn = one_at_a_time();
+    let o = restbench().args(["verify"]).output().unwrap();
+    let (stdout, err) = o.text();
+    assert!(o.status.success(), "{stdout}\n{err}");
+    assert!(stdout.contains("0 failed"), "{stdout}");
+}
+
+#[test]
+#[ignore = "slow: builds and measures go-nethttp and rust-hyper; cargo test -- --include-ignored runs it (CI does)"]
+fn study_b_reports_against_the_published_figures_and_compares() {
+    let _turn = turn::take(module_path!());
+    let _turn = one_at_a_time();
+    let out = tempfile::tempdir().unwrap();
+    let run = |dir: &Path| {
+        restbench()
+            .args([
+                "study",
+                "b",
+                "--quick",
+                "--subjects",
+                "go-nethttp,rust-hyper",
+            ])
+            .arg("--out")
+            .arg(dir)
+            .output()
+            .unwrap()
+    };
+    let first = out.path().join("first");
+    let o = run(&first);
+    let (stdout, err) = o.text();
+    assert!(o.status.success(), "{stdout}\n{err}");
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(first.join("results.json")).unwrap()).unwrap();
+    assert_eq!(doc["kind"], "study b");
+    assert_eq!(doc["study"]["id"], "b");
+    assert_eq!(doc["study"]["shortened"], true);
+    assert_eq!(doc["protocol"]["connections"], 32);
+    assert_eq!(doc["protocol"]["threads"], 4);
+    assert_eq!(doc["protocol"]["requests"], 20_000);
+    let cells = doc["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2, "{doc}");
+    for c in cells {
+        assert_eq!(c["status"], "ok", "{c}");
+        assert_eq!(c["workload"], "todo");
+        assert_eq!(c["scenario"], "all-cores");
+        assert_eq!(c["requests"], 20_000, "exactly -n requests: {c}");
+    }
+    let md = std::fs::read_to_string(first.join("report.md")).unwrap();
+    // The published Go figure beside the measured one, and the systems not run kept with a reason.
+    assert!(md.contains("33,114"), "{md}");
+    assert!(md.contains("java-jersey-grizzly"), "{md}");
+    let html = std::fs::read_to_string(first.join("report.html")).unwrap();
+    assert!(html.contains("<svg") && html.contains("class=\"ratios\""));
+
+    // `report` renders the same folder again; `compare` sets two runs side by side.
+    std::fs::remove_file(first.join("report.html")).unwrap();
+    let o = restbench().arg("report").arg(&first).output().unwrap();
+    assert!(o.status.success(), "{:?}", o.text());
+    assert!(first.join("report.html").is_file());
+    let second = out.path().join("second");
+    assert!(run(&second).status.success());
+    let o = restbench()
+        .args(["compare", "--json"])
+        .arg(&first)
+        .arg(second.join("results.json"))
+        .output()
+        .unwrap();
+    let (stdout, err) = o.text();
+    assert!(o.status.success(), "{err}");
+    let cmp: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(cmp["schema_version"], 1, "{cmp}");
+    assert!(
+        stdout.contains("go-nethttp") && stdout.contains("rust-hyper"),
+        "{cmp}"
+    );
+}

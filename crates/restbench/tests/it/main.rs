@@ -1,0 +1,18 @@
+//! The binary's integration tests, one binary (it links once, as ripgrep's do): a module per
+//! file, the binary as `support::restbench()`, the rest in `restbench-testkit`. The slow ones
+//! (real subjects, PostgreSQL, network namespaces) are `#[ignore]`d with their reason.
+
+mod architecture;
+mod bench;
+mod cli;
+mod database_cli;
+mod db_leftovers;
+mod exports;
+mod hostile;
+mod hostile_files;
+mod live;
+mod merge_cli;
+mod readme;
+mod scaleout;
+mod setup;
+mod support;
