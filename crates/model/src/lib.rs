@@ -4,8 +4,9 @@
 //! - Documents: [`load`] (`restbench load --json`), [`run`] (`results.json`, with [`io`] to read
 //!   and write it), [`documents`] (the smaller `--json` outputs), and [`published`], the seed
 //!   studies' published figures as data.
-//! - Vocabulary: [`Workload`], [`Scenario`] and [`Flag`], each defined once with its names and
-//!   texts; CPU lists ([`cpus`]) and UTC timestamps ([`time`]).
+//! - Vocabulary: [`Workload`], [`Scenario`], [`Protocol`] and [`Flag`], each a closed set whose
+//!   names, `Display` and `FromStr` come from one macro ([`vocabulary!`], in [`names`], with
+//!   [`UnknownName`]); CPU lists ([`cpus`]) and UTC timestamps ([`time`]).
 //!
 //! Every engine converts its own types into these explicitly, so the on-disk schema changes only
 //! here. Each top-level document carries [`SCHEMA_VERSION`]. Latency lives in HdrHistograms with the
