@@ -2,7 +2,14 @@
 
 mod cli;
 mod commands;
+mod common;
+mod install;
+mod live;
+mod options;
+mod output;
+mod remote;
 mod signals;
+mod start_at;
 
 use std::process::ExitCode;
 

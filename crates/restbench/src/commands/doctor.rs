@@ -82,7 +82,7 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         placement.server.len(),
         if placement.server.len() == 1 { "" } else { "s" }
     ));
-    let subjects = super::subjects_root(&args.dir)
+    let subjects = crate::common::subjects_root(&args.dir)
         .ok()
         .and_then(|root| subject::discover(&root).ok())
         .unwrap_or_default();
@@ -133,7 +133,7 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     }
     lines.push(format!(
         "build cache: {}",
-        super::subjects_root(&args.dir)
+        crate::common::subjects_root(&args.dir)
             .map(|root| restbench_harness::prepare::cache_dir(&root)
                 .display()
                 .to_string())
