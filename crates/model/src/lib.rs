@@ -2,7 +2,7 @@
 //! else: no planning, no processes, no rendering.
 //!
 //! - Documents: [`load`] (`restbench load --json`), [`run`] (`results.json`, with [`io`] to read
-//!   and write it), [`documents`] (the smaller `--json` outputs), and [`published`], the seed
+//!   and write it), [`documents`] (the smaller `--json` outputs: verify, subjects, doctor), and [`published`], the seed
 //!   studies' published figures as data.
 //! - Vocabulary: [`Workload`], [`Scenario`], [`Protocol`] and [`Flag`], each a closed set whose
 //!   names, `Display` and `FromStr` come from one macro ([`vocabulary!`], in [`names`], with
@@ -32,7 +32,10 @@ pub use capacity::{
     BoundBy, Capacity, CapacityProbe, Percentile, RateStep, Slo, SloClause, SloParseError,
     StepServer,
 };
-pub use documents::{SubjectCatalogue, SubjectEntry, VerifyOutcome, VerifyReport, Versioned};
+pub use documents::{
+    DoctorReport, DoctorSubject, SubjectCatalogue, SubjectEntry, ToolCheck, VerifyOutcome,
+    VerifyReport, Versioned,
+};
 pub use flag::{Flag, Severity};
 pub use histogram::{HistogramError, LatencySummary};
 pub use io::{DocumentError, read_load, read_results, read_run, write_results};
