@@ -39,8 +39,8 @@ impl Length {
     }
 }
 
-/// The cells asked for: subjects × workloads × scenarios × protocols (each list without
-/// repeats, in the order given).
+/// The cells asked for: subjects × workloads × scenarios × protocols, in the order given (the
+/// command line gives each value once).
 #[derive(Debug, Clone)]
 pub struct Selection {
     pub subjects: Vec<Subject>,

@@ -523,6 +523,48 @@ mod tests {
     }
 
     #[test]
+    fn only_a_cell_that_queries_it_needs_the_database() {
+        use restbench_model::{Protocol, Scenario, Workload};
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../subjects");
+        let subjects = crate::subject::discover(&root).unwrap();
+        let hyper = subjects.into_iter().find(|s| s.id == "rust-hyper").unwrap();
+        let plan = |workloads: Vec<Workload>, protocols: Vec<Protocol>| {
+            let parts = Parts {
+                kind: "run".into(),
+                entries: RunEntry::all(vec![hyper.clone()], &[Scenario::SingleThread]),
+                workloads,
+                protocols,
+                shape: LoadShape::default(),
+                repeats: 1,
+                restarts: 1,
+                out_dir: PathBuf::new(),
+                cache: PathBuf::new(),
+                note: None,
+                study: None,
+                open_loop: OpenLoop::default(),
+                db_pool: DEFAULT_DB_POOL,
+            };
+            let site = Site {
+                placement: Placement::split(&[0, 1]),
+                backend: Backend::affinity_only("test"),
+            };
+            assemble(parts, site, None)
+        };
+        assert!(needs_database(&plan(
+            vec![Workload::Plaintext, Workload::Users],
+            vec![Protocol::H1]
+        )));
+        assert!(!needs_database(&plan(
+            vec![Workload::Plaintext],
+            vec![Protocol::H1]
+        )));
+        assert!(
+            !needs_database(&plan(vec![Workload::Users], Vec::new())),
+            "no protocol, no cell"
+        );
+    }
+
+    #[test]
     fn loopback_databases_are_told_apart() {
         for url in [
             "postgres://u:p@127.0.0.1:5432/x",
