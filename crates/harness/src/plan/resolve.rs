@@ -381,7 +381,7 @@ impl Resolved {
             return;
         };
         let plan = &mut self.plan;
-        match crate::calibrate::loadgen_ceiling(&plan.placement, &plan.shape, duration, stop) {
+        match crate::runner::calibrate::loadgen_ceiling(&plan.placement, &plan.shape, duration, stop) {
             Ok(c) => {
                 observer.note(&format!(
                     "generator ceiling: {:.0} req/s against a trivial server ({:.2} generator cores)",
