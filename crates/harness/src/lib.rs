@@ -20,7 +20,9 @@
 //! - [`runner`]: the run loop (prepare → start → ready → verify → warm up → measure → stop).
 //! - [`k8s`]: generator shards as a Kubernetes Indexed Job, and their results collected.
 //! - [`remote`]: load generators on other hosts over SSH, one shard each, merged exactly.
-//! - [`study`]: a seed study's plan (cells, contenders, load shape) from its published figures.
+//! - [`plan`]: what `run`, `bench` and `study` ask for, made a runner plan by one set of rules
+//!   (length defaults, shape, placement, database, calibration); a seed study's cells and shape
+//!   from its published figures (`plan::study`).
 //!
 //! The harness never does hot-path HTTP: load goes through `restbench_loadgen::run`.
 
@@ -35,6 +37,7 @@ pub mod h2c;
 pub mod http;
 pub mod k8s;
 pub mod placement;
+pub mod plan;
 pub mod prepare;
 pub mod process;
 pub mod remote;
@@ -42,7 +45,6 @@ pub mod runner;
 pub mod sample;
 pub mod scaffold;
 pub mod stats;
-pub mod study;
 pub mod subject;
 pub mod toolchain;
 pub mod verify;

@@ -136,7 +136,9 @@ fn parse_protocols(names: &[String]) -> Result<Vec<restbench_model::Protocol>, S
     use restbench_model::Protocol;
     let mut out = vec![Protocol::H1];
     for name in names {
-        let p = Protocol::parse(name)?;
+        let p: Protocol = name
+            .parse()
+            .map_err(|e: restbench_model::UnknownName| e.to_string())?;
         if p != Protocol::H1 && out.contains(&p) {
             return Err(format!("{name} is listed twice"));
         }

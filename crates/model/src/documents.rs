@@ -1,5 +1,8 @@
 //! The smaller documents the CLI prints with `--json`: verification findings, the subject
-//! catalogue, and an envelope that gives another crate's document a schema version.
+//! catalogue, what `doctor` found, and an envelope that gives another crate's document a schema
+//! version.
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -63,4 +66,58 @@ pub struct SubjectEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     pub description: String,
+}
+
+/// `restbench doctor --json`: what this machine can run and enforce. The fields are in
+/// alphabetical order, as the document has always listed them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DoctorReport {
+    /// The cgroup backend's name (`v2`, `v1`, `affinity`).
+    pub backend: String,
+    /// Why this backend, and why not the better ones.
+    pub backend_reason: String,
+    /// CPUs available to restbench.
+    pub cores: usize,
+    pub cpu_accounting: bool,
+    pub cpu_quota: bool,
+    pub cpuset: bool,
+    /// The generator's CPUs of the default placement.
+    pub loadgen_cpus: Vec<usize>,
+    pub memory_accounting: bool,
+    pub schema_version: u32,
+    /// The server's CPUs of the default placement.
+    pub server_cpus: Vec<usize>,
+    pub subjects: Vec<DoctorSubject>,
+    /// Each toolchain judged against what the subjects need.
+    pub toolchains: Vec<ToolCheck>,
+    /// Each tool's version line, `null` when missing.
+    pub tools: BTreeMap<String, Option<String>>,
+}
+
+/// A subject in `doctor`'s document: whether it can run here, and why not.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DoctorSubject {
+    pub available: bool,
+    pub id: String,
+    pub reason: Option<String>,
+}
+
+/// One toolchain as `doctor` judges it against the subjects' minimums (fields in alphabetical
+/// order, as the document has always listed them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCheck {
+    /// What else was checked and found in order (the venv module, GHC libraries).
+    pub also: Vec<String>,
+    pub fix: Option<String>,
+    pub found: bool,
+    /// Found, new enough, nothing missing.
+    pub ok: bool,
+    pub problems: Vec<String>,
+    /// The strictest minimum over the subjects, with the subjects that state it and where.
+    pub required: Option<String>,
+    pub required_by: Vec<String>,
+    pub source: Option<String>,
+    pub tool: String,
+    /// The version read from the tool's output.
+    pub version: Option<String>,
 }

@@ -5,12 +5,7 @@
 //! In `results.json` a cell's flags are plain strings (the [`Flag::name`]s), so documents written
 //! by older or newer versions with flags this version does not know still read.
 
-use std::fmt;
-use std::str::FromStr;
-
 use serde::{Deserialize, Serialize};
-
-use crate::UnknownName;
 
 /// How much a flag weakens a figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -35,29 +30,16 @@ pub enum Flag {
     Errors,
 }
 
+crate::vocabulary!(Flag, "flag", {
+    ClientBound => "client_bound",
+    WarmupUnsettled => "warmup_unsettled",
+    Noisy => "noisy",
+    LimitNotHeld => "limit_not_held",
+    VerificationWarnings => "verification_warnings",
+    Errors => "errors",
+});
+
 impl Flag {
-    /// Every flag, in legend order.
-    pub const ALL: [Flag; 6] = [
-        Flag::ClientBound,
-        Flag::WarmupUnsettled,
-        Flag::Noisy,
-        Flag::LimitNotHeld,
-        Flag::VerificationWarnings,
-        Flag::Errors,
-    ];
-
-    /// The name written into `results.json`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Flag::ClientBound => "client_bound",
-            Flag::WarmupUnsettled => "warmup_unsettled",
-            Flag::Noisy => "noisy",
-            Flag::LimitNotHeld => "limit_not_held",
-            Flag::VerificationWarnings => "verification_warnings",
-            Flag::Errors => "errors",
-        }
-    }
-
     pub const fn severity(self) -> Severity {
         match self {
             Flag::Errors | Flag::LimitNotHeld => Severity::Severe,
@@ -102,30 +84,11 @@ impl Flag {
             Flag::Errors => "some requests failed",
         }
     }
-
-    /// The flag of a name, if it is one this version knows.
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|f| f.name() == name)
-    }
 }
 
 /// Every flag with its legend text, in legend order.
 pub fn legend() -> impl Iterator<Item = (Flag, &'static str)> {
     Flag::ALL.into_iter().map(|f| (f, f.legend()))
-}
-
-impl fmt::Display for Flag {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Flag {
-    type Err = UnknownName;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::parse(s).ok_or_else(|| UnknownName::new("flag", s, &Self::ALL.map(Flag::name)))
-    }
 }
 
 #[cfg(test)]

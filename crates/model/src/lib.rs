@@ -2,10 +2,12 @@
 //! else: no planning, no processes, no rendering.
 //!
 //! - Documents: [`load`] (`restbench load --json`), [`run`] (`results.json`, with [`io`] to read
-//!   and write it), [`documents`] (the smaller `--json` outputs), [`comparison`] (`compare
-//!   --json`), and [`published`], the seed studies' published figures as data.
-//! - Vocabulary: [`Workload`], [`Scenario`] and [`Flag`], each defined once with its names and
-//!   texts; CPU lists ([`cpus`]) and UTC timestamps ([`time`]).
+//!   and write it), [`documents`] (the smaller `--json` outputs: verify, subjects, doctor),
+//!   [`comparison`] (`compare --json`), and [`published`], the seed studies' published figures as
+//!   data.
+//! - Vocabulary: [`Workload`], [`Scenario`], [`Protocol`] and [`Flag`], each a closed set whose
+//!   names, `Display` and `FromStr` come from one macro ([`vocabulary!`], in [`names`], with
+//!   [`UnknownName`]); CPU lists ([`cpus`]) and UTC timestamps ([`time`]).
 //! - [`merge`]: several generators' load results (shards of one load) merged into one, exactly.
 //!
 //! Every engine converts its own types into these explicitly, so the on-disk schema changes only
@@ -34,7 +36,10 @@ pub use capacity::{
     StepServer,
 };
 pub use comparison::{Comparison, LoadComparison};
-pub use documents::{SubjectCatalogue, SubjectEntry, VerifyOutcome, VerifyReport, Versioned};
+pub use documents::{
+    DoctorReport, DoctorSubject, SubjectCatalogue, SubjectEntry, ToolCheck, VerifyOutcome,
+    VerifyReport, Versioned,
+};
 pub use flag::{Flag, Severity};
 pub use histogram::{HistogramError, LatencySummary};
 pub use io::{DocumentError, read_load, read_results, read_run, write_results};

@@ -6,12 +6,7 @@
 //!   are available (as `docker run --cpus=1`), else pinned to one CPU.
 //! - `all-cores`: one worker per server CPU; the server may use all of them.
 
-use std::fmt;
-use std::str::FromStr;
-
 use serde::{Deserialize, Serialize};
-
-use crate::UnknownName;
 
 /// One scenario. `Ord` is the order reports show them in (the order of [`ALL`]).
 ///
@@ -24,29 +19,13 @@ pub enum Scenario {
     AllCores,
 }
 
+crate::vocabulary!(Scenario, "scenario", {
+    SingleThread => "single-thread",
+    OneCpu => "one-cpu",
+    AllCores => "all-cores",
+});
+
 impl Scenario {
-    /// Every scenario, in report order.
-    pub const ALL: [Scenario; 3] = [Scenario::SingleThread, Scenario::OneCpu, Scenario::AllCores];
-
-    /// The name used on the command line, in `subject.toml` and in `results.json`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Scenario::SingleThread => "single-thread",
-            Scenario::OneCpu => "one-cpu",
-            Scenario::AllCores => "all-cores",
-        }
-    }
-
-    /// The scenario of a name, if it is one.
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|s| s.name() == name)
-    }
-
-    /// Every name, in report order.
-    pub fn names() -> Vec<&'static str> {
-        Self::ALL.iter().map(|s| s.name()).collect()
-    }
-
     /// The position in report order; a name that is not a scenario sorts last.
     pub fn rank(name: &str) -> usize {
         Self::parse(name).map_or(Self::ALL.len(), |s| s as usize)
@@ -59,20 +38,6 @@ pub const SCENARIO_ORDER: [&str; 3] = [
     Scenario::OneCpu.name(),
     Scenario::AllCores.name(),
 ];
-
-impl fmt::Display for Scenario {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Scenario {
-    type Err = UnknownName;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::parse(s).ok_or_else(|| UnknownName::new("scenario", s, &Self::names()))
-    }
-}
 
 #[cfg(test)]
 mod tests {

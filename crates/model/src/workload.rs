@@ -3,12 +3,7 @@
 //! Each workload is one request shape that every subject answers the same way; the full contract
 //! (payloads, status codes, limits) is described in `docs/workloads.md`.
 
-use std::fmt;
-use std::str::FromStr;
-
 use serde::{Deserialize, Serialize};
-
-use crate::UnknownName;
 
 /// One of the four workloads. `Ord` is the order reports show them in (the order of [`ALL`]).
 ///
@@ -22,35 +17,14 @@ pub enum Workload {
     Users,
 }
 
+crate::vocabulary!(Workload, "workload", {
+    Plaintext => "plaintext",
+    Todo => "todo",
+    Echo => "echo",
+    Users => "users",
+});
+
 impl Workload {
-    /// Every workload, in report order.
-    pub const ALL: [Workload; 4] = [
-        Workload::Plaintext,
-        Workload::Todo,
-        Workload::Echo,
-        Workload::Users,
-    ];
-
-    /// The name used on the command line, in `subject.toml` and in `results.json`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Workload::Plaintext => "plaintext",
-            Workload::Todo => "todo",
-            Workload::Echo => "echo",
-            Workload::Users => "users",
-        }
-    }
-
-    /// The workload of a name, if it is one.
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|w| w.name() == name)
-    }
-
-    /// Every name, in report order.
-    pub fn names() -> Vec<&'static str> {
-        Self::ALL.iter().map(|w| w.name()).collect()
-    }
-
     /// The position in report order; a name that is not a workload sorts last.
     pub fn rank(name: &str) -> usize {
         Self::parse(name).map_or(Self::ALL.len(), |w| w as usize)
@@ -91,20 +65,6 @@ impl Workload {
                 "GET /users → 100 rows read from PostgreSQL through a pool, as JSON (seed c)"
             }
         }
-    }
-}
-
-impl fmt::Display for Workload {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Workload {
-    type Err = UnknownName;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Self::parse(s).ok_or_else(|| UnknownName::new("workload", s, &Self::names()))
     }
 }
 

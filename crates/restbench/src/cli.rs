@@ -1,9 +1,11 @@
 //! Command-line arguments. Clap types stop here; commands turn them into library specs.
 
 use std::path::PathBuf;
+use std::str::FromStr;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use restbench_model::{Protocol, Scenario, Workload};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -210,7 +212,7 @@ pub struct BenchArgs {
     #[arg(long, default_value = restbench_harness::ad_hoc::DEFAULT_NAME)]
     pub name: String,
     #[command(flatten)]
-    pub run: RunArgs,
+    pub cells: CellArgs,
 }
 
 /// `restbench study`.
@@ -230,7 +232,8 @@ the seeds' own (study d then takes 10 minutes per cell). Ratios against each stu
 are set beside the published ones, with every reversal of order marked.")]
 pub struct StudyArgs {
     /// a, b, c, d or all.
-    pub study: String,
+    #[arg(value_enum)]
+    pub study: StudyId,
     /// A first look: much shorter loads, one repeat.
     #[arg(long, conflicts_with = "faithful")]
     pub quick: bool,
@@ -240,15 +243,63 @@ pub struct StudyArgs {
     /// Only these subjects of the study, comma-separated [default: all of the study's].
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub subjects: Vec<String>,
+    /// Measuring time per repeat for the timed studies (a, d) [default: the study's, shortened
+    /// unless --faithful].
+    #[arg(long, value_parser = parse_duration)]
+    pub duration: Option<Duration>,
+    /// Where to write [default: results/study-<id>-<UTC stamp> in the current folder; `all` writes
+    /// one folder per study and an index report].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub measure: MeasureArgs,
+}
+
+/// The seed studies `restbench study` re-runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StudyId {
+    A,
+    B,
+    C,
+    D,
+    All,
+}
+
+impl StudyId {
+    /// The name on the command line and in the results folder's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            StudyId::A => "a",
+            StudyId::B => "b",
+            StudyId::C => "c",
+            StudyId::D => "d",
+            StudyId::All => "all",
+        }
+    }
+
+    /// The studies it runs, in order.
+    pub fn ids(self) -> Vec<&'static str> {
+        match self {
+            StudyId::All => vec!["a", "b", "c", "d"],
+            one => vec![one.name()],
+        }
+    }
+}
+
+/// The flags `run`, `study` and `bench` share: protocols, repeats, the machine, the database,
+/// the open-loop measures, and where the results go besides the results folder.
+#[derive(Debug, Args, Clone)]
+pub struct MeasureArgs {
     /// Protocols, comma-separated: h1, h2c (HTTP/2 with prior knowledge). The protocol is part
     /// of the cell; a subject gets cells only for those its subject.toml declares (`protocols`).
     #[arg(
         long,
         value_delimiter = ',',
         value_name = "NAMES",
-        default_value = "h1"
+        default_value = "h1",
+        value_parser = vocabulary::<Protocol>
     )]
-    pub protocols: Vec<String>,
+    pub protocols: Vec<Protocol>,
     /// Repeats per cell [default: 3; 1 with --quick].
     #[arg(long)]
     pub repeats: Option<u32>,
@@ -258,24 +309,16 @@ pub struct StudyArgs {
     /// [default: 2; 1 with --quick or a single repeat].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub restarts: Option<u32>,
-    /// Measuring time per repeat for the timed studies (a, d) [default: the study's, shortened
-    /// unless --faithful].
-    #[arg(long, value_parser = parse_duration)]
-    pub duration: Option<Duration>,
-    /// Where to write [default: results/study-<id>-<UTC stamp> in the current folder; `all` writes
-    /// one folder per study and an index report].
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
     /// Replace the run already in --out (its results.json) instead of refusing.
     #[arg(long)]
     pub force: bool,
-    /// An existing PostgreSQL server for study c [default: a throwaway one].
-    /// Also from the environment (DATABASE_URL), which `ps` does not show; the value is never
-    /// printed unredacted.
+    /// An existing PostgreSQL server for the users workload (study c) [default: a throwaway
+    /// one]. Also from the environment (DATABASE_URL), which `ps` does not show; the value is
+    /// never printed unredacted.
     #[arg(long, value_name = "URL", env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
-    /// CPUs for the load generator; the server gets the others [default: a quarter of the CPUs,
-    /// at least one].
+    /// CPUs for the load generator (such as 0 or 0-1); the server gets the others [default: a
+    /// quarter of the CPUs, at least one].
     #[arg(long, value_name = "CPUS")]
     pub loadgen_cpus: Option<String>,
     /// CPUs for the PostgreSQL cluster restbench starts for users cells (such as 3 or 2-3)
@@ -283,7 +326,7 @@ pub struct StudyArgs {
     /// from the server].
     #[arg(long, value_name = "CPUS")]
     pub db_cpus: Option<String>,
-    /// Enforce and account with CPU affinity only.
+    /// Enforce and account with CPU affinity only, even where cgroups are usable.
     #[arg(long)]
     pub no_cgroups: bool,
     #[command(flatten)]
@@ -370,50 +413,41 @@ Every finished cell is written at once to OUT/results.json; Ctrl-C keeps them an
 subject. A subject whose toolchain is missing is skipped with the reason; one that fails to build
 or start fails its own cells and the run goes on.")]
 pub struct RunArgs {
-    /// A short pass for a first look: 2 s per repeat, 1 repeat, 1 s warm-up.
-    #[arg(long)]
-    pub quick: bool,
     /// Subjects to run, comma-separated [default: all].
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub subjects: Vec<String>,
+    #[command(flatten)]
+    pub cells: CellArgs,
+}
+
+/// The flags `run` and `bench` share: each cell's workloads, scenarios and load, the results
+/// folder, and the calibration; with the flags `study` shares too.
+#[derive(Debug, Args)]
+pub struct CellArgs {
+    /// A short pass for a first look: 2 s per repeat, 1 repeat, 1 s warm-up.
+    #[arg(long)]
+    pub quick: bool,
     /// Workloads, comma-separated: plaintext, todo, echo, users [default: all each subject serves].
-    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
-    pub workloads: Vec<String>,
+    #[arg(long, value_delimiter = ',', value_name = "NAMES", value_parser = vocabulary::<Workload>)]
+    pub workloads: Vec<Workload>,
     /// Scenarios, comma-separated: single-thread, one-cpu, all-cores.
     #[arg(
         long,
         value_delimiter = ',',
         value_name = "NAMES",
-        default_value = "single-thread,all-cores"
+        default_value = "single-thread,all-cores",
+        value_parser = vocabulary::<Scenario>
     )]
-    pub scenarios: Vec<String>,
-    /// Protocols, comma-separated: h1, h2c (HTTP/2 with prior knowledge). The protocol is part
-    /// of the cell; a subject gets cells only for those its subject.toml declares (`protocols`).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "NAMES",
-        default_value = "h1"
-    )]
-    pub protocols: Vec<String>,
+    pub scenarios: Vec<Scenario>,
     /// Measuring time per repeat [default: 10s; 2s with --quick].
     #[arg(long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
-    /// Repeats per cell [default: 3; 1 with --quick].
-    #[arg(long)]
-    pub repeats: Option<u32>,
-    /// Server processes the repeats of a cell are split over: 2 or more stop and start the
-    /// server afresh (new cgroup, readiness wait, warm-up) between groups of repeats, and record
-    /// the variance between processes beside the CV within one; 1 keeps one process per cell
-    /// [default: 2; 1 with --quick or a single repeat].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
-    pub restarts: Option<u32>,
     /// Warm-up per cell, discarded; repeated until two in a row agree within 7 % (JIT runtimes),
     /// for at most 8 s with --quick and 30 s otherwise [default: 3s; 1s with --quick].
     #[arg(long, value_parser = parse_duration)]
     pub warmup: Option<Duration>,
     /// Connections of the load generator.
-    #[arg(short = 'c', long, default_value_t = 64)]
+    #[arg(short = 'c', long, default_value_t = restbench_harness::plan::resolve::DEFAULT_CONNECTIONS)]
     pub connections: u32,
     /// Threads of the load generator [default: one per CPU it is given].
     #[arg(short = 't', long)]
@@ -422,41 +456,15 @@ pub struct RunArgs {
     /// folder].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Replace the run already in --out (its results.json) instead of refusing.
-    #[arg(long)]
-    pub force: bool,
-    /// An existing PostgreSQL server for the users workload [default: a throwaway one].
-    /// Also from the environment (DATABASE_URL), which `ps` does not show; the value is never
-    /// printed unredacted.
-    #[arg(long, value_name = "URL", env = "DATABASE_URL", hide_env_values = true)]
-    pub database_url: Option<String>,
     /// Database connections in total over all server processes.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = restbench_harness::plan::DEFAULT_DB_POOL)]
     pub db_pool: u32,
-    /// CPUs for the load generator (such as 0 or 0-1); the server gets the others [default: a
-    /// quarter of the CPUs, at least one].
-    #[arg(long, value_name = "CPUS")]
-    pub loadgen_cpus: Option<String>,
-    /// CPUs for the PostgreSQL cluster restbench starts for users cells (such as 3 or 2-3)
-    /// [default: the generator's CPUs below four CPUs; else a quarter of the server's, taken
-    /// from the server].
-    #[arg(long, value_name = "CPUS")]
-    pub db_cpus: Option<String>,
-    /// Enforce and account with CPU affinity only, even where cgroups are usable.
-    #[arg(long)]
-    pub no_cgroups: bool,
     /// Skip measuring the generator's ceiling at the start (client_bound then relies on the
     /// generator's CPU alone).
     #[arg(long)]
     pub no_calibrate: bool,
     #[command(flatten)]
-    pub open_loop: OpenLoopArgs,
-    #[command(flatten)]
-    pub dir: SubjectsDir,
-    #[command(flatten)]
-    pub export: ExportArgs,
-    #[command(flatten)]
-    pub remote: RemoteRunArgs,
+    pub measure: MeasureArgs,
 }
 
 /// `run` and `study` with their generators on other hosts.
@@ -489,11 +497,11 @@ pub struct VerifyArgs {
     /// Subjects to verify [default: all available].
     pub subjects: Vec<String>,
     /// Workloads, comma-separated [default: all each subject serves].
-    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
-    pub workloads: Vec<String>,
+    #[arg(long, value_delimiter = ',', value_name = "NAMES", value_parser = vocabulary::<Workload>)]
+    pub workloads: Vec<Workload>,
     /// The scenario to start subjects in.
-    #[arg(long, default_value = "single-thread")]
-    pub scenario: String,
+    #[arg(long, default_value = "single-thread", value_parser = vocabulary::<Scenario>)]
+    pub scenario: Scenario,
     /// An existing PostgreSQL server [default: a throwaway one when users is verified].
     /// Also from the environment (DATABASE_URL), which `ps` does not show; the value is never
     /// printed unredacted.
@@ -565,15 +573,15 @@ pub struct ServeArgs {
     #[arg(long)]
     pub port: Option<u16>,
     /// The scenario to start it in: single-thread, one-cpu, all-cores.
-    #[arg(long, default_value = "single-thread")]
-    pub scenario: String,
+    #[arg(long, default_value = "single-thread", value_parser = vocabulary::<Scenario>)]
+    pub scenario: Scenario,
     /// PostgreSQL for the users workload [default: a throwaway one when the subject serves users].
     /// Also from the environment (DATABASE_URL), which `ps` does not show; the value is never
     /// printed unredacted.
     #[arg(long, value_name = "URL", env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
     /// Database connections in total over all server processes.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = restbench_harness::plan::DEFAULT_DB_POOL)]
     pub db_pool: u32,
     #[command(flatten)]
     pub dir: SubjectsDir,
@@ -773,6 +781,12 @@ pub struct ExportArgs {
     pub export_markdown: Option<PathBuf>,
 }
 
+/// One name of a closed vocabulary (workload, scenario, protocol), spaces around it ignored:
+/// clap refuses any other with the known names (exit 2).
+pub fn vocabulary<T: FromStr>(text: &str) -> Result<T, T::Err> {
+    text.trim().parse()
+}
+
 /// `2%` or `2` as the fraction 0.02.
 pub fn parse_percent(text: &str) -> Result<f64, String> {
     let t = text.trim();
@@ -852,6 +866,32 @@ mod tests {
             parse_duration("365d").unwrap(),
             Duration::from_secs(365 * 24 * 3600)
         );
+    }
+
+    #[test]
+    fn list_flags_are_parsed_by_their_vocabulary_and_unknown_names_listed() {
+        use clap::Parser;
+        let cli = Cli::try_parse_from(["restbench", "run", "--protocols", "h1, h2c,h1"]).unwrap();
+        let Command::Run(run) = cli.command else {
+            panic!("not run")
+        };
+        assert_eq!(
+            run.cells.measure.protocols,
+            vec![Protocol::H1, Protocol::H2c, Protocol::H1],
+            "clap keeps the list; the request drops repeats"
+        );
+        assert_eq!(
+            run.cells.scenarios,
+            vec![Scenario::SingleThread, Scenario::AllCores]
+        );
+        let e = Cli::try_parse_from(["restbench", "run", "--protocols", "h3"]).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("h1, h2c"), "{e}");
+        let e = Cli::try_parse_from(["restbench", "study", "e"]).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        let e = Cli::try_parse_from(["restbench", "bench", "--cmd", "x", "--subjects", "a"])
+            .unwrap_err();
+        assert_eq!(e.exit_code(), 2);
     }
 
     #[test]

@@ -1,8 +1,23 @@
 //! The `restbench` binary: argument parsing and dispatch; the work is in the library crates.
+//!
+//! - `cli`: every clap type; `commands`: one module per subcommand (commands never import each
+//!   other) and `progress`, the run's terminal observer.
+//! - What commands share: `options` (flags → library requests), `common` (subjects and results
+//!   folders, exit codes, planner errors as bad arguments), `output` (exports, reports, tables,
+//!   merged load results), `remote` (`--loadgen-hosts`/`--server-host` connected), `install`
+//!   (`subjects --install`), `live` and `start_at` (`load`'s live line and synchronised start),
+//!   `signals` (Ctrl-C as a stop flag).
 
 mod cli;
 mod commands;
+mod common;
+mod install;
+mod live;
+mod options;
+mod output;
+mod remote;
 mod signals;
+mod start_at;
 
 use std::process::ExitCode;
 

@@ -3,32 +3,29 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use restbench_harness::ad_hoc;
+use restbench_harness::runner::Observer;
+use restbench_harness::{ad_hoc, plan};
 use restbench_model::Workload;
 use restbench_model::time::utc_stamp;
 
-use super::run::{Measured, measure};
-use super::verify::parse_workloads;
+use super::progress::TerminalProgress;
 use crate::cli::{BadArgument, BenchArgs};
+use crate::common::{plan_error, refuse_finished_run, subjects_root};
+use crate::options::{self, Measured};
+use crate::{output, signals};
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
-    let bad = |text: String| anyhow::Error::new(BadArgument(text));
-    if !args.run.subjects.is_empty() {
-        return Err(bad(
-            "--subjects does not apply to bench: the subject is the --cmd command".into(),
-        ));
-    }
-    let workloads = if args.run.workloads.is_empty() {
-        vec![Workload::Plaintext]
-    } else {
-        parse_workloads(&args.run.workloads).map_err(|e| bad(e.to_string()))?
+    let cells = &args.cells;
+    let workloads = match &cells.workloads {
+        w if w.is_empty() => vec![Workload::Plaintext],
+        w => w.clone(),
     };
     let cwd = std::env::current_dir().context("cannot read the current folder")?;
     let subject = ad_hoc::subject(&args.cmd, &args.name, &workloads, cwd.clone())
-        .map_err(|e| bad(e.to_string()))?;
+        .map_err(|e| BadArgument(e.to_string()))?;
     // Results and the cache go where `run` puts them: beside the subjects folder of a checkout,
     // else in the current folder.
-    let root = super::subjects_root(&args.run.dir).unwrap_or_else(|_| cwd.join("subjects"));
+    let root = subjects_root(&cells.measure.dir).unwrap_or_else(|_| cwd.join("subjects"));
     let what = Measured {
         kind: "bench",
         out_name: format!("bench-{}-{}", args.name, utc_stamp()),
@@ -37,5 +34,21 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             args.cmd, args.name
         )),
     };
-    measure(vec![subject], workloads, &args.run, &root, what)
+    refuse_finished_run(&options::out_dir(cells, &what), cells.measure.force)?;
+    let stop = signals::stop_flag()?;
+    let exports = output::open_exports(&cells.measure.export)?;
+    let request = options::run_request(vec![subject], workloads, cells, &root, what)?;
+    let mut resolved = plan::resolve(request).map_err(plan_error)?;
+    output::warn(&resolved.warnings);
+    let progress = TerminalProgress::new(resolved.plan.cells());
+    for note in resolved.opening_notes() {
+        progress.note(&note);
+    }
+    let result = resolved.run(&stop, &progress);
+    progress.finish();
+    let out_dir = resolved.plan.out_dir.clone();
+    drop(resolved);
+    let results = result?;
+    output::report_written(&exports.write_runs(&[&results])?);
+    output::finish_run(&results, &out_dir)
 }

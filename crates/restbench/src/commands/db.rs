@@ -67,58 +67,20 @@ fn start_remote(
     stop: &std::sync::atomic::AtomicBool,
 ) -> anyhow::Result<ExitCode> {
     use std::io::BufRead;
-    use std::os::unix::process::CommandExt;
-    use std::process::Stdio;
 
     use restbench_harness::remote::SshHost;
-    use restbench_harness::remote::hosts::resolve_address;
-    use restbench_harness::remote::ssh::{Connection, SshOptions, file_hash, quote};
+    use restbench_harness::remote::ssh::{Connection, SshOptions, file_hash};
 
     let host = SshHost::parse(host).map_err(|e| BadArgument(format!("--host: {e}")))?;
-    let listen = match args.listen.or_else(|| resolve_address(&host.host)) {
-        Some(a) => a,
-        None => {
-            return Err(BadArgument(format!(
-                "--host {host}: cannot resolve {} here; give --listen ADDR (the host's address \
-                 this machine reaches)",
-                host.host
-            ))
-            .into());
-        }
-    };
+    let listen = listen_address(&host, args)?;
     let exe = std::env::current_exe().context("cannot find restbench's own binary to copy")?;
     let conn = Connection::open(host, std::sync::Arc::new(SshOptions::from_env()?))?;
     let (bin, copied) = conn.ensure_binary(&exe, &file_hash(&exe)?)?;
     if copied {
         eprintln!("copied restbench to {}:{bin}", conn.host);
     }
-    let mut remote = format!(
-        "exec {} db start --listen {listen} --exit-with-stdin",
-        quote(&bin)
-    );
-    if let Some(keep) = &args.keep {
-        remote.push_str(&format!(" --keep {}", quote(&keep.display().to_string())));
-    }
-    // Its own process group: Ctrl-C reaches restbench, which ends the session itself.
-    let mut child = conn
-        .command(&remote)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .context("cannot run ssh")?;
-    let name = conn.host.to_string();
-    let stderr = child.stderr.take().map(|err| {
-        std::thread::spawn(move || {
-            let mut last = Vec::new();
-            for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
-                eprintln!("{name}: {line}");
-                last.push(line);
-            }
-            last
-        })
-    });
+    let mut child = spawn_remote_start(&conn, &bin, listen, args)?;
+    let stderr = echo_stderr(&mut child, conn.host.to_string());
     let mut url = String::new();
     if let Some(out) = child.stdout.take() {
         let _ = std::io::BufReader::new(out).read_line(&mut url);
@@ -138,6 +100,92 @@ fn start_remote(
         "PostgreSQL on {} (DATABASE_URL above); Ctrl-C stops it and removes it there",
         conn.host
     );
+    let ended = wait_then_end(&mut child, stop);
+    if let Some(h) = stderr {
+        let _ = h.join();
+    }
+    match ended {
+        Some(status) if !status.success() => {
+            anyhow::bail!("{}: PostgreSQL ended ({status})", conn.host)
+        }
+        _ => {
+            eprintln!("stopped");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// The address the cluster there listens on: `--listen`, else the host's name resolved here.
+fn listen_address(
+    host: &restbench_harness::remote::SshHost,
+    args: &DbStartArgs,
+) -> anyhow::Result<std::net::IpAddr> {
+    use restbench_harness::remote::hosts::resolve_address;
+    match args.listen.or_else(|| resolve_address(&host.host)) {
+        Some(a) => Ok(a),
+        None => Err(BadArgument(format!(
+            "--host {host}: cannot resolve {} here; give --listen ADDR (the host's address \
+             this machine reaches)",
+            host.host
+        ))
+        .into()),
+    }
+}
+
+/// `db start --listen … --exit-with-stdin` started there, its pipes kept here.
+fn spawn_remote_start(
+    conn: &restbench_harness::remote::ssh::Connection,
+    bin: &str,
+    listen: std::net::IpAddr,
+    args: &DbStartArgs,
+) -> anyhow::Result<std::process::Child> {
+    use std::os::unix::process::CommandExt;
+    use std::process::Stdio;
+
+    use restbench_harness::remote::ssh::quote;
+
+    let mut remote = format!(
+        "exec {} db start --listen {listen} --exit-with-stdin",
+        quote(bin)
+    );
+    if let Some(keep) = &args.keep {
+        remote.push_str(&format!(" --keep {}", quote(&keep.display().to_string())));
+    }
+    // Its own process group: Ctrl-C reaches restbench, which ends the session itself.
+    conn.command(&remote)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .context("cannot run ssh")
+}
+
+/// Echoes the remote side's stderr here, each line prefixed with `name`; the thread returns the
+/// lines, so a failed start can say its last one.
+fn echo_stderr(
+    child: &mut std::process::Child,
+    name: String,
+) -> Option<std::thread::JoinHandle<Vec<String>>> {
+    use std::io::BufRead;
+    child.stderr.take().map(|err| {
+        std::thread::spawn(move || {
+            let mut last = Vec::new();
+            for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+                eprintln!("{name}: {line}");
+                last.push(line);
+            }
+            last
+        })
+    })
+}
+
+/// Waits until the cluster there ends or `stop` is set, then closes the session (which stops and
+/// removes it there) and waits up to 15 s before killing ssh. `None` when stopped from here.
+fn wait_then_end(
+    child: &mut std::process::Child,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Option<std::process::ExitStatus> {
     let ended = loop {
         if let Ok(Some(status)) = child.try_wait() {
             break Some(status);
@@ -154,16 +202,5 @@ fn start_remote(
     }
     let _ = child.kill();
     let _ = child.wait();
-    if let Some(h) = stderr {
-        let _ = h.join();
-    }
-    match ended {
-        Some(status) if !status.success() => {
-            anyhow::bail!("{}: PostgreSQL ended ({status})", conn.host)
-        }
-        _ => {
-            eprintln!("stopped");
-            Ok(ExitCode::SUCCESS)
-        }
-    }
+    ended
 }

@@ -5,7 +5,8 @@ use std::process::ExitCode;
 use restbench_harness::cgroup::Backend;
 use restbench_harness::environment::command_version;
 use restbench_harness::placement::{Placement, available_cpus, format_cpu_list};
-use restbench_harness::subject::{self, find_on_path};
+use restbench_harness::subject::{self, Subject, find_on_path};
+use restbench_model::{DoctorReport, DoctorSubject, SCHEMA_VERSION, ToolCheck};
 
 use crate::cli::DoctorArgs;
 
@@ -60,68 +61,195 @@ const TOOLS: [(&str, &str, &str, &str); 14] = [
 ];
 
 pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
-    let cpus = available_cpus();
-    let placement = Placement::split(&cpus);
-    let backend = Backend::probe();
-    let mut lines = vec![
-        format!(
-            "cores: {} available to restbench (CPUs {})",
-            cpus.len(),
-            format_cpu_list(&cpus)
-        ),
-        format!("placement: {}", placement.describe()),
-    ];
-    lines.extend(backend.describe());
-    lines.push(format!(
-        "scenarios: single-thread (runtime knob) yes; one-cpu {}; all-cores yes ({} server CPU{})",
-        if backend.enforces_quota() {
-            "by CFS quota"
-        } else {
-            "by pinning to one CPU (no quota)"
-        },
-        placement.server.len(),
-        if placement.server.len() == 1 { "" } else { "s" }
-    ));
-    let subjects = super::subjects_root(&args.dir)
-        .ok()
-        .and_then(|root| subject::discover(&root).ok())
-        .unwrap_or_default();
-    let mut json_tools = serde_json::Map::new();
-    let mut checks = Vec::new();
-    lines.push("tools:".into());
-    for (name, version, purpose, package) in TOOLS {
+    let machine = Machine::probe(&args);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&machine.document())?);
+    } else {
+        for l in machine.lines() {
+            println!("{l}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One tool of [`TOOLS`] as found here.
+struct Tool {
+    name: &'static str,
+    purpose: &'static str,
+    /// Its version line, `None` when missing.
+    version: Option<String>,
+    check: ToolCheck,
+}
+
+/// What `doctor` found, computed once and then printed as lines or as its document.
+struct Machine {
+    cpus: Vec<usize>,
+    placement: Placement,
+    backend: Backend,
+    tools: Vec<Tool>,
+    /// The build cache's folder, or why there is none.
+    cache: String,
+    subjects: Vec<Subject>,
+}
+
+impl Machine {
+    fn probe(args: &DoctorArgs) -> Self {
+        let cpus = available_cpus();
+        let root = crate::common::subjects_root(&args.dir);
+        let subjects = root
+            .as_ref()
+            .ok()
+            .and_then(|root| subject::discover(root).ok())
+            .unwrap_or_default();
+        let tools = TOOLS
+            .into_iter()
+            .map(|(name, version, purpose, package)| {
+                Tool::probe(name, version, purpose, package, &subjects)
+            })
+            .collect();
+        Self {
+            placement: Placement::split(&cpus),
+            cpus,
+            backend: Backend::probe(),
+            tools,
+            cache: root
+                .map(|root| {
+                    restbench_harness::prepare::cache_dir(&root)
+                        .display()
+                        .to_string()
+                })
+                .unwrap_or_else(|_| "(no subjects folder found)".into()),
+            subjects,
+        }
+    }
+
+    /// The text report, one line each.
+    fn lines(&self) -> Vec<String> {
+        let (cpus, placement, backend) = (&self.cpus, &self.placement, &self.backend);
+        let mut lines = vec![
+            format!(
+                "cores: {} available to restbench (CPUs {})",
+                cpus.len(),
+                format_cpu_list(cpus)
+            ),
+            format!("placement: {}", placement.describe()),
+        ];
+        lines.extend(backend.describe());
+        lines.push(format!(
+            "scenarios: single-thread (runtime knob) yes; one-cpu {}; all-cores yes ({} server CPU{})",
+            if backend.enforces_quota() {
+                "by CFS quota"
+            } else {
+                "by pinning to one CPU (no quota)"
+            },
+            placement.server.len(),
+            if placement.server.len() == 1 { "" } else { "s" }
+        ));
+        lines.push("tools:".into());
+        for tool in &self.tools {
+            tool.lines(&mut lines);
+        }
+        lines.push(format!("build cache: {}", self.cache));
+        if !self.subjects.is_empty() {
+            let unavailable: Vec<String> = self
+                .subjects
+                .iter()
+                .filter_map(|s| {
+                    let r = s.unavailable_reason()?;
+                    Some(format!("  {}: unavailable: {r}", s.id))
+                })
+                .collect();
+            lines.push(format!(
+                "subjects: {} found, {} can run here",
+                self.subjects.len(),
+                self.subjects.len() - unavailable.len()
+            ));
+            lines.extend(unavailable);
+        }
+        lines
+    }
+
+    /// The `--json` document.
+    fn document(&self) -> DoctorReport {
+        let caps = &self.backend.capabilities;
+        DoctorReport {
+            backend: self.backend.kind.name().into(),
+            backend_reason: self.backend.reason.clone(),
+            cores: self.cpus.len(),
+            cpu_accounting: caps.cpu_accounting,
+            cpu_quota: caps.cpu_quota,
+            cpuset: caps.cpuset,
+            loadgen_cpus: self.placement.loadgen.clone(),
+            memory_accounting: caps.memory_accounting,
+            schema_version: SCHEMA_VERSION,
+            server_cpus: self.placement.server.clone(),
+            subjects: self
+                .subjects
+                .iter()
+                .map(|s| {
+                    let reason = s.unavailable_reason();
+                    DoctorSubject {
+                        available: reason.is_none(),
+                        id: s.id.clone(),
+                        reason,
+                    }
+                })
+                .collect(),
+            toolchains: self.tools.iter().map(|t| t.check.clone()).collect(),
+            tools: self
+                .tools
+                .iter()
+                .map(|t| (t.name.to_string(), t.version.clone()))
+                .collect(),
+        }
+    }
+}
+
+impl Tool {
+    fn probe(
+        name: &'static str,
+        version: &str,
+        purpose: &'static str,
+        package: &str,
+        subjects: &[Subject],
+    ) -> Self {
         let found = find_on_path(name).or_else(|| {
             (name == "initdb")
                 .then(|| restbench_harness::db::find_server_binaries().ok())
                 .flatten()
                 .map(|dir| dir.join("initdb"))
         });
-        let check = versions::check(name, found.is_some(), package, &subjects);
-        match &found {
-            Some(path) => {
-                let cmd = version.replacen(name, &path.display().to_string(), 1);
-                // The toolchains were just probed for their versions: their first line is reused.
-                let v = versions::first_line(name)
-                    .unwrap_or_else(|| command_version(std::path::Path::new("/"), &cmd));
-                json_tools.insert(name.into(), serde_json::Value::String(v.clone()));
-                let verdict = if check.problems.is_empty() {
-                    let mut parts: Vec<String> =
-                        check.required.iter().map(|r| format!(">= {r}")).collect();
-                    parts.extend(check.also.iter().cloned());
-                    if parts.is_empty() {
-                        String::new()
-                    } else {
-                        format!("  ok: {}", parts.join(", "))
-                    }
+        let check = versions::check(name, found.is_some(), package, subjects);
+        let version = found.map(|path| {
+            let cmd = version.replacen(name, &path.display().to_string(), 1);
+            // The toolchains were just probed for their versions: their first line is reused.
+            versions::first_line(name)
+                .unwrap_or_else(|| command_version(std::path::Path::new("/"), &cmd))
+        });
+        Self {
+            name,
+            purpose,
+            version,
+            check,
+        }
+    }
+
+    /// Its line, then its problems and the fix.
+    fn lines(&self, lines: &mut Vec<String>) {
+        let (name, purpose, check) = (self.name, self.purpose, &self.check);
+        match &self.version {
+            Some(v) => {
+                let mut parts: Vec<String> =
+                    check.required.iter().map(|r| format!(">= {r}")).collect();
+                parts.extend(check.also.iter().cloned());
+                let verdict = if check.problems.is_empty() && !parts.is_empty() {
+                    format!("  ok: {}", parts.join(", "))
                 } else {
                     String::new()
                 };
                 lines.push(format!("  {name:<9} {v}{verdict}  ({purpose})"));
             }
-            None => {
-                json_tools.insert(name.into(), serde_json::Value::Null);
-                lines.push(format!("  {name:<9} missing  ({purpose})"));
-            }
+            None => lines.push(format!("  {name:<9} missing  ({purpose})")),
         }
         for p in &check.problems {
             lines.push(format!("  {:<9} {p}", ""));
@@ -129,57 +257,28 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         if let Some(fix) = &check.fix {
             lines.push(format!("  {:<9} fix: {fix}", ""));
         }
-        checks.push(check);
     }
-    lines.push(format!(
-        "build cache: {}",
-        super::subjects_root(&args.dir)
-            .map(|root| restbench_harness::prepare::cache_dir(&root)
-                .display()
-                .to_string())
-            .unwrap_or_else(|_| "(no subjects folder found)".into())
-    ));
-    let mut json_subjects = Vec::new();
-    if !subjects.is_empty() {
-        let mut unavailable = Vec::new();
-        for s in &subjects {
-            let reason = s.unavailable_reason();
-            if let Some(r) = &reason {
-                unavailable.push(format!("  {}: unavailable: {r}", s.id));
-            }
-            json_subjects.push(serde_json::json!({
-                "id": s.id,
-                "available": reason.is_none(),
-                "reason": reason,
-            }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_document_is_versioned_and_names_every_tool_the_lines_name() {
+        let args = DoctorArgs {
+            json: true,
+            dir: crate::cli::SubjectsDir { subjects_dir: None },
+        };
+        let machine = Machine::probe(&args);
+        let doc = machine.document();
+        assert_eq!(doc.schema_version, SCHEMA_VERSION);
+        assert_eq!(doc.tools.len(), TOOLS.len());
+        let text = machine.lines().join("\n");
+        for (name, ..) in TOOLS {
+            assert!(text.contains(&format!("  {name:<9} ")), "{name}: {text}");
         }
-        lines.push(format!(
-            "subjects: {} found, {} can run here",
-            subjects.len(),
-            subjects.len() - unavailable.len()
-        ));
-        lines.extend(unavailable);
+        let json = serde_json::to_value(&doc).unwrap();
+        assert_eq!(json["schema_version"], SCHEMA_VERSION);
     }
-    if args.json {
-        let doc = serde_json::json!({
-            "cores": cpus.len(),
-            "loadgen_cpus": placement.loadgen,
-            "server_cpus": placement.server,
-            "backend": backend.kind.name(),
-            "backend_reason": backend.reason,
-            "cpu_quota": backend.capabilities.cpu_quota,
-            "cpuset": backend.capabilities.cpuset,
-            "cpu_accounting": backend.capabilities.cpu_accounting,
-            "memory_accounting": backend.capabilities.memory_accounting,
-            "tools": json_tools,
-            "toolchains": checks,
-            "subjects": json_subjects,
-        });
-        println!("{}", serde_json::to_string_pretty(&doc)?);
-    } else {
-        for l in lines {
-            println!("{l}");
-        }
-    }
-    Ok(ExitCode::SUCCESS)
 }

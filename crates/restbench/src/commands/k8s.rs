@@ -25,7 +25,7 @@ pub fn load(args: K8sLoadArgs) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
-    let spec = super::load::spec_from_args(&args.load)?;
+    let spec = crate::options::spec_from_args(&args.load)?;
     let start_at_ms = now_unix_ms() + args.start_in.as_millis() as u64;
     let name = args
         .name
@@ -55,6 +55,6 @@ pub fn load(args: K8sLoadArgs) -> anyhow::Result<ExitCode> {
 pub fn collect(args: K8sCollectArgs) -> anyhow::Result<ExitCode> {
     let parts = k8s::collect(&args.job, args.namespace.as_deref())?;
     let merged = merge_load_results(&parts, args.force)?;
-    super::merge::write_merged(&merged, args.json.as_deref(), args.latency)?;
+    crate::output::write_merged(&merged, args.json.as_deref(), args.latency)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,7 +1,7 @@
 //! `restbench load`: the load generator on its own.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufWriter, IsTerminal, Read, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -9,19 +9,14 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use restbench_loadgen::{
-    CapacitySpec, HttpVersion, LoadError, LoadOutcome, LoadSpec, MAX_BODY, Progress, StopAt,
-    Target, TlsSettings,
-};
+use restbench_loadgen::{CapacitySpec, HttpVersion, LoadError, LoadOutcome, LoadSpec, Progress};
 use restbench_model::{LoadResult, RateStep, Slo, StepServer};
 use restbench_report::capacity_text;
 
 use crate::cli::{BadArgument, LoadArgs};
-use crate::signals;
-
-pub use super::EXIT_WITH_ERRORS;
-/// Exit status of a run cut short by Ctrl-C (or SIGTERM), as shells report 128 + SIGINT.
-pub const EXIT_INTERRUPTED: u8 = 130;
+use crate::common::{EXIT_INTERRUPTED, EXIT_WITH_ERRORS};
+use crate::options::spec_from_args;
+use crate::{live, output, remote, signals, start_at};
 
 pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
     if !args.slo.is_empty() {
@@ -29,29 +24,29 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
     }
     let spec = spec_from_args(&args)?;
     if args.scaleout.hosts.loadgen_hosts.is_some() {
-        return super::remote::load(&args, &spec);
+        return remote_load(&args, &spec);
     }
     // Checked before the load, so that a wrong path costs nothing and loses nothing.
     let mut json = JsonOutput::open(args.json.as_deref())?;
-    let exports = super::output::open_exports(&args.export)?;
+    let exports = output::open_exports(&args.export)?;
     if args.method.is_none() && args.body.is_some() {
         eprintln!("note: sending POST because of -b (pass -m to choose another method)");
     }
     let stop = signals::stop_flag()?;
     if args.scaleout.exit_with_stdin {
-        super::start_at::exit_when_stdin_closes();
+        start_at::exit_when_stdin_closes();
     }
     if let Some(at) = &args.scaleout.start_at
-        && !super::start_at::wait_until(at, &stop)?
+        && !start_at::wait_until(at, &stop)?
     {
         return Ok(ExitCode::from(130));
     }
     let progress = Arc::new(Progress::default());
-    let plan = super::live::Plan {
+    let plan = live::Plan {
         warmup: spec.warmup,
         stop: spec.stop,
     };
-    let live = super::live::LiveLoad::start(
+    let live = live::LiveLoad::start(
         progress.clone(),
         plan,
         !args.quiet && io::stderr().is_terminal(),
@@ -84,7 +79,7 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
         out.flush()?;
     }
     json.write(&result)?;
-    super::output::report_written(&exports.write_load(&result)?);
+    output::report_written(&exports.write_load(&result)?);
     if outcome.gave_up {
         eprintln!(
             "error: stopped early: no request was answered for a long time (did the server die?)"
@@ -286,92 +281,38 @@ fn write_document(out: &mut impl Write, result: &LoadResult) -> io::Result<()> {
     writeln!(out)
 }
 
-/// `-m`, else POST when there is a body (as curl and ab send it; [`run`] says so), else GET.
-fn method(args: &LoadArgs) -> String {
-    match (&args.method, &args.body) {
-        (Some(m), _) => m.to_ascii_uppercase(),
-        (None, Some(_)) => "POST".into(),
-        (None, None) => "GET".into(),
+/// `restbench load --loadgen-hosts …`: one shard per host, merged.
+fn remote_load(args: &LoadArgs, spec: &LoadSpec) -> anyhow::Result<ExitCode> {
+    if args.scaleout.shard.is_some() || args.scaleout.start_at.is_some() {
+        return Err(BadArgument(
+            "--loadgen-hosts sets each host's --shard and the common --start-at itself; \
+             leave them out"
+                .into(),
+        )
+        .into());
     }
-}
-
-/// Turns the flags into a spec, reading the body file; every problem is one line naming it.
-/// Values refused as such are [`BadArgument`]s (exit 2); an unreadable body file is not.
-pub fn spec_from_args(args: &LoadArgs) -> anyhow::Result<LoadSpec> {
-    let bad = |e: &dyn std::fmt::Display| anyhow::Error::new(BadArgument(e.to_string()));
-    let target = Target::parse(&args.url).map_err(|e| bad(&e))?;
-    let mut spec = LoadSpec::get(target);
-    spec.method = method(args);
-    for h in &args.headers {
-        let Some((name, value)) = h.split_once(':') else {
-            return Err(bad(&format!(
-                "invalid header {h:?}: expected 'Name: value'"
-            )));
-        };
-        spec.headers
-            .push((name.trim().to_string(), value.trim().to_string()));
-    }
-    if let Some(body) = &args.body {
-        spec.body = match body.strip_prefix('@') {
-            Some(path) => read_body_file(Path::new(path))?,
-            None => body.as_bytes().to_vec(),
-        };
-    }
-    spec.connections = args.connections;
-    spec.threads = args.threads;
-    spec.stop = match (args.requests, args.duration) {
-        (Some(n), _) => StopAt::Requests(n),
-        (None, Some(d)) => StopAt::Duration(d),
-        (None, None) => StopAt::Duration(Duration::from_secs(10)),
+    let exports = output::open_exports(&args.export)?;
+    let stop = signals::stop_flag()?;
+    let Some(generators) = remote::generators(&args.scaleout.hosts, &|m| eprintln!("{m}"))? else {
+        return Ok(ExitCode::SUCCESS);
     };
-    spec.rate = args.rate;
-    spec.pipeline = args.pipeline;
-    spec.keepalive = !args.no_keepalive && !args.http10;
-    spec.http_version = if args.http10 {
-        HttpVersion::Http10
-    } else if args.http2 {
-        HttpVersion::Http2
+    eprintln!(
+        "loading {} from {} generator hosts: {}",
+        spec.target.url,
+        generators.names().len(),
+        generators.names().join(", ")
+    );
+    let Some(load) = generators.run(spec, &stop)? else {
+        eprintln!("interrupted: every generator was stopped");
+        return Ok(ExitCode::from(130));
+    };
+    let result = &load.merged;
+    output::write_merged(result, args.json.as_deref(), args.latency)?;
+    output::report_written(&exports.write_load(result)?);
+    let clean = result.errors.total() == 0 && result.requests > 0;
+    Ok(if clean {
+        ExitCode::SUCCESS
     } else {
-        HttpVersion::Http11
-    };
-    spec.max_streams = args.max_streams;
-    spec.unix_socket = args.unix_socket.clone();
-    spec.tls = TlsSettings {
-        insecure: args.insecure,
-        ca_file: args.cacert.clone(),
-    };
-    spec.timeout = args.timeout;
-    spec.warmup = args.warmup.unwrap_or_default();
-    spec.validate().map_err(|e| bad(&e))?;
-    Ok(spec)
-}
-
-/// Reads a body file of at most [`MAX_BODY`] bytes; an endless one (`/dev/zero`, a pipe) is
-/// refused after that many bytes instead of filling memory.
-fn read_body_file(path: &Path) -> anyhow::Result<Vec<u8>> {
-    let cannot = || format!("cannot read the body file {}", path.display());
-    let too_large = || {
-        anyhow::Error::new(BadArgument(format!(
-            "the body file {} is larger than 64 MiB (or endless); restbench sends at most 64 MiB",
-            path.display()
-        )))
-    };
-    let file = File::open(path).with_context(cannot)?;
-    if file
-        .metadata()
-        .is_ok_and(|m| m.is_file() && m.len() > MAX_BODY as u64)
-    {
-        return Err(too_large());
-    }
-    let size = file
-        .metadata()
-        .map_or(0, |m| if m.is_file() { m.len() } else { 0 });
-    let mut body = Vec::with_capacity(size as usize + 1);
-    file.take(MAX_BODY as u64 + 1)
-        .read_to_end(&mut body)
-        .with_context(cannot)?;
-    if body.len() > MAX_BODY {
-        return Err(too_large());
-    }
-    Ok(body)
+        ExitCode::from(EXIT_WITH_ERRORS)
+    })
 }

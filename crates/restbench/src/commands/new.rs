@@ -22,7 +22,7 @@ pub fn run(args: NewArgs) -> anyhow::Result<ExitCode> {
     let from = match subject::Subject::load(&target.join(&args.from)) {
         Ok(s) => s,
         Err(_) => {
-            let catalogue = super::subjects_root(&SubjectsDir { subjects_dir: None })?;
+            let catalogue = crate::common::subjects_root(&SubjectsDir { subjects_dir: None })?;
             subject::select(
                 subject::discover(&catalogue)?,
                 std::slice::from_ref(&args.from),

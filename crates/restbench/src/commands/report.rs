@@ -1,14 +1,13 @@
 //! `restbench report DIR`: renders report.md and report.html again from results.json.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::Context;
-
-use restbench_model::{RunResults, read_results};
+use restbench_model::read_results;
 
 use crate::cli::ReportArgs;
+use crate::output;
 
 pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     // A folder holding results.json, or the file itself: the reports go beside it.
@@ -22,7 +21,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         )
     };
     let results = read_results(&file)?;
-    let written = write_reports(&results, &dir)?;
+    let written = output::write_reports(&results, &dir)?;
     // Written, not print!ed: a closed stdout (`| head`) is an error main ends quietly, not a panic.
     let mut out = std::io::stdout().lock();
     out.write_all(restbench_report::markdown::report(&results).as_bytes())?;
@@ -31,15 +30,4 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         eprintln!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Writes `report.md` and the self-contained `report.html` into `dir`.
-pub fn write_reports(results: &RunResults, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    let md = dir.join("report.md");
-    std::fs::write(&md, restbench_report::markdown::report(results))
-        .with_context(|| format!("cannot write {}", md.display()))?;
-    let html = dir.join("report.html");
-    std::fs::write(&html, restbench_report::html::render(results))
-        .with_context(|| format!("cannot write {}", html.display()))?;
-    Ok(vec![md, html])
 }

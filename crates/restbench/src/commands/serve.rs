@@ -10,20 +10,20 @@ use restbench_harness::error::chain;
 use restbench_harness::placement::{Placement, available_cpus};
 use restbench_harness::runner::{StartOptions, start_subject};
 use restbench_harness::{db, prepare, subject};
-use restbench_model::{Scenario, Workload};
+use restbench_model::Workload;
 
 use crate::cli::ServeArgs;
 use crate::signals;
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let stop = signals::stop_flag()?;
-    let root = super::subjects_root(&args.dir)?;
+    let root = crate::common::subjects_root(&args.dir)?;
     let subjects = subject::select(subject::discover(&root)?, std::slice::from_ref(&args.id))?;
     let s = &subjects[0];
     if let Some(reason) = s.unavailable_reason() {
         bail!("{} is not available here: {reason}", s.id);
     }
-    let scenario = Scenario::parse(&args.scenario).filter(|sc| s.scenarios.contains_key(sc));
+    let scenario = Some(args.scenario).filter(|sc| s.scenarios.contains_key(sc));
     let Some(scenario) = scenario else {
         bail!(
             "{} declares no {} scenario (it has: {})",

@@ -20,9 +20,9 @@ const COLUMNS: [Column; 6] = [
 
 pub fn run(args: SubjectsArgs) -> anyhow::Result<ExitCode> {
     if let Some(to) = args.install {
-        return super::install::run(&args.dir, to);
+        return crate::install::run(&args.dir, to);
     }
-    let root = super::subjects_root(&args.dir)?;
+    let root = crate::common::subjects_root(&args.dir)?;
     let all = subject::discover(&root)?;
     let entries: Vec<SubjectEntry> = all
         .iter()

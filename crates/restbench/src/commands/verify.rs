@@ -3,17 +3,22 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use restbench_harness::plan::DEFAULT_DB_POOL;
 use restbench_harness::verify_subjects::{VerifyEvent, VerifyOptions, verify_subjects};
 use restbench_harness::{prepare, subject};
-use restbench_model::{FindingLevel, Scenario, VerifyOutcome, Workload};
+use restbench_model::{FindingLevel, VerifyOutcome, Workload};
 
 use crate::cli::VerifyArgs;
+use crate::common::subjects_root;
 
 pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
-    let root = super::subjects_root(&args.dir)?;
+    let root = subjects_root(&args.dir)?;
     let subjects = subject::select(subject::discover(&root)?, &args.subjects)?;
-    let workloads = parse_workloads(&args.workloads)?;
-    let scenario: Scenario = args.scenario.parse()?;
+    let workloads = match &args.workloads {
+        w if w.is_empty() => Workload::ALL.to_vec(),
+        w => w.clone(),
+    };
+    let scenario = args.scenario;
     let cache = prepare::cache_dir(&root);
     let options = VerifyOptions {
         subjects: &subjects,
@@ -21,7 +26,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         scenario,
         cache: &cache,
         database_url: args.database_url.as_deref(),
-        db_pool_total: 100,
+        db_pool_total: DEFAULT_DB_POOL,
     };
     let mut out = std::io::stdout().lock();
     let human = !args.json;
@@ -86,23 +91,4 @@ fn print_outcome(out: &mut impl Write, o: &VerifyOutcome, verbose: bool) -> std:
         writeln!(out, "    {tag} {}: {}", f.check, f.message)?;
     }
     Ok(())
-}
-
-/// Workload names from the command line (all when empty).
-pub fn parse_workloads(names: &[String]) -> anyhow::Result<Vec<Workload>> {
-    if names.is_empty() {
-        return Ok(Workload::ALL.to_vec());
-    }
-    Ok(names
-        .iter()
-        .map(|n| n.parse::<Workload>())
-        .collect::<Result<_, _>>()?)
-}
-
-/// Scenario names from the command line.
-pub fn parse_scenarios(names: &[String]) -> anyhow::Result<Vec<Scenario>> {
-    Ok(names
-        .iter()
-        .map(|n| n.parse::<Scenario>())
-        .collect::<Result<_, _>>()?)
 }

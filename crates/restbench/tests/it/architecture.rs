@@ -179,6 +179,44 @@ fn no_crate_has_an_import_cycle_between_its_modules() {
     assert!(checked >= 5, "only {checked} crates found under {crates:?}");
 }
 
+/// Commands never import commands: what two share lives in the binary's helper modules
+/// (`options`, `common`, `output`, `remote`…) or a library. `progress` is the run's terminal
+/// observer, beside the commands that show it.
+#[test]
+fn no_command_imports_another_command() {
+    const HELPERS: [&str; 1] = ["progress"];
+    let src = workspace().join("crates/restbench/src");
+    let mut files = Vec::new();
+    rust_files(&src.join("commands"), &mut files);
+    let mut wrong = Vec::new();
+    for file in &files {
+        let module = module_of(&src, file);
+        let own = module.split("::").nth(1).unwrap_or("");
+        for (is_super, path) in references(&std::fs::read_to_string(file).unwrap()) {
+            let absolute = if is_super {
+                let mut parts: Vec<&str> = module.split("::").collect();
+                parts.pop();
+                parts.push(&path);
+                parts.join("::")
+            } else {
+                path
+            };
+            let mut parts = absolute.split("::");
+            if parts.next() != Some("commands") {
+                continue;
+            }
+            let Some(other) = parts.next().filter(|o| !o.is_empty()) else {
+                continue;
+            };
+            if !own.is_empty() && other != own && !HELPERS.contains(&other) {
+                wrong.push(format!("{module} imports commands::{other}"));
+            }
+        }
+    }
+    assert!(files.len() > 10, "only {} command files found", files.len());
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 #[test]
 fn the_cycle_finder_finds_a_cycle() {
     let _turn = turn::take(module_path!());

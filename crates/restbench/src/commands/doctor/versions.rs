@@ -3,37 +3,18 @@
 
 use restbench_harness::subject::Subject;
 use restbench_harness::toolchain;
-use serde::Serialize;
+use restbench_model::ToolCheck;
 
 /// Tools whose install command depends on the version needed (see `toolchain::fix_command`).
 const TOOLCHAINS: [&str; 8] = [
     "cargo", "go", "node", "npm", "python3", "java", "mvn", "ghc",
 ];
 
-/// One line of `doctor`, as JSON.
-#[derive(Debug, Serialize)]
-pub struct ToolCheck {
-    pub tool: &'static str,
-    pub found: bool,
-    /// The version read from the tool's output.
-    pub version: Option<String>,
-    /// The strictest minimum over the subjects, with the subjects that state it and where.
-    pub required: Option<String>,
-    pub required_by: Vec<String>,
-    pub source: Option<String>,
-    /// Found, new enough, nothing missing.
-    pub ok: bool,
-    pub problems: Vec<String>,
-    pub fix: Option<String>,
-    /// What else was checked and found in order (the venv module, GHC libraries).
-    pub also: Vec<String>,
-}
-
 pub fn check(tool: &'static str, found: bool, package: &str, subjects: &[Subject]) -> ToolCheck {
     let requirement = toolchain::strictest(subjects.iter().map(Subject::needs), tool);
     let minimum = requirement.as_ref().map(|(r, _)| r.minimum.clone());
     let mut out = ToolCheck {
-        tool,
+        tool: tool.to_string(),
         found,
         version: None,
         required: minimum.as_ref().map(ToString::to_string),

@@ -8,24 +8,11 @@ use anyhow::Context;
 use restbench_harness::scaffold;
 
 use crate::cli::SubjectsDir;
+use crate::common::data_subjects_dir;
 
-/// `$XDG_DATA_HOME/restbench/subjects` (when absolute, as XDG says), else
-/// `~/.local/share/restbench/subjects`; `None` without a home folder.
-pub fn data_subjects_dir() -> Option<PathBuf> {
-    let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
-    let base = std::env::var_os("XDG_DATA_HOME")
-        .and_then(absolute)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .and_then(absolute)
-                .map(|h| h.join(".local/share"))
-        })?;
-    Some(base.join("restbench").join("subjects"))
-}
-
-/// Copies the subjects folder in use to `to` (default: [`data_subjects_dir`]).
+/// Copies the subjects folder in use to `to` (default: [`data_subjects_dir`](crate::common::data_subjects_dir)).
 pub fn run(dir: &SubjectsDir, to: Option<PathBuf>) -> anyhow::Result<ExitCode> {
-    let from = super::subjects_root(dir)?;
+    let from = crate::common::subjects_root(dir)?;
     let to = match to {
         Some(to) => to,
         None => data_subjects_dir()

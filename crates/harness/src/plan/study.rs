@@ -2,16 +2,125 @@
 //! cells every figure needs, the Rust contenders beside them, and the seed's load shape.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use restbench_loadgen::{HttpVersion, StopAt};
 use restbench_model::cpus::format_cpu_list;
-use restbench_model::published::PublishedStudy;
-use restbench_model::{Scenario, StudyInfo};
+use restbench_model::published::{PublishedStudy, published_study};
+use restbench_model::{Protocol, Scenario, StudyInfo, UnknownName, Workload};
 
+use super::request::{DatabaseRequest, Length, Machine, OpenLoopRequest, Remote};
+use super::resolve::{self, Parts, PlanError, Resolved, Site, assemble, place};
 use crate::placement::Placement;
 use crate::runner::{LoadShape, RunEntry};
 use crate::subject::Subject;
+
+/// A run of one or more seed studies, asked for by `restbench study`.
+pub struct StudyRequest {
+    pub length: Length,
+    /// Only these subjects of each study (all of the study's when empty).
+    pub only: Vec<String>,
+    /// Every subject of the subjects folder.
+    pub subjects: Vec<Subject>,
+    pub protocols: Vec<Protocol>,
+    /// `--duration`: the measuring time of the timed studies (a, d); the counted ones keep theirs.
+    pub duration: Option<Duration>,
+    pub repeats: Option<u32>,
+    pub restarts: Option<u32>,
+    pub machine: Machine,
+    /// The pool is [`resolve::DEFAULT_DB_POOL`], seed 003's.
+    pub database: DatabaseRequest,
+    pub open_loop: OpenLoopRequest,
+    pub remote: Option<Remote>,
+    /// The build cache (`prepare::cache_dir` of the subjects folder).
+    pub cache: PathBuf,
+}
+
+/// One study planned: the published figures it is set against, the subjects it names that the
+/// subjects folder lacks, and the plan (`None`: no cell to run).
+pub struct StudyRun {
+    pub study: PublishedStudy,
+    pub missing: Vec<String>,
+    pub resolved: Option<Resolved>,
+}
+
+impl StudyRequest {
+    /// The load shape study `id` runs with on `site`, and how it differs from the seed's: the
+    /// one computation behind both the check before any study starts and the run itself.
+    pub fn shape(&self, id: &str, site: &Site) -> (LoadShape, String) {
+        let (mut shape, shortening) = study_shape(id, self.length, site.placement.loadgen.len());
+        if let Some(d) = self.duration
+            && let StopAt::Duration(_) = shape.stop
+        {
+            shape.stop = StopAt::Duration(d);
+        }
+        (shape, shortening)
+    }
+
+    /// Refuses study `id`'s shape as the load engine would, before anything is built.
+    pub fn check(&self, id: &str, site: &Site) -> Result<(), PlanError> {
+        self.shape(id, site).0.check().map_err(PlanError::from_load)
+    }
+
+    /// Plans study `id` into `out_dir`: its cells, shape, repeats, then its database.
+    pub fn resolve(&self, id: &str, site: &Site, out_dir: PathBuf) -> Result<StudyRun, PlanError> {
+        let study = published_study(id)
+            .ok_or_else(|| PlanError::BadArgument(format!("unknown study {id:?}")))?;
+        let (entries, missing) = study_entries(&study, &self.subjects, &self.only);
+        let workload: Workload =
+            study
+                .workload
+                .parse()
+                .map_err(|source: UnknownName| PlanError::StudyWorkload {
+                    id: id.to_string(),
+                    source,
+                })?;
+        let (shape, shortening) = self.shape(id, site);
+        let repeats = resolve::repeats(self.repeats, self.length);
+        let parts = Parts {
+            kind: format!("study {id}"),
+            entries,
+            workloads: vec![workload],
+            protocols: self.protocols.clone(),
+            shape,
+            repeats,
+            restarts: resolve::restarts(self.restarts, self.length, repeats),
+            out_dir,
+            cache: self.cache.clone(),
+            note: self.remote.as_ref().map(|r| r.note.clone()),
+            study: study_info(id, self.length, &shortening, &site.placement, repeats),
+            open_loop: resolve::open_loop(&self.open_loop, self.length)?,
+            db_pool: self.database.pool,
+        };
+        let plan = assemble(parts, site.clone(), self.remote.as_ref());
+        if plan.cells() == 0 {
+            return Ok(StudyRun {
+                study,
+                missing,
+                resolved: None,
+            });
+        }
+        let remote = self.remote.as_ref();
+        let mut resolved = place(
+            plan,
+            &self.machine,
+            &self.database,
+            remote,
+            true,
+            self.length,
+        )?;
+        if resolved.plan.placement != site.placement {
+            let placement = &resolved.plan.placement;
+            resolved.plan.study = study_info(id, self.length, &shortening, placement, repeats);
+        }
+        Ok(StudyRun {
+            study,
+            missing,
+            resolved: Some(resolved),
+        })
+    }
+}
 
 /// A subject × scenario (× settings) a study run needs so that every figure has a measured
 /// counterpart.
@@ -56,14 +165,6 @@ pub fn study_scenarios(study: &PublishedStudy) -> Vec<Scenario> {
         .collect()
 }
 
-/// Repeats per cell when none are asked for: one for a first look, three otherwise.
-pub fn default_repeats(length: Length) -> u32 {
-    match length {
-        Length::Quick => 1,
-        _ => 3,
-    }
-}
-
 /// What `results.json` records about a study run: how it differs from the seed, where the
 /// generator and server ran, how often each cell was repeated.
 pub fn study_info(
@@ -86,14 +187,6 @@ pub fn study_info(
 
 /// The contenders restbench adds to every study.
 const RUST_CONTENDERS: [&str; 4] = ["rust-hyper", "rust-axum", "rust-actix", "rust-reference"];
-
-/// How long a study runs: the seed's own figures, the default shortening, or a first look.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Length {
-    Faithful,
-    Default,
-    Quick,
-}
 
 /// The load shape of a study, and a sentence on how it differs from the seed's.
 pub fn study_shape(id: &str, length: Length, loadgen_cpus: usize) -> (LoadShape, String) {

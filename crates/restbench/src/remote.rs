@@ -1,18 +1,15 @@
 //! `--loadgen-hosts` and `--server-host`: flags to the harness's SSH generators
 //! (`restbench_harness::remote`) and server host (`restbench_harness::runner::remote_server`).
 
-use std::net::IpAddr;
-use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
 use restbench_harness::placement::{Placement, available_cpus};
+use restbench_harness::plan::Remote;
 use restbench_harness::remote::{RemoteGenerators, SshHost, parse_hosts};
 use restbench_harness::runner::remote_server::ServerHost;
-use restbench_loadgen::LoadSpec;
 
-use crate::cli::{BadArgument, LoadArgs, LoadgenHostsArgs, RemoteRunArgs};
-use crate::signals;
+use crate::cli::{BadArgument, LoadgenHostsArgs, RemoteRunArgs};
 
 /// Connects to the hosts of `--loadgen-hosts` (None without it) and puts restbench on each.
 pub fn generators(
@@ -27,27 +24,9 @@ pub fn generators(
     Ok(Some(RemoteGenerators::connect(hosts, &exe, note)?))
 }
 
-/// What `run` and `study` get from `--loadgen-hosts` and `--server-host`.
-pub struct RunRemote {
-    /// The generator hosts, connected, with restbench on each.
-    pub generators: Option<Arc<RemoteGenerators>>,
-    /// The server host, connected, with restbench on it.
-    pub server: Option<Arc<ServerHost>>,
-    /// Where the servers bind and are loaded at.
-    pub address: IpAddr,
-    /// The local CPUs: every one to the server with remote generators, every one to the
-    /// generator with a remote server.
-    pub placement: Placement,
-    /// A sentence for the report.
-    pub note: String,
-}
-
 /// `run` and `study` with `--loadgen-hosts` and/or `--server-host`: the hosts connected, the
 /// server's address and the local placement. `None` with neither.
-pub fn for_run(
-    args: &RemoteRunArgs,
-    loadgen_cpus: Option<&str>,
-) -> anyhow::Result<Option<RunRemote>> {
+pub fn for_run(args: &RemoteRunArgs, loadgen_cpus: Option<&str>) -> anyhow::Result<Option<Remote>> {
     let bad = |m: String| anyhow::Error::new(BadArgument(m));
     if args.hosts.loadgen_hosts.is_none() && args.server_host.is_none() {
         if args.server_address.is_some() {
@@ -133,49 +112,13 @@ pub fn for_run(
             s.name()
         ));
     }
-    Ok(Some(RunRemote {
+    Ok(Some(Remote {
         generators,
         server,
         address,
         placement,
         note: notes.join(" "),
     }))
-}
-
-/// `restbench load --loadgen-hosts …`: one shard per host, merged.
-pub fn load(args: &LoadArgs, spec: &LoadSpec) -> anyhow::Result<ExitCode> {
-    if args.scaleout.shard.is_some() || args.scaleout.start_at.is_some() {
-        return Err(BadArgument(
-            "--loadgen-hosts sets each host's --shard and the common --start-at itself; \
-             leave them out"
-                .into(),
-        )
-        .into());
-    }
-    let exports = super::output::open_exports(&args.export)?;
-    let stop = signals::stop_flag()?;
-    let Some(generators) = generators(&args.scaleout.hosts, &|m| eprintln!("{m}"))? else {
-        return Ok(ExitCode::SUCCESS);
-    };
-    eprintln!(
-        "loading {} from {} generator hosts: {}",
-        spec.target.url,
-        generators.names().len(),
-        generators.names().join(", ")
-    );
-    let Some(load) = generators.run(spec, &stop)? else {
-        eprintln!("interrupted: every generator was stopped");
-        return Ok(ExitCode::from(130));
-    };
-    let result = &load.merged;
-    super::merge::write_merged(result, args.json.as_deref(), args.latency)?;
-    super::output::report_written(&exports.write_load(result)?);
-    let clean = result.errors.total() == 0 && result.requests > 0;
-    Ok(if clean {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(super::EXIT_WITH_ERRORS)
-    })
 }
 
 /// The run's note about its generators.
@@ -186,72 +129,4 @@ fn note(generators: &RemoteGenerators) -> String {
         generators.names().len(),
         generators.names().join(", ")
     )
-}
-
-/// With `--server-host`, a database on this machine's loopback (the run's own cluster, or a
-/// `--database-url` naming 127.0.0.1/localhost) cannot be reached by the subjects there: said
-/// once, with the fix, before anything is built.
-pub fn warn_loopback_database(server: &ServerHost, url: Option<&str>) {
-    let Some(url) = url else {
-        return;
-    };
-    if names_loopback(url) {
-        eprintln!(
-            "warning: users cells will fail: the database at {} is on this machine's loopback, \
-             which the subjects on {} cannot reach; start one there with `restbench db start \
-             --host {}` and pass its URL to --database-url",
-            restbench_harness::db::redact(url),
-            server.name(),
-            server.name()
-        );
-    }
-}
-
-/// True when a PostgreSQL URL or key=value string names a loopback host (or none: a socket).
-fn names_loopback(url: &str) -> bool {
-    let host = if let Some(rest) = url
-        .strip_prefix("postgres://")
-        .or_else(|| url.strip_prefix("postgresql://"))
-    {
-        let authority = rest.split(['/', '?']).next().unwrap_or("");
-        let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-        match host_port.strip_prefix('[') {
-            Some(v6) => v6.split(']').next().unwrap_or("").to_string(),
-            None => host_port.split(':').next().unwrap_or("").to_string(),
-        }
-    } else {
-        url.split_whitespace()
-            .find_map(|kv| kv.strip_prefix("host="))
-            .unwrap_or("")
-            .to_string()
-    };
-    host.is_empty()
-        || host == "localhost"
-        || host.starts_with('/')
-        || host.parse::<IpAddr>().is_ok_and(|a| a.is_loopback())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::names_loopback;
-
-    #[test]
-    fn loopback_databases_are_told_apart() {
-        for url in [
-            "postgres://u:p@127.0.0.1:5432/x",
-            "postgresql://u@localhost/x",
-            "postgres://u@[::1]:5/x",
-            "host=127.0.0.1 port=5 user=u",
-            "host=/run/postgresql user=u",
-        ] {
-            assert!(names_loopback(url), "{url}");
-        }
-        for url in [
-            "postgres://u:p@10.0.0.2:5432/x",
-            "postgres://u@[fd00::2]:5/x",
-            "host=db.example port=5",
-        ] {
-            assert!(!names_loopback(url), "{url}");
-        }
-    }
 }

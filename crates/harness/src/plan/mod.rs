@@ -1,0 +1,15 @@
+//! Planning a run: what `run`, `bench` and `study` ask for ([`request`]), turned into the
+//! runner's [`RunPlan`](crate::runner::RunPlan) by one set of rules ([`resolve`]): the length
+//! policy (`--quick`, `--faithful`), the load shape, the machine's placement, the database and
+//! where it runs, and whether the generator is calibrated. [`study`] adds a seed study's cells and
+//! shape from its published figures.
+
+pub mod request;
+pub mod resolve;
+pub mod study;
+
+pub use request::{
+    DatabaseRequest, Length, Machine, OpenLoopRequest, Remote, RunRequest, Selection,
+    ShapeOverrides,
+};
+pub use resolve::{DEFAULT_DB_POOL, PlanError, Resolved, Site, resolve};

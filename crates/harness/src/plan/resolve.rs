@@ -1,0 +1,586 @@
+//! A [`RunRequest`] made a [`RunPlan`]: every default that depends on the run's length, the
+//! machine's placement, one rule for when a run needs the database and where it runs, and whether
+//! the generator is calibrated. `run`, `bench` and `study` all resolve here.
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use restbench_loadgen::{LoadError, StopAt};
+use restbench_model::{RunResults, Slo, StudyInfo};
+
+use super::request::{
+    DatabaseRequest, Length, Machine, OpenLoopRequest, Remote, RunRequest, ShapeOverrides,
+};
+use crate::cgroup::Backend;
+use crate::db::{self, Provision};
+use crate::error::{HarnessError, chain};
+use crate::placement::{Placement, available_cpus, format_cpu_list};
+use crate::runner::{LoadShape, Mode, Observer, OpenLoop, RunEntry, RunPlan};
+
+/// Database connections in total over all server processes when none are asked for: seed 003's
+/// pool (study c: "a pool of 100"), so every stack gets the pool the seed gave it.
+pub const DEFAULT_DB_POOL: u32 = 100;
+
+/// Connections of the generator in a `run` when none are asked for.
+pub const DEFAULT_CONNECTIONS: u32 = 64;
+
+/// Why a request cannot be planned.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    /// A flag's value, or a combination of flags, that cannot be run (the binary exits 2).
+    #[error("{0}")]
+    BadArgument(String),
+    #[error(
+        "nothing to run: no selected subject serves the selected workloads over the selected \
+         protocols (see `restbench subjects` and each subject.toml's `protocols`)"
+    )]
+    NothingToRun,
+    /// The given database does not answer, or cannot be seeded.
+    #[error("--database-url")]
+    Database(#[source] HarnessError),
+    #[error(transparent)]
+    Load(LoadError),
+    /// The published figures name a workload this version does not know.
+    #[error("study {id} names an unknown workload")]
+    StudyWorkload {
+        id: String,
+        #[source]
+        source: restbench_model::UnknownName,
+    },
+}
+
+impl PlanError {
+    /// A shape the load engine refuses as invalid is a bad argument, as in `restbench load`;
+    /// every other load error stays an error.
+    pub fn from_load(e: LoadError) -> Self {
+        match e {
+            e @ (LoadError::InvalidSpec(_) | LoadError::InvalidUrl { .. }) => {
+                PlanError::BadArgument(e.to_string())
+            }
+            e => PlanError::Load(e),
+        }
+    }
+}
+
+/// A plan ready to run, and what must live as long as it does.
+pub struct Resolved {
+    pub plan: RunPlan,
+    /// The run's database: its own cluster is stopped and removed when this drops.
+    pub database: Provision,
+    /// Said before the run starts (cells that will fail, and why).
+    pub warnings: Vec<String>,
+    /// How long one calibration runs, when the generator is calibrated.
+    calibration: Option<Duration>,
+}
+
+/// The CPU placement and the enforcement backend of a run.
+#[derive(Clone)]
+pub struct Site {
+    pub placement: Placement,
+    pub backend: Backend,
+}
+
+impl Site {
+    /// `machine` on this host, or the local side of `remote`'s placement.
+    pub fn new(machine: &Machine, remote: Option<&Remote>) -> Result<Self, PlanError> {
+        let available = available_cpus();
+        let placement = match (&machine.loadgen_cpus, remote) {
+            (_, Some(r)) => r.placement.clone(),
+            (Some(list), None) => Placement::with_loadgen(&available, list)
+                .map_err(|e| PlanError::BadArgument(format!("--loadgen-cpus {list}: {e}")))?,
+            (None, None) => Placement::split(&available),
+        };
+        let backend = if machine.cgroups {
+            Backend::probe()
+        } else {
+            Backend::affinity_only("--no-cgroups given")
+        };
+        Ok(Self { placement, backend })
+    }
+}
+
+/// Plans a `run` or `bench`: the shape from the length and the flags, the cells, then the
+/// database (started only when a cell needs it, after the cells are known to be there).
+pub fn resolve(req: RunRequest) -> Result<Resolved, PlanError> {
+    let site = Site::new(&req.machine, req.remote.as_ref())?;
+    let shape = run_shape(&req.shape, req.length, site.placement.loadgen.len());
+    shape.check().map_err(PlanError::from_load)?;
+    let quick_note = req
+        .length
+        .is_quick()
+        .then(|| "A --quick pass: one short repeat per cell, for a first look only.".to_string());
+    let repeats = repeats(req.shape.repeats, req.length);
+    let parts = Parts {
+        kind: req.kind,
+        entries: RunEntry::all(req.selection.subjects, &req.selection.scenarios),
+        workloads: req.selection.workloads,
+        protocols: req.selection.protocols,
+        shape,
+        repeats,
+        restarts: restarts(req.shape.restarts, req.length, repeats),
+        out_dir: req.out_dir,
+        cache: req.cache,
+        note: join_notes(
+            join_notes(req.note, quick_note),
+            req.remote.as_ref().map(|r| r.note.clone()),
+        ),
+        study: None,
+        open_loop: open_loop(&req.open_loop, req.length)?,
+        db_pool: req.database.pool,
+    };
+    let plan = assemble(parts, site, req.remote.as_ref());
+    if plan.cells() == 0 {
+        return Err(PlanError::NothingToRun);
+    }
+    let calibrate = req.calibrate;
+    place(
+        plan,
+        &req.machine,
+        &req.database,
+        req.remote.as_ref(),
+        calibrate,
+        req.length,
+    )
+}
+
+/// The closed-loop shape of a `run`: 10 s × 3 repeats after a 3 s warm-up (30 s at most), or
+/// 2 s × 1 after 1 s (8 s at most) with `--quick`; one thread per generator CPU.
+fn run_shape(flags: &ShapeOverrides, length: Length, loadgen_cpus: usize) -> LoadShape {
+    let quick = length.is_quick();
+    let (duration, warmup, warmup_max) = if quick { (2, 1, 8) } else { (10, 3, 30) };
+    LoadShape {
+        connections: flags.connections.unwrap_or(DEFAULT_CONNECTIONS),
+        threads: flags.threads.unwrap_or(loadgen_cpus as u32).max(1),
+        stop: StopAt::Duration(flags.duration.unwrap_or(Duration::from_secs(duration))),
+        warmup: flags.warmup.unwrap_or(Duration::from_secs(warmup)),
+        warmup_max: Duration::from_secs(warmup_max),
+        ..LoadShape::default()
+    }
+}
+
+/// Repeats per cell: as asked (at least one), else one for a first look and three otherwise.
+pub fn repeats(given: Option<u32>, length: Length) -> u32 {
+    given
+        .unwrap_or(match length {
+            Length::Quick => 1,
+            _ => 3,
+        })
+        .max(1)
+}
+
+/// `--restarts` when not given: two server processes per cell, so every full run carries the
+/// spread between processes that one process's repeats cannot show; one with `--quick` (a
+/// smoke run) or when a single repeat leaves nothing to split.
+pub fn restarts(given: Option<u32>, length: Length, repeats: u32) -> u32 {
+    given
+        .unwrap_or(if length.is_quick() || repeats < 2 {
+            1
+        } else {
+            2
+        })
+        .max(1)
+}
+
+/// How long one calibration of the generator runs.
+fn calibration_time(length: Length) -> Duration {
+    Duration::from_millis(if length.is_quick() { 1000 } else { 3000 })
+}
+
+/// The open-loop measures asked for: `--slo` alone means both measures; capacity without an SLO
+/// is refused; every rate must be one the generator can be asked for.
+pub fn open_loop(req: &OpenLoopRequest, length: Length) -> Result<OpenLoop, PlanError> {
+    let bad = PlanError::BadArgument;
+    let quick = length.is_quick();
+    let slo = Slo::parse_all(&req.slo).map_err(|e| bad(e.to_string()))?;
+    let mode = match (req.mode, slo.is_empty()) {
+        (None, true) | (Some(Mode::Throughput), _) => Mode::Throughput,
+        (None, false) | (Some(Mode::Both), false) => Mode::Both,
+        (Some(Mode::Capacity), false) => Mode::Capacity,
+        (Some(m @ (Mode::Capacity | Mode::Both)), true) => {
+            return Err(bad(format!(
+                "--mode {} needs an SLO: add --slo 'p99<=10ms' (and --slo 'errors<=0.1%' …)",
+                m.name()
+            )));
+        }
+    };
+    let (lo, hi) = restbench_loadgen::RATE_RANGE;
+    if let Some(r) = req
+        .at_rates
+        .iter()
+        .find(|r| !(r.is_finite() && (lo..=hi).contains(*r)))
+    {
+        return Err(bad(format!(
+            "--at-rate {r} is not a rate from {lo} to {hi} requests per second"
+        )));
+    }
+    let step_duration = req
+        .step_duration
+        .unwrap_or(Duration::from_secs(if quick { 1 } else { 3 }));
+    if !(Duration::from_millis(50)..=Duration::from_secs(3600)).contains(&step_duration) {
+        return Err(bad("--step-duration must be from 50ms to 1h".into()));
+    }
+    Ok(OpenLoop {
+        mode,
+        slo,
+        at_rates: req.at_rates.clone(),
+        step_duration,
+        step_warmup: if quick {
+            Duration::from_millis(500)
+        } else {
+            Duration::from_secs(1)
+        },
+        resolution: req.resolution,
+        max_steps: if quick { 10 } else { 14 },
+    })
+}
+
+/// Two optional sentences as one.
+pub fn join_notes(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(format!("{a} {b}")),
+        (a, b) => a.or(b),
+    }
+}
+
+/// What a plan is made of before the database is placed.
+pub(crate) struct Parts {
+    pub kind: String,
+    pub entries: Vec<RunEntry>,
+    pub workloads: Vec<restbench_model::Workload>,
+    pub protocols: Vec<restbench_model::Protocol>,
+    pub shape: LoadShape,
+    pub repeats: u32,
+    pub restarts: u32,
+    pub out_dir: PathBuf,
+    pub cache: PathBuf,
+    pub note: Option<String>,
+    pub study: Option<StudyInfo>,
+    pub open_loop: OpenLoop,
+    pub db_pool: u32,
+}
+
+/// The plan of `parts` on `site`, without its database yet and not calibrated.
+pub(crate) fn assemble(parts: Parts, site: Site, remote: Option<&Remote>) -> RunPlan {
+    RunPlan {
+        kind: parts.kind,
+        entries: parts.entries,
+        workloads: parts.workloads,
+        protocols: parts.protocols,
+        shape: parts.shape,
+        repeats: parts.repeats,
+        restarts: parts.restarts,
+        out_dir: parts.out_dir,
+        cache: parts.cache,
+        placement: site.placement,
+        backend: site.backend,
+        loadgen_ceiling_rps: None,
+        calibration: None,
+        database_url: None,
+        db_cpus: Vec::new(),
+        database: String::new(),
+        db_pool_total: parts.db_pool,
+        note: parts.note,
+        study: parts.study,
+        open_loop: parts.open_loop,
+        server_address: remote.map(|r| r.address),
+        server_host: remote.and_then(|r| r.server.clone()),
+        remote: remote.and_then(|r| r.generators.clone()),
+    }
+}
+
+/// True when a cell of `plan` will query the database: an available subject with a scenario and
+/// a protocol of the run serves a selected workload that needs it. The one rule for `run`,
+/// `bench` and `study`: a cluster is started only for cells that use it.
+pub fn needs_database(plan: &RunPlan) -> bool {
+    plan.entries.iter().any(|e| {
+        e.subject.unavailable_reason().is_none()
+            && !e.scenarios.is_empty()
+            && !plan.protocols_of(&e.subject).is_empty()
+            && plan
+                .workloads
+                .iter()
+                .any(|w| w.needs_database() && e.subject.supports(*w))
+    })
+}
+
+/// The database of `plan` placed and provided, and the calibration decided: a given URL must work
+/// now, not after the first subject was built; without one, a throwaway cluster placed by
+/// [`Placement::with_database`] (`--db-cpus` chooses; the users cells fail with the reason when it
+/// cannot start). Remote generators are not calibrated: the ceiling is a local generator's.
+pub(crate) fn place(
+    mut plan: RunPlan,
+    machine: &Machine,
+    database: &DatabaseRequest,
+    remote: Option<&Remote>,
+    calibrate: bool,
+    length: Length,
+) -> Result<Resolved, PlanError> {
+    let needs_db = needs_database(&plan);
+    let url = database.url.as_deref();
+    let db_cpus = machine.db_cpus.as_deref();
+    if db_cpus.is_some() && url.is_some() {
+        return Err(PlanError::BadArgument(
+            "--db-cpus places the PostgreSQL cluster restbench starts; with --database-url (or \
+             DATABASE_URL) the database is external: drop one of them"
+                .into(),
+        ));
+    }
+    let (chosen, carved) = plan
+        .placement
+        .with_database(&available_cpus(), db_cpus)
+        .map_err(|e| PlanError::BadArgument(format!("--db-cpus {}: {e}", db_cpus.unwrap_or(""))))?;
+    let own = needs_db && url.is_none();
+    let provision = db::provide(
+        needs_db,
+        url,
+        &plan.cache.join("logs"),
+        own.then(|| chosen.clone()),
+    )
+    .map_err(PlanError::Database)?;
+    let mut warnings = Vec::new();
+    if let Some(e) = &provision.problem {
+        warnings.push(format!("users cells will fail: {}", chain(e)));
+    }
+    if let Some(server) = remote.and_then(|r| r.server.as_deref())
+        && needs_db
+        && let Some(url) = provision.url.as_deref().filter(|u| names_loopback(u))
+    {
+        warnings.push(format!(
+            "users cells will fail: the database at {} is on this machine's loopback, which the \
+             subjects on {} cannot reach; start one there with `restbench db start --host {}` and \
+             pass its URL to --database-url",
+            db::redact(url),
+            server.name(),
+            server.name()
+        ));
+    }
+    if provision.cluster.is_some() {
+        plan.database = database_place(&chosen, &plan.placement);
+        plan.placement = carved;
+        plan.db_cpus = chosen;
+    } else if provision.url.is_some() && needs_db {
+        plan.database = "external".into();
+    }
+    plan.database_url = provision.url.clone();
+    let local_generators = remote.is_none_or(|r| r.generators.is_none());
+    Ok(Resolved {
+        plan,
+        database: provision,
+        warnings,
+        calibration: (calibrate && local_generators).then(|| calibration_time(length)),
+    })
+}
+
+impl Resolved {
+    /// Measures the generator's ceiling against a trivial server with the run's shape, when the
+    /// plan calibrates; says what it found (or why it could not) through `observer`.
+    pub fn calibrate(&mut self, stop: &AtomicBool, observer: &dyn Observer) {
+        let Some(duration) = self.calibration else {
+            return;
+        };
+        let plan = &mut self.plan;
+        match crate::runner::calibrate::loadgen_ceiling(&plan.placement, &plan.shape, duration, stop) {
+            Ok(c) => {
+                observer.note(&format!(
+                    "generator ceiling: {:.0} req/s against a trivial server ({:.2} generator cores)",
+                    c.rps, c.loadgen_cores
+                ));
+                plan.loadgen_ceiling_rps = Some(c.rps);
+                plan.calibration = Some(duration);
+            }
+            Err(e) => {
+                observer.note(&format!("cannot calibrate the generator: {}", chain(&e)));
+            }
+        }
+    }
+
+    /// Calibrates when the plan does, then runs it: the database stays up until `self` drops.
+    pub fn run(
+        &mut self,
+        stop: &AtomicBool,
+        observer: &dyn Observer,
+    ) -> Result<RunResults, HarnessError> {
+        self.calibrate(stop, observer);
+        crate::runner::run(&self.plan, stop, observer)
+    }
+
+    /// The lines a `run` or `bench` starts with: the database it started, and where it writes
+    /// on which placement and backend.
+    pub fn opening_notes(&self) -> Vec<String> {
+        let plan = &self.plan;
+        let mut notes = Vec::new();
+        if self.database.cluster.is_some() {
+            notes.push("started PostgreSQL for the users workload".to_string());
+        }
+        notes.push(format!(
+            "results: {}  ({}; {})",
+            plan.out_dir.display(),
+            plan.placement.describe(),
+            plan.backend.kind.name()
+        ));
+        notes
+    }
+}
+
+/// Where the run's own cluster runs, in a few words: whose CPUs it shares.
+fn database_place(db: &[usize], placement: &Placement) -> String {
+    let list = format_cpu_list(db);
+    let shares = |side: &[usize]| db.iter().any(|c| side.contains(c));
+    match (shares(&placement.loadgen), shares(&placement.server)) {
+        (true, true) => format!("own cluster on CPU {list}, shared with generator and server"),
+        (true, false) => format!("own cluster on CPU {list}, the generator's"),
+        (false, true) => format!("own cluster on CPU {list}, shared with the server"),
+        (false, false) => format!("own cluster on CPU {list}, its own"),
+    }
+}
+
+/// True when a PostgreSQL URL or key=value string names a loopback host (or none: a socket).
+fn names_loopback(url: &str) -> bool {
+    let host = if let Some(rest) = url
+        .strip_prefix("postgres://")
+        .or_else(|| url.strip_prefix("postgresql://"))
+    {
+        let authority = rest.split(['/', '?']).next().unwrap_or("");
+        let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+        match host_port.strip_prefix('[') {
+            Some(v6) => v6.split(']').next().unwrap_or("").to_string(),
+            None => host_port.split(':').next().unwrap_or("").to_string(),
+        }
+    } else {
+        url.split_whitespace()
+            .find_map(|kv| kv.strip_prefix("host="))
+            .unwrap_or("")
+            .to_string()
+    };
+    host.is_empty()
+        || host == "localhost"
+        || host.starts_with('/')
+        || host.parse::<IpAddr>().is_ok_and(|a| a.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(mode: Option<Mode>, slo: &[&str], rates: &[f64]) -> OpenLoopRequest {
+        OpenLoopRequest {
+            mode,
+            slo: slo.iter().map(|s| s.to_string()).collect(),
+            at_rates: rates.to_vec(),
+            step_duration: None,
+            resolution: 0.02,
+        }
+    }
+
+    #[test]
+    fn the_mode_follows_the_slo_and_refuses_capacity_without_one() {
+        let full = Length::Default;
+        assert_eq!(
+            open_loop(&request(None, &[], &[]), full).unwrap().mode,
+            Mode::Throughput
+        );
+        let both = open_loop(&request(None, &["p99<=5ms"], &[20_000.0]), Length::Quick).unwrap();
+        assert_eq!(both.mode, Mode::Both);
+        assert_eq!(both.at_rates, vec![20_000.0]);
+        assert_eq!(both.step_duration, Duration::from_secs(1), "--quick steps");
+        let cap = open_loop(&request(Some(Mode::Capacity), &["p99<=5ms"], &[]), full).unwrap();
+        assert_eq!(cap.mode, Mode::Capacity);
+        let e = open_loop(&request(Some(Mode::Capacity), &[], &[]), full).unwrap_err();
+        assert!(e.to_string().contains("needs an SLO"), "{e}");
+        let e = open_loop(&request(None, &["p99<=fast"], &[]), full).unwrap_err();
+        assert!(e.to_string().contains("invalid SLO clause"), "{e}");
+        let e = open_loop(&request(None, &[], &[f64::NAN]), full).unwrap_err();
+        assert!(e.to_string().contains("--at-rate"), "{e}");
+        let e = open_loop(&request(None, &[], &[0.0]), full).unwrap_err();
+        assert!(e.to_string().contains("--at-rate"), "{e}");
+    }
+
+    #[test]
+    fn full_runs_restart_once_quick_runs_and_single_repeats_do_not() {
+        assert_eq!(restarts(None, Length::Default, 3), 2);
+        assert_eq!(restarts(None, Length::Quick, 3), 1);
+        assert_eq!(restarts(None, Length::Default, 1), 1);
+        assert_eq!(
+            restarts(Some(4), Length::Quick, 1),
+            4,
+            "what the user asked for stands"
+        );
+        assert_eq!(repeats(None, Length::Quick), 1);
+        assert_eq!(repeats(Some(0), Length::Default), 1);
+    }
+
+    #[test]
+    fn quick_shapes_are_short_and_threads_follow_the_generator_cpus() {
+        let quick = run_shape(&ShapeOverrides::default(), Length::Quick, 0);
+        assert_eq!(quick.threads, 1);
+        assert!(matches!(quick.stop, StopAt::Duration(d) if d == Duration::from_secs(2)));
+        assert_eq!(quick.warmup_max, Duration::from_secs(8));
+        let full = run_shape(&ShapeOverrides::default(), Length::Default, 3);
+        assert_eq!((full.connections, full.threads), (64, 3));
+        assert_eq!(full.warmup, Duration::from_secs(3));
+    }
+
+    #[test]
+    fn only_a_cell_that_queries_it_needs_the_database() {
+        use restbench_model::{Protocol, Scenario, Workload};
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../subjects");
+        let subjects = crate::subject::discover(&root).unwrap();
+        let hyper = subjects.into_iter().find(|s| s.id == "rust-hyper").unwrap();
+        let plan = |workloads: Vec<Workload>, protocols: Vec<Protocol>| {
+            let parts = Parts {
+                kind: "run".into(),
+                entries: RunEntry::all(vec![hyper.clone()], &[Scenario::SingleThread]),
+                workloads,
+                protocols,
+                shape: LoadShape::default(),
+                repeats: 1,
+                restarts: 1,
+                out_dir: PathBuf::new(),
+                cache: PathBuf::new(),
+                note: None,
+                study: None,
+                open_loop: OpenLoop::default(),
+                db_pool: DEFAULT_DB_POOL,
+            };
+            let site = Site {
+                placement: Placement::split(&[0, 1]),
+                backend: Backend::affinity_only("test"),
+            };
+            assemble(parts, site, None)
+        };
+        assert!(needs_database(&plan(
+            vec![Workload::Plaintext, Workload::Users],
+            vec![Protocol::H1]
+        )));
+        assert!(!needs_database(&plan(
+            vec![Workload::Plaintext],
+            vec![Protocol::H1]
+        )));
+        assert!(
+            !needs_database(&plan(vec![Workload::Users], Vec::new())),
+            "no protocol, no cell"
+        );
+    }
+
+    #[test]
+    fn loopback_databases_are_told_apart() {
+        for url in [
+            "postgres://u:p@127.0.0.1:5432/x",
+            "postgresql://u@localhost/x",
+            "postgres://u@[::1]:5/x",
+            "host=127.0.0.1 port=5 user=u",
+            "host=/run/postgresql user=u",
+        ] {
+            assert!(names_loopback(url), "{url}");
+        }
+        for url in [
+            "postgres://u:p@10.0.0.2:5432/x",
+            "postgres://u@[fd00::2]:5/x",
+            "host=db.example port=5",
+        ] {
+            assert!(!names_loopback(url), "{url}");
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! What the commands share about their output: the export files of `--export-*`, the width
+//! of the terminal the summary table is fitted into, a run's reports and cell table, and a merged
+//! load result.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use restbench_model::{CellStatus, LoadResult, RunResults};
+use restbench_report::export::{Exports, Format};
+
+use crate::cli::ExportArgs;
+use crate::common::EXIT_INTERRUPTED;
+
+/// Creates the requested export files now, before any load starts.
+pub fn open_exports(args: &ExportArgs) -> anyhow::Result<Exports> {
+    Ok(Exports::open(&[
+        (Format::Json, args.export_json.as_deref()),
+        (Format::Csv, args.export_csv.as_deref()),
+        (Format::Markdown, args.export_markdown.as_deref()),
+    ])?)
+}
+
+/// Says on stderr which exports were written.
+pub fn report_written(paths: &[std::path::PathBuf]) {
+    for p in paths {
+        eprintln!("wrote {}", p.display());
+    }
+}
+
+/// The width to fit stdout's tables into: `COLUMNS`, else the terminal's when stdout is one,
+/// else 100.
+pub fn table_width() -> usize {
+    let stdout = std::io::stdout();
+    let tty = if stdout.is_terminal() {
+        terminal_size::terminal_size_of(&stdout).map(|(w, _)| w.0)
+    } else {
+        None
+    };
+    restbench_report::text::table_width(std::env::var("COLUMNS").ok().as_deref(), tty)
+}
+
+/// Writes `report.md` and the self-contained `report.html` into `dir`.
+pub fn write_reports(results: &RunResults, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let md = dir.join("report.md");
+    std::fs::write(&md, restbench_report::markdown::report(results))
+        .with_context(|| format!("cannot write {}", md.display()))?;
+    let html = dir.join("report.html");
+    std::fs::write(&html, restbench_report::html::render(results))
+        .with_context(|| format!("cannot write {}", html.display()))?;
+    Ok(vec![md, html])
+}
+
+/// The cell table of a run, fitted to the terminal, on stdout.
+pub fn print_cell_table(results: &RunResults) {
+    let cells: Vec<_> = results.cells.iter().collect();
+    print!(
+        "{}",
+        restbench_report::text::cell_table(&cells, table_width())
+    );
+}
+
+/// Writes report.md, prints the table, and turns the results into an exit code: 130 when
+/// interrupted, 1 when a cell failed.
+pub fn finish_run(results: &RunResults, out_dir: &Path) -> anyhow::Result<ExitCode> {
+    let written = write_reports(results, out_dir)?;
+    print_cell_table(results);
+    eprintln!(
+        "\nwrote {} and {}",
+        out_dir.join("results.json").display(),
+        written
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" and ")
+    );
+    if results.interrupted {
+        eprintln!("interrupted: the finished cells are kept");
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    }
+    Ok(if any_failed(results) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// True when a cell of the run failed.
+pub fn any_failed(results: &RunResults) -> bool {
+    results.cells.iter().any(|c| c.status == CellStatus::Failed)
+}
+
+/// Prints the merged result as `load` prints one, then each generator's share; writes the JSON
+/// document to `json` (`-`: stdout, the text then goes to stderr).
+pub fn write_merged(merged: &LoadResult, json: Option<&Path>, latency: bool) -> anyhow::Result<()> {
+    let text = restbench_report::text::load_report(merged, latency) + &generator_lines(merged);
+    let to_stdout = json.is_some_and(|p| p.as_os_str() == "-");
+    if to_stdout {
+        let _ = std::io::stderr().write_all(text.as_bytes());
+        let mut out = std::io::stdout().lock();
+        serde_json::to_writer_pretty(&mut out, merged)?;
+        writeln!(out)?;
+        out.flush()?;
+        return Ok(());
+    }
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    if let Some(path) = json {
+        let body = serde_json::to_string_pretty(merged)? + "\n";
+        std::fs::write(path, body)
+            .with_context(|| format!("cannot write the merged result to {}", path.display()))?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// One line per generator: its share of the answers and the CPU it used.
+fn generator_lines(r: &LoadResult) -> String {
+    if r.shards.is_empty() {
+        return String::new();
+    }
+    let mut out = format!("  Merged from {} generators:\n", r.shards.len());
+    for s in &r.shards {
+        let shard = s.shard.map(|s| format!(" (shard {s})")).unwrap_or_default();
+        out += &format!(
+            "    {}{shard}: {} requests in {:.2}s, {:.0} req/s, {} errors, generator CPU {:.2} cores\n",
+            s.generator, s.requests, s.duration_s, s.rps, s.errors, s.loadgen_cpu.cores
+        );
+    }
+    out
+}
+
+pub fn read_load_result(path: &Path) -> anyhow::Result<LoadResult> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a `restbench load --json` result", path.display()))
+}
+
+/// Warnings said before a run starts, one line each on stderr.
+pub fn warn(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+}
