@@ -9,7 +9,7 @@ use restbench_model::cpus::format_cpu_list;
 use restbench_model::published::PublishedStudy;
 use restbench_model::{Scenario, StudyInfo};
 
-use crate::placement::Placement;
+use crate::host::placement::Placement;
 use crate::runner::{LoadShape, RunEntry};
 use crate::subject::Subject;
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::client::{Database, db_err};
 use crate::HarnessError;
-use crate::process::{ManagedChild, SpawnSpec};
+use crate::host::process::{ManagedChild, SpawnSpec};
 use crate::subject::shell_quote;
 
 /// The Debian package that ships the server binaries.
@@ -146,7 +146,7 @@ impl Cluster {
     }
 
     /// [`Cluster::start`] with the server pinned to `cpus` (a run places it away from the
-    /// server under test; see [`crate::placement::Placement::with_database`]).
+    /// server under test; see [`crate::host::placement::Placement::with_database`]).
     pub fn start_on(
         keep: Option<&Path>,
         log_dir: &Path,
@@ -218,7 +218,7 @@ impl Cluster {
         if !cluster.data_dir.join("PG_VERSION").exists() {
             let pwfile = root.join("pwfile");
             // The folder may belong to postgres: never written through a link planted there.
-            crate::process::write_afresh(&pwfile, PASSWORD.as_bytes())
+            crate::host::process::write_afresh(&pwfile, PASSWORD.as_bytes())
                 .map_err(|e| HarnessError::io("cannot write the password file", e))?;
             if let Some((uid, gid)) = user {
                 let _ = nix::unistd::chown(&pwfile, Some(uid.into()), Some(gid.into()));
@@ -251,7 +251,7 @@ impl Cluster {
         if listen.is_some() {
             allow_samenet(&cluster.data_dir.join("pg_hba.conf"))?;
         }
-        cluster.port = crate::process::free_port()?;
+        cluster.port = crate::host::process::free_port()?;
         let host = match listen {
             Some(IpAddr::V6(a)) => format!("[{a}]"),
             Some(a) => a.to_string(),
@@ -360,7 +360,7 @@ impl Cluster {
         if self.server.is_some() {
             return Ok(());
         }
-        crate::process::ensure_port_free(self.port)?;
+        crate::host::process::ensure_port_free(self.port)?;
         self.spawn_server().map(drop)
     }
 

@@ -11,7 +11,7 @@ use restbench_loadgen::trivial_server::TrivialServer;
 use restbench_loadgen::{LoadSpec, Progress, StopAt, Target};
 
 use crate::HarnessError;
-use crate::placement::{Placement, pin_current_thread};
+use crate::host::placement::{Placement, pin_current_thread};
 use crate::runner::LoadShape;
 
 /// What the calibration measured.
@@ -76,7 +76,7 @@ mod tests {
 
     #[test]
     fn the_ceiling_is_a_real_rate() {
-        let placement = Placement::split(&crate::placement::available_cpus());
+        let placement = Placement::split(&crate::host::placement::available_cpus());
         let shape = LoadShape {
             connections: 4,
             threads: 1,
@@ -97,7 +97,7 @@ mod tests {
     #[test]
     #[ignore = "slow: a load measure that needs the machine to itself; cargo test -- --include-ignored runs it (CI does)"]
     fn a_load_on_the_trivial_server_is_flagged_client_bound() {
-        let placement = Placement::split(&crate::placement::available_cpus());
+        let placement = Placement::split(&crate::host::placement::available_cpus());
         if placement.shared {
             eprintln!("skipped: one CPU, generator and server share it");
             return;

@@ -9,10 +9,10 @@ use restbench_loadgen::{HttpVersion, LoadOutcome, LoadSpec, Progress, StopAt, Ta
 use restbench_model::{Protocol, Scenario, ShardSummary, UsageSource, Workload};
 
 use super::plan::{Observer, RunPlan};
-use super::start::{RunningSubject, StartOptions, restart_subject};
 use crate::HarnessError;
-use crate::placement::{Placement, pin_current_thread};
-use crate::sample::{MemorySampler, MemoryStats, group_usage};
+use crate::host::placement::{Placement, pin_current_thread};
+use crate::host::sample::{MemorySampler, MemoryStats, group_usage};
+use crate::serve::start::{RunningSubject, StartOptions, restart_subject};
 use crate::subject::Subject;
 use crate::workload;
 
@@ -265,7 +265,7 @@ pub(crate) fn measured_load(
 /// the two readings' peak and mean).
 fn remote_measured_load(
     spec: &LoadSpec,
-    remote: &super::remote_server::RemoteProcess,
+    remote: &crate::serve::remote_server::RemoteProcess,
     plan: &RunPlan,
     stop: &AtomicBool,
     observer: &dyn Observer,

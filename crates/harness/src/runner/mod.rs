@@ -6,14 +6,10 @@
 //! [`limits`] (what a scenario allows), [`measure`] (warm-up and repeats), [`verdict`] (figures
 //! and flags); this module is the loop over them.
 
-pub mod agent;
 pub mod calibrate;
-pub mod limits;
 pub mod measure;
 pub mod open_loop;
 pub mod plan;
-pub mod remote_server;
-pub mod start;
 pub mod verdict;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,16 +22,16 @@ use restbench_model::{
     Workload, write_results,
 };
 
-pub use limits::{limit_held, scenario_limit};
 pub use measure::{Measurement, ServerSample, warmup_settled};
 pub use plan::{LoadShape, Mode, Observer, OpenLoop, RunEntry, RunPlan};
-pub use start::{RunningSubject, StartOptions, start_subject};
 pub use verdict::is_client_bound;
 
 use crate::db::Database;
 use crate::error::chain;
-use crate::prepare::{self, Prepared};
-use crate::{HarnessError, environment, verify};
+use crate::host::environment;
+use crate::serve::{StartOptions, start_subject};
+use crate::subject::prepare::{self, Prepared};
+use crate::{HarnessError, verify};
 
 /// Runs the plan; returns the results (also written to `out_dir/results.json`).
 pub fn run(
@@ -285,7 +281,7 @@ pub fn run(
                                          ceiling of {c:.0}: calibrating again",
                                         subject.id
                                     ));
-                                    if let Ok(again) = crate::calibrate::loadgen_ceiling(
+                                    if let Ok(again) = crate::runner::calibrate::loadgen_ceiling(
                                         &plan.placement,
                                         &plan.shape,
                                         d,
@@ -344,7 +340,9 @@ pub fn run(
         && !results.interrupted
     {
         observer.note("calibrating the generator again, to measure the machine's drift");
-        if let Ok(end) = crate::calibrate::loadgen_ceiling(&plan.placement, &plan.shape, d, stop) {
+        if let Ok(end) =
+            crate::runner::calibrate::loadgen_ceiling(&plan.placement, &plan.shape, d, stop)
+        {
             results.environment.loadgen_ceiling_end_rps = Some(end.rps);
             results.environment.loadgen_ceiling_rps = ceiling.map(|c| c.max(end.rps));
             results.noisy_machine = restbench_model::run::ceiling_drift(start, end.rps);
@@ -370,7 +368,10 @@ fn record_database(plan: &RunPlan, cell: &mut Cell) {
 }
 
 /// Removes a subject's copied folder on the server host when dropped.
-struct RemovesSubject<'a>(&'a std::sync::Arc<remote_server::ServerHost>, &'a str);
+struct RemovesSubject<'a>(
+    &'a std::sync::Arc<crate::serve::remote_server::ServerHost>,
+    &'a str,
+);
 
 impl Drop for RemovesSubject<'_> {
     fn drop(&mut self) {

@@ -10,8 +10,8 @@ use restbench_model::{Capacity, Protocol, RateStep, Scenario, StepServer, Worklo
 
 use super::measure::{self, ServerSample};
 use super::plan::{Observer, RunPlan};
-use super::start::RunningSubject;
 use crate::HarnessError;
+use crate::serve::start::RunningSubject;
 use crate::subject::Subject;
 
 /// What the open-loop measures of a cell found.

@@ -9,8 +9,8 @@ use std::time::Duration;
 use restbench_loadgen::{HttpVersion, LoadError, LoadSpec, StopAt, Target};
 use restbench_model::{Cell, Protocol, Scenario, Slo, StudyInfo, Workload};
 
-use crate::cgroup::Backend;
-use crate::placement::Placement;
+use crate::host::cgroup::Backend;
+use crate::host::placement::Placement;
 use crate::remote::RemoteGenerators;
 use crate::subject::Subject;
 
@@ -176,7 +176,7 @@ pub struct RunPlan {
     pub server_address: Option<IpAddr>,
     /// The host that serves the subjects (`--server-host`): each is copied, built, started,
     /// sampled and stopped there; `server_address` is then that host's.
-    pub server_host: Option<std::sync::Arc<super::remote_server::ServerHost>>,
+    pub server_host: Option<std::sync::Arc<crate::serve::remote_server::ServerHost>>,
 }
 
 impl RunPlan {

@@ -7,10 +7,10 @@ use restbench_model::{
     RepeatResult, RestartSpread, RpsStats, ServerUsage, UsageSource,
 };
 
-use super::limits::limit_held;
 use super::measure::Measurement;
 use super::open_loop::OpenLoopResult;
-use crate::placement::Placement;
+use crate::host::placement::Placement;
+use crate::serve::limits::limit_held;
 use crate::stats;
 
 /// Fills a verified cell from its measurement and raises its flags.

@@ -2,9 +2,9 @@
 
 use std::process::ExitCode;
 
-use restbench_harness::cgroup::Backend;
-use restbench_harness::environment::command_version;
-use restbench_harness::placement::{Placement, available_cpus, format_cpu_list};
+use restbench_harness::host::cgroup::Backend;
+use restbench_harness::host::environment::command_version;
+use restbench_harness::host::placement::{Placement, available_cpus, format_cpu_list};
 use restbench_harness::subject::{self, find_on_path};
 
 use crate::cli::DoctorArgs;
@@ -134,7 +134,7 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     lines.push(format!(
         "build cache: {}",
         super::subjects_root(&args.dir)
-            .map(|root| restbench_harness::prepare::cache_dir(&root)
+            .map(|root| restbench_harness::subject::prepare::cache_dir(&root)
                 .display()
                 .to_string())
             .unwrap_or_else(|_| "(no subjects folder found)".into())

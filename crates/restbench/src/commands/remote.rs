@@ -1,14 +1,14 @@
 //! `--loadgen-hosts` and `--server-host`: flags to the harness's SSH generators
-//! (`restbench_harness::remote`) and server host (`restbench_harness::runner::remote_server`).
+//! (`restbench_harness::remote`) and server host (`restbench_harness::serve::remote_server`).
 
 use std::net::IpAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
-use restbench_harness::placement::{Placement, available_cpus};
+use restbench_harness::host::placement::{Placement, available_cpus};
 use restbench_harness::remote::{RemoteGenerators, SshHost, parse_hosts};
-use restbench_harness::runner::remote_server::ServerHost;
+use restbench_harness::serve::remote_server::ServerHost;
 use restbench_loadgen::LoadSpec;
 
 use crate::cli::{BadArgument, LoadArgs, LoadgenHostsArgs, RemoteRunArgs};

@@ -6,10 +6,10 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use restbench_harness::cgroup::Backend;
 use restbench_harness::db::{self, Provision};
 use restbench_harness::error::chain;
-use restbench_harness::placement::{Placement, available_cpus};
+use restbench_harness::host::cgroup::Backend;
+use restbench_harness::host::placement::{Placement, available_cpus};
 use restbench_harness::runner::{self, LoadShape, Mode, Observer, OpenLoop, RunEntry, RunPlan};
 use restbench_harness::subject;
 use restbench_loadgen::StopAt;
@@ -95,7 +95,7 @@ pub(crate) fn measure(
     };
     shape.check().map_err(super::load_error)?;
     let open_loop = open_loop(&args.open_loop, args.quick)?;
-    let cache = restbench_harness::prepare::cache_dir(root);
+    let cache = restbench_harness::subject::prepare::cache_dir(root);
     let needs_db = workloads.iter().any(|w| w.needs_database())
         && subjects
             .iter()
@@ -332,7 +332,7 @@ pub(crate) fn database(
 
 /// Where the run's own cluster runs, in a few words: whose CPUs it shares.
 fn database_place(db: &[usize], placement: &Placement) -> String {
-    let list = restbench_harness::placement::format_cpu_list(db);
+    let list = restbench_harness::host::placement::format_cpu_list(db);
     let shares = |side: &[usize]| db.iter().any(|c| side.contains(c));
     match (shares(&placement.loadgen), shares(&placement.server)) {
         (true, true) => format!("own cluster on CPU {list}, shared with generator and server"),
@@ -356,7 +356,7 @@ pub(crate) fn calibrate(
     progress: &TerminalProgress,
 ) -> Option<f64> {
     let duration = calibration_time(quick);
-    match restbench_harness::calibrate::loadgen_ceiling(placement, shape, duration, stop) {
+    match restbench_harness::runner::calibrate::loadgen_ceiling(placement, shape, duration, stop) {
         Ok(c) => {
             progress.note(&format!(
                 "generator ceiling: {:.0} req/s against a trivial server ({:.2} generator cores)",

@@ -43,7 +43,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
     let root = super::subjects_root(&args.dir)?;
     let exports = super::output::open_exports(&args.export)?;
     let subjects = subject::discover(&root)?;
-    let cache = restbench_harness::prepare::cache_dir(&root);
+    let cache = restbench_harness::subject::prepare::cache_dir(&root);
     let (mut placement, backend) = machine(args.loadgen_cpus.as_deref(), args.no_cgroups)?;
     let remote = super::remote::for_run(&args.remote, args.loadgen_cpus.as_deref())?;
     if let Some(r) = &remote {

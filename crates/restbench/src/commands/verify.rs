@@ -3,8 +3,8 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use restbench_harness::verify_subjects::{VerifyEvent, VerifyOptions, verify_subjects};
-use restbench_harness::{prepare, subject};
+use restbench_harness::subject::{self, prepare};
+use restbench_harness::verify::session::{VerifyEvent, VerifyOptions, verify_subjects};
 use restbench_model::{FindingLevel, Scenario, VerifyOutcome, Workload};
 
 use crate::cli::VerifyArgs;

@@ -1,6 +1,6 @@
 //! CPU time and memory of a server's whole process tree, from /proc.
 //!
-//! A subject's processes share one process group (see [`crate::process`]), so cluster workers
+//! A subject's processes share one process group (see [`crate::host::process`]), so cluster workers
 //! and helper processes are all counted. Sampling runs on the load generator's CPUs.
 
 use std::sync::Arc;
@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::cgroup::CgroupMemory;
+use crate::host::cgroup::CgroupMemory;
 
 /// A reading of the group: CPU time so far and resident memory now.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -140,14 +140,14 @@ mod tests {
     #[test]
     fn reads_cpu_and_memory_of_a_busy_group() {
         let dir = tempfile::tempdir().unwrap();
-        let spec = crate::process::SpawnSpec {
+        let spec = crate::host::process::SpawnSpec {
             name: "spinner".into(),
             shell_command: "i=0; while [ $i -lt 3000000 ]; do i=$((i+1)); done".into(),
             cwd: dir.path().into(),
             log: dir.path().join("log"),
             ..Default::default()
         };
-        let child = crate::process::ManagedChild::spawn(&spec).unwrap();
+        let child = crate::host::process::ManagedChild::spawn(&spec).unwrap();
         // Waits for CPU time to accrue rather than for a fixed wall time: on a busy machine the
         // spinner may get little of a CPU, and what is tested is the reading, not the speed.
         let started = std::time::Instant::now();

@@ -6,13 +6,14 @@ use std::time::Duration;
 
 use restbench_model::{Finding, SCHEMA_VERSION, Scenario, VerifyOutcome, VerifyReport, Workload};
 
-use crate::cgroup::Backend;
 use crate::db;
 use crate::error::chain;
-use crate::placement::{Placement, available_cpus};
-use crate::runner::{StartOptions, start_subject};
+use crate::host::cgroup::Backend;
+use crate::host::placement::{Placement, available_cpus};
+use crate::serve::{StartOptions, start_subject};
 use crate::subject::Subject;
-use crate::{prepare, verify};
+use crate::subject::prepare;
+use crate::verify;
 
 /// What to verify, and how.
 pub struct VerifyOptions<'a> {

@@ -2,6 +2,19 @@
 //!
 //! The manifest format is documented in `subjects/README.md`. Every error names the file, the
 //! field and the reason, because a broken manifest is the most common way to add a subject.
+//!
+//! The wing of a subject on disk, around its manifest (this module):
+//! - [`toolchain`]: the versions of the subjects' toolchains against each subject's minimums,
+//!   with the fixing command.
+//! - [`prepare`]: builds with each ecosystem's own tool, cached by a hash of the subject's folder.
+//! - [`scaffold`]: a new subject copied from an existing one; the catalogue copied to a data folder.
+//! - [`ad_hoc`]: a subject made from a command line (`restbench bench --cmd`), with no folder
+//!   and no build.
+
+pub mod ad_hoc;
+pub mod prepare;
+pub mod scaffold;
+pub mod toolchain;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,7 +25,7 @@ use serde::Deserialize;
 use restbench_model::{CellSubject, Scenario, Workload};
 
 use crate::HarnessError;
-pub use crate::toolchain::find_on_path;
+pub use toolchain::find_on_path;
 
 /// Languages a subject may declare.
 pub const LANGUAGES: [&str; 6] = ["rust", "go", "node", "python", "java", "haskell"];
@@ -336,7 +349,7 @@ impl Subject {
                     format!("{tool:?} is not listed in requires.tools"),
                 ));
             }
-            if crate::toolchain::Version::parse(version).is_none() {
+            if crate::subject::toolchain::Version::parse(version).is_none() {
                 return Err(err(
                     &format!("requires.versions.{tool}"),
                     format!("{version:?} is not a version such as \"1.26\""),
@@ -415,7 +428,7 @@ impl Subject {
             .filter(|t| find_on_path(t).is_none())
             .collect();
         if missing.is_empty() {
-            return crate::toolchain::shortfall_reason(&self.needs());
+            return crate::subject::toolchain::shortfall_reason(&self.needs());
         }
         let mut reason = format!("{} not found on PATH", missing.join(", "));
         if !self.hint.is_empty() {
@@ -424,9 +437,9 @@ impl Subject {
         Some(reason)
     }
 
-    /// What the subject asks of its toolchain, for [`crate::toolchain`]'s checks.
-    pub fn needs(&self) -> crate::toolchain::Needs<'_> {
-        crate::toolchain::Needs {
+    /// What the subject asks of its toolchain, for [`crate::subject::toolchain`]'s checks.
+    pub fn needs(&self) -> crate::subject::toolchain::Needs<'_> {
+        crate::subject::toolchain::Needs {
             id: &self.id,
             dir: &self.dir,
             tools: &self.tools,
