@@ -4,7 +4,8 @@
 //! its own rank or below (`crates/restbench/tests/architecture.rs` checks it):
 //!
 //! 1. Leaves: [`dates`] (timestamp normalisation shared by the verifier and the database code),
-//!    [`error`] (what can go wrong, each cause printed once), [`fixtures`] (the seed studies' payloads),
+//!    [`error`] (what can go wrong, each cause printed once), [`events`] (what a run or a verify
+//!    session says as it goes, for the terminal and the results file alike), [`fixtures`] (the seed studies' payloads),
 //!    [`http`] (the verifier's blocking HTTP/1.1 client), [`stats`] (median, spread, bootstrap interval over repeats),
 //!    [`workload`] (what the harness sends for each workload).
 //! 2. [`host`]: the machine: processes, cgroups, CPU placement, samples, the environment.
@@ -22,6 +23,7 @@
 pub mod dates;
 pub mod db;
 pub mod error;
+pub mod events;
 pub mod fixtures;
 pub mod host;
 pub mod http;

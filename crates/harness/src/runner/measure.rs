@@ -6,14 +6,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use restbench_loadgen::{HttpVersion, LoadOutcome, LoadSpec, Progress, StopAt, Target};
-use restbench_model::{Protocol, Scenario, ShardSummary, UsageSource, Workload};
+use restbench_model::{Protocol, ShardSummary, UsageSource};
 
-use super::plan::{Observer, RunPlan};
+use super::cell::CellRun;
+use super::plan::RunPlan;
 use crate::HarnessError;
+use crate::events::{Observer, RunEvent, Step};
 use crate::host::placement::{Placement, pin_current_thread};
 use crate::host::sample::{MemorySampler, MemoryStats, group_usage};
-use crate::serve::start::{RunningSubject, StartOptions, restart_subject};
-use crate::subject::Subject;
+use crate::serve::start::restart_subject;
 use crate::workload;
 
 /// What the repeats of one cell measured.
@@ -63,61 +64,46 @@ impl ServerSample {
 
 /// Warms up and measures the repeats of one cell. With `plan.restarts` of 2 or more the repeats
 /// are split over that many server processes: between groups the server is stopped and started
-/// afresh (a new cgroup, the readiness wait) and warmed up again, so `server` may be a new
+/// afresh (a new cgroup, the readiness wait) and warmed up again, so `cell.server` may be a new
 /// process on return.
-#[allow(clippy::too_many_arguments)]
-pub fn measure(
-    plan: &RunPlan,
-    server: &mut RunningSubject,
-    w: Workload,
-    protocol: Protocol,
-    subject: &Subject,
-    scenario: Scenario,
-    options: &StartOptions,
-    stop: &AtomicBool,
-    observer: &dyn Observer,
-) -> Result<Option<Measurement>, HarnessError> {
+pub fn measure(cell: &mut CellRun) -> Result<Option<Measurement>, HarnessError> {
+    let plan = cell.plan;
     let processes = plan.restarts.clamp(1, plan.repeats.max(1));
-    let mut spec = cell_spec(plan, server, w, protocol)?;
+    let mut spec = cell_spec(cell)?;
     let mut warmup_spent = Duration::ZERO;
     let mut settled = true;
     let mut repeats = Vec::new();
     let mut generators = Vec::new();
     let mut process_of = Vec::new();
     for i in 0..plan.repeats {
-        if stop.load(Ordering::Relaxed) {
+        if cell.stopped() {
             return Ok(None);
         }
         let process = process_of_repeat(i, plan.repeats, processes);
         if i == 0 || process != process_of_repeat(i - 1, plan.repeats, processes) {
             if i > 0 {
-                observer.step(
-                    &subject.id,
-                    Some(scenario),
-                    Some(w),
-                    &format!("restarting ({}/{processes})", process + 1),
-                );
-                restart_subject(server, subject, scenario, options)?;
-                spec = cell_spec(plan, server, w, protocol)?;
+                cell.step(Step::Restarting {
+                    process: process + 1,
+                    processes,
+                });
+                restart_subject(cell.server, cell.subject, cell.scenario, cell.options)?;
+                spec = cell_spec(cell)?;
             }
-            observer.step(&subject.id, Some(scenario), Some(w), "warming up");
-            let (spent, ok) = warm_up(plan, &spec, stop, observer)?;
+            cell.step(Step::WarmingUp);
+            let (spent, ok) = warm_up(cell, &spec)?;
             warmup_spent += spent;
             settled &= ok;
             spec.stop = plan.shape.stop;
         }
-        check_alive(server, subject)?;
-        observer.step(
-            &subject.id,
-            Some(scenario),
-            Some(w),
-            &format!("measuring {}/{}", i + 1, plan.repeats),
-        );
-        let Some((outcome, sample, hosts)) = measured_load(&spec, server, plan, stop, observer)?
-        else {
+        check_alive(cell)?;
+        cell.step(Step::Measuring {
+            i: i + 1,
+            n: plan.repeats,
+        });
+        let Some((outcome, sample, hosts)) = measured_load(cell, &spec)? else {
             return Ok(None);
         };
-        if stop.load(Ordering::Relaxed) {
+        if cell.stopped() {
             return Ok(None);
         }
         if !hosts.is_empty() {
@@ -146,23 +132,13 @@ pub fn process_of_repeat(i: u32, repeats: u32, processes: u32) -> u32 {
 /// shape's, set by each caller. h2c is HTTP/2 with prior knowledge on `http://`; the shape's
 /// requests in flight per connection (`pipeline`) become concurrent streams, so both protocols
 /// keep the same number of requests outstanding.
-pub(crate) fn cell_spec(
-    plan: &RunPlan,
-    server: &RunningSubject,
-    w: Workload,
-    protocol: Protocol,
-) -> Result<LoadSpec, HarnessError> {
-    let url = format!("http://{}{}", server.addr, w.path());
-    let mut spec = LoadSpec::get(Target::parse(&url)?);
+pub(crate) fn cell_spec(cell: &CellRun) -> Result<LoadSpec, HarnessError> {
+    let (plan, w, protocol) = (cell.plan, cell.workload, cell.protocol);
+    let url = format!("http://{}{}", cell.server.addr, w.path());
+    let mut spec = plan.shape.spec(Target::parse(&url)?);
     spec.method = w.method().into();
     spec.headers = workload::headers(w);
     spec.body = workload::body(w);
-    spec.connections = plan.shape.connections;
-    spec.threads = plan.shape.threads;
-    spec.keepalive = plan.shape.keepalive;
-    spec.http_version = plan.shape.http_version;
-    spec.timeout = plan.shape.timeout;
-    spec.pipeline = plan.shape.pipeline;
     if protocol == Protocol::H2c {
         spec.http_version = HttpVersion::Http2;
         spec.max_streams = plan.shape.pipeline.max(1);
@@ -174,12 +150,8 @@ pub(crate) fn cell_spec(
 /// The discarded warm-up: by request count on one connection, or time slices repeated until two
 /// agree (capped). Returns the time spent and whether the rate settled; an interrupt ends it
 /// early (the caller sees the stop flag).
-pub(crate) fn warm_up(
-    plan: &RunPlan,
-    spec: &LoadSpec,
-    stop: &AtomicBool,
-    observer: &dyn Observer,
-) -> Result<(Duration, bool), HarnessError> {
+pub(crate) fn warm_up(cell: &CellRun, spec: &LoadSpec) -> Result<(Duration, bool), HarnessError> {
+    let (plan, stop, observer) = (cell.plan, cell.stop, cell.observer);
     let mut warmup_spent = Duration::ZERO;
     let mut settled = true;
     if let Some(n) = plan.shape.warmup_requests {
@@ -216,13 +188,11 @@ pub(crate) fn warm_up(
 }
 
 /// An error when the server has exited.
-pub(crate) fn check_alive(
-    server: &mut RunningSubject,
-    subject: &Subject,
-) -> Result<(), HarnessError> {
+pub(crate) fn check_alive(cell: &mut CellRun) -> Result<(), HarnessError> {
+    let server = &mut *cell.server;
     match server.child.exited() {
         Some(status) => Err(HarnessError::ExitedDuringLoad {
-            subject: subject.id.clone(),
+            subject: cell.subject.id.clone(),
             status: status.to_string(),
             tail: server.child.log_tail(12),
         }),
@@ -233,12 +203,10 @@ pub(crate) fn check_alive(
 /// One load with the server's CPU (cgroup, else /proc) and memory over the same interval, and,
 /// with remote generators, each host's share. `None` when interrupted while remote shards ran.
 pub(crate) fn measured_load(
+    cell: &CellRun,
     spec: &LoadSpec,
-    server: &RunningSubject,
-    plan: &RunPlan,
-    stop: &AtomicBool,
-    observer: &dyn Observer,
 ) -> Result<Option<(LoadOutcome, ServerSample, Vec<ShardSummary>)>, HarnessError> {
+    let (server, plan, stop, observer) = (&*cell.server, cell.plan, cell.stop, cell.observer);
     if let Some(remote) = &server.remote {
         return remote_measured_load(spec, remote, plan, stop, observer);
     }
@@ -377,7 +345,7 @@ pub(crate) fn run_load(
                 }
                 _ => 0.0,
             };
-            observer.load_progress(fraction.min(1.0));
+            observer.event(&RunEvent::LoadProgress(fraction.min(1.0)));
         }
         handle
             .join()

@@ -8,6 +8,7 @@ use restbench_model::{Finding, SCHEMA_VERSION, Scenario, VerifyOutcome, VerifyRe
 
 use crate::db;
 use crate::error::chain;
+use crate::events::{Observer, RunEvent};
 use crate::host::cgroup::Backend;
 use crate::host::placement::{Placement, available_cpus};
 use crate::serve::{StartOptions, start_subject};
@@ -27,22 +28,9 @@ pub struct VerifyOptions<'a> {
     pub db_pool_total: u32,
 }
 
-/// What happened to one subject, as it happens.
-pub enum VerifyEvent<'a> {
-    /// A tool it needs is missing here.
-    Skipped { subject: &'a str, reason: &'a str },
-    /// It could not be built or started; every workload it serves failed with `reason`.
-    Failed { subject: &'a str, reason: &'a str },
-    /// One workload was checked.
-    Checked(&'a VerifyOutcome),
-}
-
-/// Verifies every subject in `options` in turn, telling `on_event` as it goes, and returns the
+/// Verifies every subject in `options` in turn, telling `observer` as it goes, and returns the
 /// report (`restbench verify --json`).
-pub fn verify_subjects(
-    options: &VerifyOptions,
-    mut on_event: impl FnMut(VerifyEvent),
-) -> VerifyReport {
+pub fn verify_subjects(options: &VerifyOptions, observer: &dyn Observer) -> VerifyReport {
     let placement = Placement::split(&available_cpus());
     let backend = Backend::affinity_only("not requested");
     let needs_db = options.subjects.iter().any(|s| {
@@ -86,7 +74,7 @@ pub fn verify_subjects(
             continue;
         }
         if let Some(reason) = s.unavailable_reason() {
-            on_event(VerifyEvent::Skipped {
+            observer.event(&RunEvent::SubjectSkipped {
                 subject: &s.id,
                 reason: &reason,
             });
@@ -98,7 +86,7 @@ pub fn verify_subjects(
             Ok(r) => r,
             Err(e) => {
                 let reason = chain(&e);
-                on_event(VerifyEvent::Failed {
+                observer.event(&RunEvent::SubjectFailed {
                     subject: &s.id,
                     reason: &reason,
                 });
@@ -132,7 +120,7 @@ pub fn verify_subjects(
                 passed: verify::passed(&findings),
                 findings,
             };
-            on_event(VerifyEvent::Checked(&outcome));
+            observer.event(&RunEvent::Verified(&outcome));
             results.push(outcome);
         }
         running.child.stop(Duration::from_secs(5));
