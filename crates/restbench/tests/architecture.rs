@@ -300,7 +300,7 @@ fn no_file_points_at_a_document_the_repository_does_not_contain() {
 /// here fails the test until it is given a rank.
 const HARNESS_WINGS: &[&[&str]] = &[
     &[
-        "dates", "error", "fixtures", "http", "h2c", "stats", "workload",
+        "dates", "error", "events", "fixtures", "http", "h2c", "stats", "workload",
     ],
     &["host"],
     &["subject", "remote"],

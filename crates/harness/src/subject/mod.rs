@@ -202,39 +202,44 @@ pub fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
 
-impl Subject {
-    /// Loads and checks `dir/subject.toml`.
-    pub fn load(dir: &Path) -> Result<Self, HarnessError> {
-        let file = dir.join("subject.toml");
-        let err = |field: &str, reason: String| HarnessError::Manifest {
-            file: file.clone(),
+/// The manifest being loaded: every error names it, the field and the reason.
+struct ManifestFile<'a>(&'a Path);
+
+impl ManifestFile<'_> {
+    fn error(&self, field: &str, reason: String) -> HarnessError {
+        HarnessError::Manifest {
+            file: self.0.to_path_buf(),
             field: field.to_string(),
             reason,
-        };
-        let text = std::fs::read_to_string(&file)
-            .map_err(|e| err("(file)", format!("cannot read: {e}")))?;
-        let raw: RawManifest = toml::from_str(&text).map_err(|e| {
-            // The key on the line where the error is (the span may point at the value).
-            let field = e
-                .span()
-                .and_then(|span| {
-                    let start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
-                    let line = text[start..].lines().next()?;
-                    let key = line.split('=').next()?.trim().trim_matches(['"', '[', ']']);
-                    Some(key.to_string())
-                })
-                .filter(|s| !s.is_empty() && s.len() < 60)
-                .unwrap_or_else(|| "(document)".to_string());
-            let line = e.span().map(|s| text[..s.start].lines().count().max(1));
-            let reason = e.message().trim().to_string();
-            match line {
-                Some(l) => err(&field, format!("{reason} (line {l})")),
-                None => err(&field, reason),
-            }
-        })?;
-        let folder = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        }
+    }
+
+    /// A TOML error, named after the key on the line where it is (the span may point at the
+    /// value), with the line.
+    fn toml_error(&self, text: &str, e: &toml::de::Error) -> HarnessError {
+        let field = e
+            .span()
+            .and_then(|span| {
+                let start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+                let line = text[start..].lines().next()?;
+                let key = line.split('=').next()?.trim().trim_matches(['"', '[', ']']);
+                Some(key.to_string())
+            })
+            .filter(|s| !s.is_empty() && s.len() < 60)
+            .unwrap_or_else(|| "(document)".to_string());
+        let line = e.span().map(|s| text[..s.start].lines().count().max(1));
+        let reason = e.message().trim().to_string();
+        match line {
+            Some(l) => self.error(&field, format!("{reason} (line {l})")),
+            None => self.error(&field, reason),
+        }
+    }
+
+    /// The id (the folder's name, in lowercase letters, digits and '-'), the language, the
+    /// framework and the seeds.
+    fn check_identity(&self, raw: &RawManifest, folder: &str) -> Result<(), HarnessError> {
         if raw.id != folder {
-            return Err(err(
+            return Err(self.error(
                 "id",
                 format!("{:?} must equal the folder name {folder:?}", raw.id),
             ));
@@ -244,13 +249,10 @@ impl Subject {
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         {
-            return Err(err(
-                "id",
-                "use lowercase letters, digits and '-' only".into(),
-            ));
+            return Err(self.error("id", "use lowercase letters, digits and '-' only".into()));
         }
         if !LANGUAGES.contains(&raw.language.as_str()) {
-            return Err(err(
+            return Err(self.error(
                 "language",
                 format!("{:?} is not one of {}", raw.language, LANGUAGES.join(", ")),
             ));
@@ -260,7 +262,7 @@ impl Subject {
             ("framework_version", &raw.framework_version),
         ] {
             if value.trim().is_empty() {
-                return Err(err(field, "must not be empty".into()));
+                return Err(self.error(field, "must not be empty".into()));
             }
         }
         for seed in &raw.seeds {
@@ -268,19 +270,24 @@ impl Subject {
                 .iter()
                 .any(|s| &s.seed == seed)
             {
-                return Err(err(
+                return Err(self.error(
                     "seeds",
                     format!("{seed:?} is not a seed study (000, 002, 003, 004)"),
                 ));
             }
         }
-        if raw.workloads.is_empty() {
-            return Err(err("workloads", "list at least one workload".into()));
+        Ok(())
+    }
+
+    /// At least one workload, each known; repeats dropped.
+    fn workloads(&self, names: &[String]) -> Result<Vec<Workload>, HarnessError> {
+        if names.is_empty() {
+            return Err(self.error("workloads", "list at least one workload".into()));
         }
         let mut workloads = Vec::new();
-        for w in &raw.workloads {
+        for w in names {
             let workload = Workload::parse(w).ok_or_else(|| {
-                err(
+                self.error(
                     "workloads",
                     format!("{w:?} is not a workload ({})", Workload::names().join(", ")),
                 )
@@ -289,11 +296,16 @@ impl Subject {
                 workloads.push(workload);
             }
         }
+        Ok(workloads)
+    }
+
+    /// A start command, and no quoted `{cache}` or `{dir}` in it or the build commands: the
+    /// folders are inserted already quoted; quoting them again would put the quotes into the
+    /// path (`"'/a b'/x"`).
+    fn check_commands(&self, raw: &RawManifest) -> Result<(), HarnessError> {
         if raw.start.command.trim().is_empty() {
-            return Err(err("start.command", "must not be empty".into()));
+            return Err(self.error("start.command", "must not be empty".into()));
         }
-        // The folders are inserted already quoted; quoting them again would put the quotes
-        // into the path (`"'/a b'/x"`), so a quoted placeholder is a manifest error.
         for (field, command) in raw
             .build
             .commands
@@ -305,7 +317,7 @@ impl Subject {
                 .iter()
                 .any(|p| command.contains(&format!("'{p}")) || command.contains(&format!("\"{p}")))
             {
-                return Err(err(
+                return Err(self.error(
                     field,
                     format!(
                         "{command:?} quotes a placeholder: {{cache}} and {{dir}} are inserted \
@@ -314,76 +326,76 @@ impl Subject {
                 ));
             }
         }
-        let ready_timeout = match &raw.start.ready_timeout {
-            Some(t) => parse_duration(t)
-                .ok_or_else(|| {
-                    err(
-                        "start.ready_timeout",
-                        format!("{t:?} is not a duration such as 60s"),
-                    )
-                })
-                .and_then(|d| {
-                    if d > MAX_READY_TIMEOUT {
-                        Err(err(
-                            "start.ready_timeout",
-                            format!("{t:?} is longer than the most allowed, 1h"),
-                        ))
-                    } else {
-                        Ok(d)
-                    }
-                })?,
-            None => DEFAULT_READY_TIMEOUT,
+        Ok(())
+    }
+
+    /// `start.ready_timeout`: a duration of at most an hour, by default [`DEFAULT_READY_TIMEOUT`].
+    fn ready_timeout(&self, text: Option<&str>) -> Result<Duration, HarnessError> {
+        let Some(t) = text else {
+            return Ok(DEFAULT_READY_TIMEOUT);
         };
-        for output in &raw.build.outputs {
+        let d = parse_duration(t).ok_or_else(|| {
+            self.error(
+                "start.ready_timeout",
+                format!("{t:?} is not a duration such as 60s"),
+            )
+        })?;
+        if d > MAX_READY_TIMEOUT {
+            return Err(self.error(
+                "start.ready_timeout",
+                format!("{t:?} is longer than the most allowed, 1h"),
+            ));
+        }
+        Ok(d)
+    }
+
+    /// `build.outputs`: paths inside the subject folder.
+    fn check_outputs(&self, outputs: &[String]) -> Result<(), HarnessError> {
+        for output in outputs {
             if output.starts_with('/') || output.contains("..") {
-                return Err(err(
+                return Err(self.error(
                     "build.outputs",
                     format!("{output:?} must be a path inside the subject folder"),
                 ));
             }
         }
-        for (tool, version) in &raw.requires.versions {
-            if !raw.requires.tools.contains(tool) {
-                return Err(err(
+        Ok(())
+    }
+
+    /// `requires.versions`: each for a listed tool, each a version.
+    fn check_requires(&self, requires: &RawRequires) -> Result<(), HarnessError> {
+        for (tool, version) in &requires.versions {
+            if !requires.tools.contains(tool) {
+                return Err(self.error(
                     &format!("requires.versions.{tool}"),
                     format!("{tool:?} is not listed in requires.tools"),
                 ));
             }
-            if crate::subject::toolchain::Version::parse(version).is_none() {
-                return Err(err(
+            if toolchain::Version::parse(version).is_none() {
+                return Err(self.error(
                     &format!("requires.versions.{tool}"),
                     format!("{version:?} is not a version such as \"1.26\""),
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// `[scenarios.<name>]`: known scenarios, each with its environment and a process count
+    /// (a number, or a text with `{cores}`) of at least 1.
+    fn scenarios(
+        &self,
+        raw: BTreeMap<String, RawScenario>,
+    ) -> Result<BTreeMap<Scenario, ScenarioSettings>, HarnessError> {
         let mut scenarios = BTreeMap::new();
-        for (name, s) in raw.scenarios {
+        for (name, s) in raw {
             let Some(scenario) = Scenario::parse(&name) else {
-                return Err(err(
+                return Err(self.error(
                     &format!("scenarios.{name}"),
                     format!("unknown scenario (known: {})", Scenario::names().join(", ")),
                 ));
             };
-            let processes = match s.processes {
-                None => "1".to_string(),
-                Some(Count::Number(0)) => {
-                    return Err(err(
-                        &format!("scenarios.{name}.processes"),
-                        "must be at least 1".into(),
-                    ));
-                }
-                Some(Count::Number(n)) => n.to_string(),
-                Some(Count::Text(t)) => {
-                    let probe = t.replace("{cores}", "1").replace("{machine_cores}", "1");
-                    if probe.parse::<u32>().map_or(true, |n| n == 0) {
-                        return Err(err(
-                            &format!("scenarios.{name}.processes"),
-                            format!("{t:?} is not a number or {{cores}}"),
-                        ));
-                    }
-                    t
-                }
-            };
+            let processes = self.processes(&name, s.processes)?;
             scenarios.insert(
                 scenario,
                 ScenarioSettings {
@@ -392,7 +404,43 @@ impl Subject {
                 },
             );
         }
-        let protocols = parse_protocols(&raw.protocols).map_err(|m| err("protocols", m))?;
+        Ok(scenarios)
+    }
+
+    fn processes(&self, scenario: &str, count: Option<Count>) -> Result<String, HarnessError> {
+        let field = || format!("scenarios.{scenario}.processes");
+        match count {
+            None => Ok("1".to_string()),
+            Some(Count::Number(0)) => Err(self.error(&field(), "must be at least 1".into())),
+            Some(Count::Number(n)) => Ok(n.to_string()),
+            Some(Count::Text(t)) => {
+                let probe = t.replace("{cores}", "1").replace("{machine_cores}", "1");
+                if probe.parse::<u32>().map_or(true, |n| n == 0) {
+                    return Err(self.error(&field(), format!("{t:?} is not a number or {{cores}}")));
+                }
+                Ok(t)
+            }
+        }
+    }
+}
+
+impl Subject {
+    /// Loads and checks `dir/subject.toml`.
+    pub fn load(dir: &Path) -> Result<Self, HarnessError> {
+        let file = dir.join("subject.toml");
+        let m = ManifestFile(&file);
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| m.error("(file)", format!("cannot read: {e}")))?;
+        let raw: RawManifest = toml::from_str(&text).map_err(|e| m.toml_error(&text, &e))?;
+        let folder = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        m.check_identity(&raw, folder)?;
+        let workloads = m.workloads(&raw.workloads)?;
+        m.check_commands(&raw)?;
+        let ready_timeout = m.ready_timeout(raw.start.ready_timeout.as_deref())?;
+        m.check_outputs(&raw.build.outputs)?;
+        m.check_requires(&raw.requires)?;
+        let scenarios = m.scenarios(raw.scenarios)?;
+        let protocols = parse_protocols(&raw.protocols).map_err(|e| m.error("protocols", e))?;
         Ok(Self {
             id: raw.id,
             dir: dir.to_path_buf(),
