@@ -33,6 +33,35 @@ pub struct VerifyOptions<'a> {
 pub fn verify_subjects(options: &VerifyOptions, observer: &dyn Observer) -> VerifyReport {
     let placement = Placement::split(&available_cpus());
     let backend = Backend::affinity_only("not requested");
+    let provision = provide_database(options);
+    let session = Session {
+        options,
+        start: StartOptions {
+            placement: &placement,
+            backend: &backend,
+            cache: options.cache,
+            database_url: provision.url.as_deref(),
+            db_pool_total: options.db_pool_total,
+            address: None,
+            remote: None,
+        },
+        database: provision.database.as_ref(),
+        db_problem: provision.problem.as_ref().map(|e| chain(e)),
+        observer,
+    };
+    let mut results = Vec::new();
+    for s in options.subjects {
+        session.verify_subject(s, &mut results);
+    }
+    VerifyReport {
+        schema_version: SCHEMA_VERSION,
+        results,
+    }
+}
+
+/// A database when a subject available here serves a workload that needs one (the given one,
+/// else a throwaway cluster); what went wrong otherwise.
+fn provide_database(options: &VerifyOptions) -> db::Provision {
     let needs_db = options.subjects.iter().any(|s| {
         s.unavailable_reason().is_none()
             && options
@@ -40,7 +69,7 @@ pub fn verify_subjects(options: &VerifyOptions, observer: &dyn Observer) -> Veri
                 .iter()
                 .any(|w| w.needs_database() && s.supports(*w))
     });
-    let provision = match db::provide(
+    match db::provide(
         needs_db,
         options.database_url,
         &options.cache.join("logs"),
@@ -51,42 +80,46 @@ pub fn verify_subjects(options: &VerifyOptions, observer: &dyn Observer) -> Veri
             problem: Some(e),
             ..db::Provision::default()
         },
-    };
-    let db_problem = provision.problem.as_ref().map(|e| chain(e));
-    let start = StartOptions {
-        placement: &placement,
-        backend: &backend,
-        cache: options.cache,
-        database_url: provision.url.as_deref(),
-        db_pool_total: options.db_pool_total,
-        address: None,
-        remote: None,
-    };
-    let mut results = Vec::new();
-    for s in options.subjects {
-        let mine: Vec<Workload> = options
+    }
+}
+
+/// What every subject of a verify session shares.
+struct Session<'a> {
+    options: &'a VerifyOptions<'a>,
+    start: StartOptions<'a>,
+    database: Option<&'a db::Database>,
+    /// Why there is no database, when one was needed.
+    db_problem: Option<String>,
+    observer: &'a dyn Observer,
+}
+
+impl Session<'_> {
+    /// One subject: prepared, started, each workload it serves checked, stopped.
+    fn verify_subject(&self, s: &Subject, results: &mut Vec<VerifyOutcome>) {
+        let mine: Vec<Workload> = self
+            .options
             .workloads
             .iter()
             .copied()
             .filter(|w| s.supports(*w))
             .collect();
         if mine.is_empty() {
-            continue;
+            return;
         }
         if let Some(reason) = s.unavailable_reason() {
-            observer.event(&RunEvent::SubjectSkipped {
+            self.observer.event(&RunEvent::SubjectSkipped {
                 subject: &s.id,
                 reason: &reason,
             });
-            continue;
+            return;
         }
-        let started = prepare::prepare(s, options.cache)
-            .and_then(|_| start_subject(s, options.scenario, &start, None));
+        let started = prepare::prepare(s, self.options.cache)
+            .and_then(|_| start_subject(s, self.options.scenario, &self.start, None));
         let mut running = match started {
             Ok(r) => r,
             Err(e) => {
                 let reason = chain(&e);
-                observer.event(&RunEvent::SubjectFailed {
+                self.observer.event(&RunEvent::SubjectFailed {
                     subject: &s.id,
                     reason: &reason,
                 });
@@ -96,37 +129,42 @@ pub fn verify_subjects(options: &VerifyOptions, observer: &dyn Observer) -> Veri
                     passed: false,
                     findings: vec![Finding::fail("start", reason.clone())],
                 }));
-                continue;
+                return;
             }
         };
         let common = verify::common(running.addr);
         for w in mine {
-            let mut findings = common.clone();
-            if w.needs_database() && provision.database.is_none() {
-                findings.push(Finding::fail(
-                    "database",
-                    db_problem.clone().unwrap_or_else(|| "no database".into()),
-                ));
-            } else {
-                findings.extend(verify::workload(
-                    running.addr,
-                    w,
-                    provision.database.as_ref(),
-                ));
-            }
-            let outcome = VerifyOutcome {
-                subject: s.id.clone(),
-                workload: w,
-                passed: verify::passed(&findings),
-                findings,
-            };
-            observer.event(&RunEvent::Verified(&outcome));
+            let outcome = self.check(s, w, &common, running.addr);
+            self.observer.event(&RunEvent::Verified(&outcome));
             results.push(outcome);
         }
         running.child.stop(Duration::from_secs(5));
     }
-    VerifyReport {
-        schema_version: SCHEMA_VERSION,
-        results,
+
+    /// One workload of a started subject: the `common` findings and the workload's own.
+    fn check(
+        &self,
+        s: &Subject,
+        w: Workload,
+        common: &[Finding],
+        addr: std::net::SocketAddr,
+    ) -> VerifyOutcome {
+        let mut findings = common.to_vec();
+        if w.needs_database() && self.database.is_none() {
+            findings.push(Finding::fail(
+                "database",
+                self.db_problem
+                    .clone()
+                    .unwrap_or_else(|| "no database".into()),
+            ));
+        } else {
+            findings.extend(verify::workload(addr, w, self.database));
+        }
+        VerifyOutcome {
+            subject: s.id.clone(),
+            workload: w,
+            passed: verify::passed(&findings),
+            findings,
+        }
     }
 }
