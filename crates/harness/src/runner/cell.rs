@@ -12,6 +12,7 @@ use super::{measure, open_loop, verdict};
 use crate::db::Database;
 use crate::error::chain;
 use crate::events::{At, Observer, RunEvent, Step};
+use crate::serve::ServerLocation;
 use crate::serve::start::{RunningSubject, StartOptions};
 use crate::subject::Subject;
 use crate::verify;
@@ -28,6 +29,8 @@ pub struct CellRun<'a> {
     pub server: &'a mut RunningSubject,
     /// How `server` was started, for a restart.
     pub options: &'a StartOptions<'a>,
+    /// Where `server` runs, to read its usage there.
+    pub location: &'a dyn ServerLocation,
     pub stop: &'a AtomicBool,
     pub observer: &'a dyn Observer,
 }

@@ -6,14 +6,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use restbench_loadgen::{HttpVersion, LoadOutcome, LoadSpec, Progress, StopAt, Target};
-use restbench_model::{Protocol, ShardSummary, UsageSource};
+use restbench_model::{Protocol, ShardSummary};
 
 use super::cell::CellRun;
 use super::plan::RunPlan;
 use crate::HarnessError;
 use crate::events::{Observer, RunEvent, Step};
 use crate::host::placement::{Placement, pin_current_thread};
-use crate::host::sample::{MemorySampler, MemoryStats, group_usage};
+use crate::host::sample::ServerSample;
 use crate::serve::start::restart_subject;
 use crate::workload;
 
@@ -28,38 +28,6 @@ pub struct Measurement {
     pub generators: Vec<Vec<ShardSummary>>,
     /// The server process (0, 1, … in start order) each repeat ran against.
     pub processes: Vec<u32>,
-}
-
-/// Server usage during one repeat.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ServerSample {
-    /// From the cgroup when the server has one, else from /proc.
-    pub cpu: Duration,
-    pub cpu_source: UsageSource,
-    /// From /proc, the cross-check.
-    pub proc_cpu: Duration,
-    pub memory: MemoryStats,
-}
-
-impl ServerSample {
-    /// The CPU between two readings: the cgroup's when both have it, else /proc's.
-    fn between(
-        proc_cpu: (Duration, Duration),
-        cgroup_cpu: (Option<Duration>, Option<Duration>),
-        memory: MemoryStats,
-    ) -> Self {
-        let proc_cpu = proc_cpu.1.saturating_sub(proc_cpu.0);
-        let (cpu, cpu_source) = match cgroup_cpu {
-            (Some(b), Some(a)) => (a.saturating_sub(b), UsageSource::Cgroup),
-            _ => (proc_cpu, UsageSource::Proc),
-        };
-        Self {
-            cpu,
-            cpu_source,
-            proc_cpu,
-            memory,
-        }
-    }
 }
 
 /// Warms up and measures the repeats of one cell. With `plan.restarts` of 2 or more the repeats
@@ -200,102 +168,16 @@ pub(crate) fn check_alive(cell: &mut CellRun) -> Result<(), HarnessError> {
     }
 }
 
-/// One load with the server's CPU (cgroup, else /proc) and memory over the same interval, and,
-/// with remote generators, each host's share. `None` when interrupted while remote shards ran.
+/// One load with the server's CPU and memory over the same interval, read where the server
+/// runs ([`ServerLocation::sampled_load`]), and, with remote generators, each host's share.
+/// `None` when interrupted while remote shards ran.
 pub(crate) fn measured_load(
     cell: &CellRun,
     spec: &LoadSpec,
 ) -> Result<Option<(LoadOutcome, ServerSample, Vec<ShardSummary>)>, HarnessError> {
-    let (server, plan, stop, observer) = (&*cell.server, cell.plan, cell.stop, cell.observer);
-    if let Some(remote) = &server.remote {
-        return remote_measured_load(spec, remote, plan, stop, observer);
-    }
-    let pgid = server.child.pgid();
-    let cgroup = server.cgroup.as_ref();
-    let cgroup_cpu = move || cgroup.and_then(|c| c.cpu_usage());
-    let sampler = MemorySampler::start(pgid, cgroup.and_then(|c| c.memory()));
-    let (before, loaded) = at_measure_start(
-        spec.warmup,
-        stop,
-        || (group_usage(pgid).cpu, cgroup_cpu()),
-        || load_once(plan, spec, stop, observer),
-    );
-    let Some((outcome, hosts)) = loaded? else {
-        return Ok(None);
-    };
-    let after = (group_usage(pgid).cpu, cgroup_cpu());
-    let sample = ServerSample::between((before.0, after.0), (before.1, after.1), sampler.finish());
-    Ok(Some((outcome, sample, hosts)))
-}
-
-/// [`measured_load`] against a subject on the `--server-host`: its CPU and memory read there at
-/// the start and the end of the load (the cgroup's CPU when it has one, else /proc's; memory is
-/// the two readings' peak and mean).
-fn remote_measured_load(
-    spec: &LoadSpec,
-    remote: &crate::serve::remote_server::RemoteProcess,
-    plan: &RunPlan,
-    stop: &AtomicBool,
-    observer: &dyn Observer,
-) -> Result<Option<(LoadOutcome, ServerSample, Vec<ShardSummary>)>, HarnessError> {
-    let (before, loaded) = at_measure_start(
-        spec.warmup,
-        stop,
-        || remote.sample(),
-        || load_once(plan, spec, stop, observer),
-    );
-    let Some((outcome, hosts)) = loaded? else {
-        return Ok(None);
-    };
-    let before = before?;
-    let after = remote.sample()?;
-    let us = Duration::from_micros;
-    let both = |a: Option<u64>, b: Option<u64>| a.zip(b);
-    let memory = MemoryStats {
-        rss_peak: before.rss_bytes.max(after.rss_bytes),
-        rss_mean: (before.rss_bytes + after.rss_bytes) / 2,
-        cgroup_peak: both(before.cgroup_memory, after.cgroup_memory).map(|(a, b)| a.max(b)),
-        cgroup_mean: both(before.cgroup_memory, after.cgroup_memory).map(|(a, b)| (a + b) / 2),
-    };
-    let sample = ServerSample::between(
-        (us(before.proc_cpu_us), us(after.proc_cpu_us)),
-        (before.cgroup_cpu_us.map(us), after.cgroup_cpu_us.map(us)),
-        memory,
-    );
-    Ok(Some((outcome, sample, hosts)))
-}
-
-/// Runs `load` and takes the server's `before` reading when its measuring window opens: at the
-/// start, or once a load's own warm-up (an open-loop step's) has passed, so that the server's
-/// CPU is charged over the same interval as the answers counted. Charging the warm-up too made
-/// a one-CPU server look like 1.5 cores at a 1 s warm-up and a 2 s step.
-fn at_measure_start<B: Send, L>(
-    warmup: Duration,
-    stop: &AtomicBool,
-    before: impl FnOnce() -> B + Send,
-    load: impl FnOnce() -> L,
-) -> (B, L) {
-    if warmup.is_zero() {
-        let b = before();
-        return (b, load());
-    }
-    std::thread::scope(|scope| {
-        let started = Instant::now();
-        let reader = scope.spawn(move || {
-            // Sleeps in slices so that an interrupted load does not keep the run waiting.
-            while started.elapsed() < warmup && !stop.load(Ordering::Relaxed) {
-                std::thread::sleep(
-                    (warmup - started.elapsed().min(warmup)).min(Duration::from_millis(50)),
-                );
-            }
-            before()
-        });
-        let loaded = load();
-        let b = reader
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (b, loaded)
-    })
+    let mut load = || load_once(cell.plan, spec, cell.stop, cell.observer);
+    cell.location
+        .sampled_load(cell.server, spec.warmup, cell.stop, &mut load)
 }
 
 /// One load: on the generator's CPUs here, or split over the remote generators and merged
@@ -384,52 +266,5 @@ mod tests {
         assert!(warmup_settled(10_000.0, 10_400.0));
         assert!(warmup_settled(10_000.0, 9_500.0));
         assert!(!warmup_settled(10_000.0, 8_000.0));
-    }
-
-    #[test]
-    fn the_servers_reading_is_taken_when_the_measuring_window_opens() {
-        let stop = AtomicBool::new(false);
-        let t0 = Instant::now();
-        // A load with a 150 ms warm-up: the reading waits for it, the load runs meanwhile.
-        let (read_at, load_ended) = at_measure_start(
-            Duration::from_millis(150),
-            &stop,
-            || t0.elapsed(),
-            || {
-                std::thread::sleep(Duration::from_millis(300));
-                t0.elapsed()
-            },
-        );
-        assert!(read_at >= Duration::from_millis(150), "{read_at:?}");
-        assert!(read_at < load_ended, "{read_at:?} {load_ended:?}");
-        // No warm-up: read before the load starts.
-        let (read_at, load_started) =
-            at_measure_start(Duration::ZERO, &stop, Instant::now, Instant::now);
-        assert!(read_at <= load_started);
-        // An interrupt does not keep the reading waiting out a long warm-up.
-        stop.store(true, Ordering::Relaxed);
-        let t1 = Instant::now();
-        at_measure_start(Duration::from_secs(60), &stop, || (), || ());
-        assert!(t1.elapsed() < Duration::from_secs(5));
-    }
-
-    #[test]
-    fn a_sample_takes_the_cgroups_cpu_only_when_both_readings_have_it() {
-        let ms = Duration::from_millis;
-        let s = ServerSample::between(
-            (ms(100), ms(400)),
-            (Some(ms(1_000)), Some(ms(1_350))),
-            MemoryStats::default(),
-        );
-        assert_eq!(
-            (s.cpu, s.cpu_source, s.proc_cpu),
-            (ms(350), UsageSource::Cgroup, ms(300))
-        );
-        let s = ServerSample::between(
-            (ms(100), ms(400)),
-            (None, Some(ms(9))),
-            MemoryStats::default(),
-        );
-        assert_eq!((s.cpu, s.cpu_source), (ms(300), UsageSource::Proc));
     }
 }

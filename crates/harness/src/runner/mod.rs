@@ -25,8 +25,9 @@ use std::time::Duration;
 use restbench_model::{Cell, CellStatus, RunResults, Scenario};
 
 pub use crate::events::{At, Observer, RunEvent, Step};
+pub use crate::host::sample::ServerSample;
 pub use cell::CellRun;
-pub use measure::{Measurement, ServerSample, warmup_settled};
+pub use measure::{Measurement, warmup_settled};
 pub use plan::{LoadShape, Mode, OpenLoop, RunEntry, RunPlan};
 pub use verdict::is_client_bound;
 
@@ -207,6 +208,7 @@ impl Run<'_> {
                 protocol,
                 server: &mut server,
                 options: self.options,
+                location: self.location,
                 stop: self.stop,
                 observer: self.events,
             };

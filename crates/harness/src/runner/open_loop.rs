@@ -7,10 +7,11 @@ use restbench_loadgen::capacity::{self, CapacitySpec, Measured};
 use restbench_model::{Capacity, RateStep, StepServer};
 
 use super::cell::CellRun;
-use super::measure::{self, ServerSample};
+use super::measure;
 use super::plan::RunPlan;
 use crate::HarnessError;
 use crate::events::Step;
+use crate::host::sample::ServerSample;
 
 /// What the open-loop measures of a cell found.
 #[derive(Debug, Default)]
