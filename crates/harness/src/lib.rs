@@ -5,9 +5,10 @@
 //!
 //! 1. Leaves: [`dates`] (timestamp normalisation shared by the verifier and the database code),
 //!    [`error`] (what can go wrong, each cause printed once), [`events`] (what a run or a verify
-//!    session says as it goes, for the terminal and the results file alike), [`fixtures`] (the seed studies' payloads),
-//!    [`http`] (the verifier's blocking HTTP/1.1 client), [`stats`] (median, spread, bootstrap interval over repeats),
-//!    [`workload`] (what the harness sends for each workload).
+//!    session says as it goes, for the terminal and the results file alike), [`fixtures`] (the
+//!    seed studies' payloads), [`http`] (the verifier's blocking HTTP/1.1 client), [`stats`]
+//!    (median, spread, bootstrap interval over repeats), [`workload`] (what the harness sends for
+//!    each workload).
 //! 2. [`host`]: the machine: processes, cgroups, CPU placement, samples, the environment.
 //! 3. [`subject`]: a subject on disk: manifest, toolchain, build, scaffold, ad-hoc subjects;
 //!    [`remote`]: load generators on other hosts over SSH or Kubernetes, merged exactly.

@@ -4,10 +4,10 @@
 //! other.
 //!
 //! By job: [`plan`] (what a run is asked to do), [`cell`] (one cell's verify and measures),
-//! [`measure`] (warm-up and repeats), [`open_loop`] (capacity and equal-load steps), [`verdict`]
-//! (figures and flags), [`calibrate`] (the generator's ceiling), [`results`] (the document on disk); this module is the loop over the cells and the
-//! one place that decides which cell comes next. Where servers run is
-//! [`ServerLocation`](crate::serve::ServerLocation), chosen once from the plan.
+//! [`measure`] (warm-up and repeats), [`open_loop`] (capacity and equal-load steps),
+//! [`verdict`] (figures and flags), [`calibrate`] (the generator's ceiling), [`results`] (the
+//! document on disk); this module is the loop over the cells and the one place that decides
+//! which cell comes next. Where servers run is a [`ServerLocation`], chosen once from the plan.
 
 pub mod calibrate;
 pub mod cell;
