@@ -63,7 +63,7 @@ pub enum HarnessError {
     #[error(transparent)]
     Document(#[from] restbench_model::DocumentError),
     #[error(transparent)]
-    Remote(#[from] crate::remote::RemoteError),
+    Remote(#[from] RemoteError),
     #[error("{context}")]
     Io { context: String, source: io::Error },
     /// `restbench new` / `subjects --install` refused: a bad name, an existing folder.
@@ -133,6 +133,54 @@ pub fn chain(e: &(dyn Error + 'static)) -> String {
         source = cause.source();
     }
     message
+}
+
+/// What went wrong with a remote generator; each names the host and says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum RemoteError {
+    #[error("--loadgen-hosts: {0}")]
+    Hosts(String),
+    #[error("cannot reach {host} over ssh: {detail}")]
+    Unreachable { host: String, detail: String },
+    #[error("{host}: {what} failed: {detail}")]
+    Command {
+        host: String,
+        what: String,
+        detail: String,
+    },
+    #[error(
+        "{host} is {remote}, this restbench is built for {local}: a generator host must have the \
+         same OS and CPU architecture"
+    )]
+    Architecture {
+        host: String,
+        remote: String,
+        local: String,
+    },
+    #[error("the generator on {host} failed ({status}); its stderr:\n{stderr}")]
+    ShardFailed {
+        host: String,
+        status: String,
+        stderr: String,
+    },
+    #[error("{0}")]
+    Shape(String),
+    #[error(transparent)]
+    Merge(#[from] restbench_model::MergeError),
+    #[error("{context}: {reason}")]
+    Io {
+        context: String,
+        reason: std::io::Error,
+    },
+}
+
+impl RemoteError {
+    pub(crate) fn io(context: impl Into<String>, reason: std::io::Error) -> Self {
+        Self::Io {
+            context: context.into(),
+            reason,
+        }
+    }
 }
 
 #[cfg(test)]

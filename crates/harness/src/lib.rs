@@ -1,56 +1,43 @@
 //! restbench's harness: everything between "these subjects" and "these figures".
 //!
-//! - [`subject`]: `subjects/<id>/subject.toml`, loaded and checked, with errors that name the file,
-//!   the field and the reason; whether a subject's toolchain is here.
-//! - [`toolchain`]: toolchain versions against each subject's minimums, with the fixing command.
-//! - [`ad_hoc`]: a subject made from a command line (`restbench bench --cmd`), with no folder
-//!   and no build.
-//! - [`prepare`]: builds with each ecosystem's own tool, cached by a hash of the subject's folder.
-//! - [`process`]: every child in its own process group, killed on drop, when restbench dies
-//!   (PR_SET_PDEATHSIG plus a guard process), and on Ctrl-C.
-//! - [`verify`]: the workload contract as checks that return findings, one module per workload;
-//!   [`verify_subjects`]: `restbench verify`'s prepare → start → check loop.
-//! - [`http`] and [`h2c`]: the verifier's own clients (HTTP/1.1 and h2c), one error type and the
-//!   same caps over both.
-//! - [`dates`]: timestamp normalisation shared by the verifier and the database code.
-//! - [`scaffold`]: a new subject copied from an existing one; the catalogue copied to a data folder.
-//! - [`toolchain`]: the versions of the subjects' toolchains against what each subject needs.
-//! - [`sample`]: CPU and memory of a server's whole process tree.
-//! - [`db`]: a PostgreSQL client, throwaway clusters, the seed data, and provisioning for a run.
-//! - [`runner`]: the run loop (prepare → start → ready → verify → warm up → measure → stop).
-//! - [`k8s`]: generator shards as a Kubernetes Indexed Job, and their results collected.
-//! - [`remote`]: load generators on other hosts over SSH, one shard each, merged exactly.
-//! - [`plan`]: what `run`, `bench` and `study` ask for, made a runner plan by one set of rules
-//!   (length defaults, shape, placement, database, calibration); a seed study's cells and shape
-//!   from its published figures (`plan::study`).
+//! The modules are grouped into wings by job, ranked bottom to top; a wing imports only from
+//! its own rank or below (`crates/restbench/tests/architecture.rs` checks it):
+//!
+//! 1. Leaves: [`dates`] (timestamp normalisation shared by the verifier and the database code),
+//!    [`error`] (what can go wrong, each cause printed once), [`events`] (what a run or a verify
+//!    session says as it goes, for the terminal and the results file alike), [`fixtures`] (the
+//!    seed studies' payloads), [`http`] and [`h2c`] (the verifier's own blocking clients, HTTP/1.1
+//!    and h2c: one error type, the same caps over both), [`stats`] (median, spread, bootstrap
+//!    interval over repeats), [`workload`] (what the harness sends for each workload).
+//! 2. [`host`]: the machine: processes, cgroups, CPU placement, samples, the environment.
+//! 3. [`subject`]: a subject on disk: manifest, toolchain, build, scaffold, ad-hoc subjects;
+//!    [`remote`]: load generators on other hosts over SSH or Kubernetes, merged exactly.
+//! 4. [`serve`]: a subject running, here or on a server host over ssh;
+//!    [`db`]: a PostgreSQL client, throwaway clusters, the seed data, and provisioning for a run.
+//! 5. [`verify`]: the workload contract as checks that return findings, and `restbench verify`'s
+//!    session over subjects.
+//! 6. [`runner`]: a run as cells (prepare → start → verify → warm up → measure → stop), reported
+//!    as events; [`plan`]: what `run`, `bench` and `study` ask for, made a runner plan by one set
+//!    of rules (length defaults, shape, placement, database, calibration), and a seed study's
+//!    cells and shape from its published figures (`plan::study`).
 //!
 //! The harness never does hot-path HTTP: load goes through `restbench_loadgen::run`.
 
-pub mod ad_hoc;
-pub mod cgroup;
 pub mod dates;
 pub mod db;
-pub mod environment;
 pub mod error;
+pub mod events;
 pub mod fixtures;
 pub mod h2c;
+pub mod host;
 pub mod http;
-pub mod k8s;
-pub mod placement;
 pub mod plan;
-pub mod prepare;
-pub mod process;
 pub mod remote;
 pub mod runner;
-pub mod sample;
-pub mod scaffold;
+pub mod serve;
 pub mod stats;
 pub mod subject;
-pub mod toolchain;
 pub mod verify;
-pub mod verify_subjects;
 pub mod workload;
 
 pub use error::HarnessError;
-/// The generator's ceiling is measured as a step of the run; reachable here as before.
-pub use runner::calibrate;

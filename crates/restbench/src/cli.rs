@@ -82,7 +82,7 @@ pub enum Command {
 }
 
 /// `restbench remote-agent`: the other end of `--server-host`
-/// (`restbench_harness::runner::agent`).
+/// (`restbench_harness::serve::agent`).
 #[derive(Debug, Subcommand)]
 pub enum AgentCommand {
     /// Build the copied subject in DIR.
@@ -209,7 +209,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "COMMAND")]
     pub cmd: String,
     /// The subject's name in the results (lowercase letters, digits and '-').
-    #[arg(long, default_value = restbench_harness::ad_hoc::DEFAULT_NAME)]
+    #[arg(long, default_value = restbench_harness::subject::ad_hoc::DEFAULT_NAME)]
     pub name: String,
     #[command(flatten)]
     pub cells: CellArgs,

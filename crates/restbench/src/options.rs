@@ -13,7 +13,7 @@ use restbench_harness::plan::{
     ShapeOverrides,
 };
 use restbench_harness::runner::Mode;
-use restbench_harness::{prepare, subject};
+use restbench_harness::subject::{self, prepare};
 use restbench_loadgen::{HttpVersion, LoadSpec, MAX_BODY, StopAt, Target, TlsSettings};
 use restbench_model::Workload;
 

@@ -1,13 +1,13 @@
 //! `--loadgen-hosts` and `--server-host`: flags to the harness's SSH generators
-//! (`restbench_harness::remote`) and server host (`restbench_harness::runner::remote_server`).
+//! (`restbench_harness::remote`) and server host (`restbench_harness::serve::remote_server`).
 
 use std::sync::Arc;
 
 use anyhow::Context;
-use restbench_harness::placement::{Placement, available_cpus};
+use restbench_harness::host::placement::{Placement, available_cpus};
 use restbench_harness::plan::Remote;
 use restbench_harness::remote::{RemoteGenerators, SshHost, parse_hosts};
-use restbench_harness::runner::remote_server::ServerHost;
+use restbench_harness::serve::remote_server::ServerHost;
 
 use crate::cli::{BadArgument, LoadgenHostsArgs, RemoteRunArgs};
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::client::{Database, db_err};
 use crate::HarnessError;
-use crate::process::{ManagedChild, SpawnSpec};
+use crate::host::process::{ManagedChild, SpawnSpec};
 use crate::subject::shell_quote;
 
 /// The Debian package that ships the server binaries.
@@ -146,7 +146,7 @@ impl Cluster {
     }
 
     /// [`Cluster::start`] with the server pinned to `cpus` (a run places it away from the
-    /// server under test; see [`crate::placement::Placement::with_database`]).
+    /// server under test; see [`crate::host::placement::Placement::with_database`]).
     pub fn start_on(
         keep: Option<&Path>,
         log_dir: &Path,
@@ -169,27 +169,7 @@ impl Cluster {
         }
         let bin = find_server_binaries()?;
         let user = run_as_user()?;
-        let (root, kept) = match keep {
-            Some(dir) => (make_keep_folder(dir)?, true),
-            None => {
-                let t = tempfile::Builder::new()
-                    .prefix("restbench-pg-")
-                    .tempdir()
-                    .map_err(|e| HarnessError::io("cannot create a temporary folder", e))?;
-                (t.keep(), false)
-            }
-        };
-        if let Some((uid, gid)) = user
-            && let Err(e) = nix::unistd::chown(&root, Some(uid.into()), Some(gid.into()))
-        {
-            if !kept {
-                let _ = std::fs::remove_dir_all(&root);
-            }
-            return Err(db_err(
-                "cannot hand the cluster folder to the postgres user",
-                e,
-            ));
-        }
+        let (root, kept) = cluster_folder(keep, user)?;
         let mut cluster = Self {
             url: String::new(),
             port: 0,
@@ -205,63 +185,60 @@ impl Cluster {
             listen,
         };
         if !kept {
-            // Idle until restbench stops it or ends; its guard then removes the folder.
-            cluster.janitor = Some(ManagedChild::spawn(&SpawnSpec {
-                name: "PostgreSQL janitor".into(),
-                shell_command: "exec sleep infinity".into(),
-                cwd: PathBuf::from("/"),
-                log: PathBuf::from("/dev/null"),
-                remove_on_death: Some(root.clone()),
-                ..Default::default()
-            })?);
+            cluster.janitor = Some(janitor(&root)?);
         }
         if !cluster.data_dir.join("PG_VERSION").exists() {
-            let pwfile = root.join("pwfile");
-            // The folder may belong to postgres: never written through a link planted there.
-            crate::process::write_afresh(&pwfile, PASSWORD.as_bytes())
-                .map_err(|e| HarnessError::io("cannot write the password file", e))?;
-            if let Some((uid, gid)) = user {
-                let _ = nix::unistd::chown(&pwfile, Some(uid.into()), Some(gid.into()));
-            }
-            let mut cmd = std::process::Command::new(cluster.bin.join("initdb"));
-            cmd.arg("-D").arg(&cluster.data_dir).args([
-                "-U",
-                USER,
-                "-A",
-                "scram-sha-256",
-                "--no-sync",
-                "-E",
-                "UTF8",
-                "--locale=C",
-            ]);
-            cmd.arg(format!("--pwfile={}", pwfile.display()));
-            if let Some((uid, gid)) = user {
-                use std::os::unix::process::CommandExt;
-                cmd.uid(uid).gid(gid);
-            }
-            let out = cmd.output().map_err(|e| db_err("cannot run initdb", e))?;
-            let _ = std::fs::remove_file(&pwfile);
-            if !out.status.success() {
-                return Err(HarnessError::database(format!(
-                    "initdb failed: {}",
-                    String::from_utf8_lossy(&out.stderr).trim()
-                )));
-            }
+            cluster.init_data(&root)?;
         }
         if listen.is_some() {
             allow_samenet(&cluster.data_dir.join("pg_hba.conf"))?;
         }
-        cluster.port = crate::process::free_port()?;
-        let host = match listen {
-            Some(IpAddr::V6(a)) => format!("[{a}]"),
-            Some(a) => a.to_string(),
-            None => "127.0.0.1".into(),
-        };
-        cluster.url = format!(
-            "postgres://{USER}:{PASSWORD}@{host}:{}/{DBNAME}",
-            cluster.port
-        );
-        let admin = cluster.spawn_server()?;
+        cluster.port = crate::host::process::free_port()?;
+        cluster.url = cluster_url(listen, cluster.port);
+        cluster.create_database()?;
+        Database::connect(&cluster.url)?.seed()?;
+        Ok(cluster)
+    }
+
+    /// A fresh data folder: `initdb` with the password, as the postgres user when there is one.
+    fn init_data(&self, root: &Path) -> Result<(), HarnessError> {
+        let pwfile = root.join("pwfile");
+        // The folder may belong to postgres: never written through a link planted there.
+        crate::host::process::write_afresh(&pwfile, PASSWORD.as_bytes())
+            .map_err(|e| HarnessError::io("cannot write the password file", e))?;
+        if let Some((uid, gid)) = self.user {
+            let _ = nix::unistd::chown(&pwfile, Some(uid.into()), Some(gid.into()));
+        }
+        let mut cmd = std::process::Command::new(self.bin.join("initdb"));
+        cmd.arg("-D").arg(&self.data_dir).args([
+            "-U",
+            USER,
+            "-A",
+            "scram-sha-256",
+            "--no-sync",
+            "-E",
+            "UTF8",
+            "--locale=C",
+        ]);
+        cmd.arg(format!("--pwfile={}", pwfile.display()));
+        if let Some((uid, gid)) = self.user {
+            use std::os::unix::process::CommandExt;
+            cmd.uid(uid).gid(gid);
+        }
+        let out = cmd.output().map_err(|e| db_err("cannot run initdb", e))?;
+        let _ = std::fs::remove_file(&pwfile);
+        if !out.status.success() {
+            return Err(HarnessError::database(format!(
+                "initdb failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Starts the server and creates the run's database when it has none yet.
+    fn create_database(&mut self) -> Result<(), HarnessError> {
+        let admin = self.spawn_server()?;
         let exists = admin
             .client()
             .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&DBNAME])
@@ -273,8 +250,7 @@ impl Cluster {
                 .batch_execute(&format!("CREATE DATABASE {DBNAME}"))
                 .map_err(|e| db_err("cannot create the database", e))?;
         }
-        Database::connect(&cluster.url)?.seed()?;
-        Ok(cluster)
+        Ok(())
     }
 
     /// Starts the server on `self.port` and the data folder; returns a connection to the
@@ -360,7 +336,7 @@ impl Cluster {
         if self.server.is_some() {
             return Ok(());
         }
-        crate::process::ensure_port_free(self.port)?;
+        crate::host::process::ensure_port_free(self.port)?;
         self.spawn_server().map(drop)
     }
 
@@ -413,6 +389,58 @@ fn run_as_user() -> Result<Option<(u32, u32)>, HarnessError> {
             "running as root needs the `postgres` user to own the cluster: apt-get install {SERVER_PACKAGE}"
         ))),
     }
+}
+
+/// The cluster's folder: the kept one (made if need be), else a new temporary one; handed to
+/// the postgres user when there is one. Returns it and whether it is kept.
+fn cluster_folder(
+    keep: Option<&Path>,
+    user: Option<(u32, u32)>,
+) -> Result<(PathBuf, bool), HarnessError> {
+    let (root, kept) = match keep {
+        Some(dir) => (make_keep_folder(dir)?, true),
+        None => {
+            let t = tempfile::Builder::new()
+                .prefix("restbench-pg-")
+                .tempdir()
+                .map_err(|e| HarnessError::io("cannot create a temporary folder", e))?;
+            (t.keep(), false)
+        }
+    };
+    if let Some((uid, gid)) = user
+        && let Err(e) = nix::unistd::chown(&root, Some(uid.into()), Some(gid.into()))
+    {
+        if !kept {
+            let _ = std::fs::remove_dir_all(&root);
+        }
+        return Err(db_err(
+            "cannot hand the cluster folder to the postgres user",
+            e,
+        ));
+    }
+    Ok((root, kept))
+}
+
+/// Idles until restbench stops it or ends; its guard then removes the folder.
+fn janitor(root: &Path) -> Result<ManagedChild, HarnessError> {
+    ManagedChild::spawn(&SpawnSpec {
+        name: "PostgreSQL janitor".into(),
+        shell_command: "exec sleep infinity".into(),
+        cwd: PathBuf::from("/"),
+        log: PathBuf::from("/dev/null"),
+        remove_on_death: Some(root.to_path_buf()),
+        ..Default::default()
+    })
+}
+
+/// The URL clients connect with: `listen` when given, else 127.0.0.1.
+fn cluster_url(listen: Option<IpAddr>, port: u16) -> String {
+    let host = match listen {
+        Some(IpAddr::V6(a)) => format!("[{a}]"),
+        Some(a) => a.to_string(),
+        None => "127.0.0.1".into(),
+    };
+    format!("postgres://{USER}:{PASSWORD}@{host}:{port}/{DBNAME}")
 }
 
 #[cfg(test)]

@@ -16,160 +16,162 @@ pub struct UserRow {
     pub birthdate: String,
 }
 
+// The generator's vocabulary: names, addresses and mail domains.
+const MALE: [&str; 20] = [
+    "James",
+    "Robert",
+    "John",
+    "Michael",
+    "David",
+    "William",
+    "Richard",
+    "Joseph",
+    "Thomas",
+    "Charles",
+    "Christopher",
+    "Daniel",
+    "Matthew",
+    "Anthony",
+    "Mark",
+    "Donald",
+    "Steven",
+    "Paul",
+    "Andrew",
+    "Joshua",
+];
+const FEMALE: [&str; 20] = [
+    "Mary",
+    "Patricia",
+    "Jennifer",
+    "Linda",
+    "Elizabeth",
+    "Barbara",
+    "Susan",
+    "Jessica",
+    "Sarah",
+    "Karen",
+    "Lisa",
+    "Nancy",
+    "Betty",
+    "Margaret",
+    "Sandra",
+    "Ashley",
+    "Kimberly",
+    "Emily",
+    "Donna",
+    "Michelle",
+];
+const LAST: [&str; 30] = [
+    "Smith",
+    "Johnson",
+    "Williams",
+    "Brown",
+    "Jones",
+    "Garcia",
+    "Miller",
+    "Davis",
+    "Rodriguez",
+    "Martinez",
+    "Hernandez",
+    "Lopez",
+    "Gonzalez",
+    "Wilson",
+    "Anderson",
+    "Thomas",
+    "Taylor",
+    "Moore",
+    "Jackson",
+    "Martin",
+    "Lee",
+    "Perez",
+    "Thompson",
+    "White",
+    "Harris",
+    "Sanchez",
+    "Clark",
+    "Ramirez",
+    "Lewis",
+    "Walker",
+];
+const STREETS: [&str; 12] = [
+    "Debra",
+    "Oak",
+    "Maple",
+    "Cedar",
+    "Pine",
+    "Elm",
+    "Washington",
+    "Lake",
+    "Hill",
+    "Park",
+    "Sunset",
+    "Ridge",
+];
+const SUFFIXES: [&str; 8] = [
+    "Neck", "Street", "Avenue", "Road", "Lane", "Drive", "Court", "Way",
+];
+const TOWNS: [&str; 10] = [
+    "Lisa", "Port", "East", "West", "North", "Lake", "New", "South", "Fort", "Mount",
+];
+const TOWN_ENDS: [&str; 6] = ["town", "ville", "burgh", "view", "side", " City"];
+const STATES: [&str; 12] = [
+    "OH", "CA", "TX", "NY", "FL", "WA", "IL", "PA", "GA", "NC", "MI", "AZ",
+];
+const DOMAINS: [&str; 4] = ["gmail.com", "yahoo.com", "hotmail.com", "example.org"];
+
 /// The 100 seed rows: realistic names, usernames, mails, two-line addresses and birthdates,
 /// generated from a fixed seed with a fixed generator (the same on every machine).
 pub fn seed_rows() -> Vec<UserRow> {
-    const MALE: [&str; 20] = [
-        "James",
-        "Robert",
-        "John",
-        "Michael",
-        "David",
-        "William",
-        "Richard",
-        "Joseph",
-        "Thomas",
-        "Charles",
-        "Christopher",
-        "Daniel",
-        "Matthew",
-        "Anthony",
-        "Mark",
-        "Donald",
-        "Steven",
-        "Paul",
-        "Andrew",
-        "Joshua",
-    ];
-    const FEMALE: [&str; 20] = [
-        "Mary",
-        "Patricia",
-        "Jennifer",
-        "Linda",
-        "Elizabeth",
-        "Barbara",
-        "Susan",
-        "Jessica",
-        "Sarah",
-        "Karen",
-        "Lisa",
-        "Nancy",
-        "Betty",
-        "Margaret",
-        "Sandra",
-        "Ashley",
-        "Kimberly",
-        "Emily",
-        "Donna",
-        "Michelle",
-    ];
-    const LAST: [&str; 30] = [
-        "Smith",
-        "Johnson",
-        "Williams",
-        "Brown",
-        "Jones",
-        "Garcia",
-        "Miller",
-        "Davis",
-        "Rodriguez",
-        "Martinez",
-        "Hernandez",
-        "Lopez",
-        "Gonzalez",
-        "Wilson",
-        "Anderson",
-        "Thomas",
-        "Taylor",
-        "Moore",
-        "Jackson",
-        "Martin",
-        "Lee",
-        "Perez",
-        "Thompson",
-        "White",
-        "Harris",
-        "Sanchez",
-        "Clark",
-        "Ramirez",
-        "Lewis",
-        "Walker",
-    ];
-    const STREETS: [&str; 12] = [
-        "Debra",
-        "Oak",
-        "Maple",
-        "Cedar",
-        "Pine",
-        "Elm",
-        "Washington",
-        "Lake",
-        "Hill",
-        "Park",
-        "Sunset",
-        "Ridge",
-    ];
-    const SUFFIXES: [&str; 8] = [
-        "Neck", "Street", "Avenue", "Road", "Lane", "Drive", "Court", "Way",
-    ];
-    const TOWNS: [&str; 10] = [
-        "Lisa", "Port", "East", "West", "North", "Lake", "New", "South", "Fort", "Mount",
-    ];
-    const TOWN_ENDS: [&str; 6] = ["town", "ville", "burgh", "view", "side", " City"];
-    const STATES: [&str; 12] = [
-        "OH", "CA", "TX", "NY", "FL", "WA", "IL", "PA", "GA", "NC", "MI", "AZ",
-    ];
-    const DOMAINS: [&str; 4] = ["gmail.com", "yahoo.com", "hotmail.com", "example.org"];
-
     let mut rng = SplitMix64(SEED);
-    (1..=100)
-        .map(|id| {
-            let male = rng.below(2) == 0;
-            let first = if male {
-                MALE[rng.below(20)]
-            } else {
-                FEMALE[rng.below(20)]
-            };
-            let last = LAST[rng.below(30)];
-            let username = format!(
-                "{}{}{}",
-                first.to_lowercase(),
-                &last[..1].to_lowercase(),
-                rng.below(90) + 10
-            );
-            let mail = format!(
-                "{}{}@{}",
-                last.to_lowercase(),
-                rng.below(900) + 100,
-                DOMAINS[rng.below(4)]
-            );
-            let address = format!(
-                "{} {} {}\n{}{}, {} {:05}",
-                rng.below(99_000) + 100,
-                STREETS[rng.below(12)],
-                SUFFIXES[rng.below(8)],
-                TOWNS[rng.below(10)],
-                TOWN_ENDS[rng.below(6)],
-                STATES[rng.below(12)],
-                rng.below(89_999) + 10_000
-            );
-            let birthdate = format!(
-                "{}-{:02}-{:02} 00:00:00",
-                1940 + rng.below(66),
-                rng.below(12) + 1,
-                rng.below(28) + 1
-            );
-            UserRow {
-                id,
-                username,
-                name: format!("{first} {last}"),
-                sex: if male { "M" } else { "F" }.into(),
-                address,
-                mail,
-                birthdate,
-            }
-        })
-        .collect()
+    (1..=100).map(|id| seed_row(id, &mut rng)).collect()
+}
+
+/// Row `id`, drawn from `rng` in a fixed order: changing the order changes every later row.
+fn seed_row(id: i64, rng: &mut SplitMix64) -> UserRow {
+    let male = rng.below(2) == 0;
+    let first = if male {
+        MALE[rng.below(20)]
+    } else {
+        FEMALE[rng.below(20)]
+    };
+    let last = LAST[rng.below(30)];
+    let username = format!(
+        "{}{}{}",
+        first.to_lowercase(),
+        &last[..1].to_lowercase(),
+        rng.below(90) + 10
+    );
+    let mail = format!(
+        "{}{}@{}",
+        last.to_lowercase(),
+        rng.below(900) + 100,
+        DOMAINS[rng.below(4)]
+    );
+    let address = format!(
+        "{} {} {}\n{}{}, {} {:05}",
+        rng.below(99_000) + 100,
+        STREETS[rng.below(12)],
+        SUFFIXES[rng.below(8)],
+        TOWNS[rng.below(10)],
+        TOWN_ENDS[rng.below(6)],
+        STATES[rng.below(12)],
+        rng.below(89_999) + 10_000
+    );
+    let birthdate = format!(
+        "{}-{:02}-{:02} 00:00:00",
+        1940 + rng.below(66),
+        rng.below(12) + 1,
+        rng.below(28) + 1
+    );
+    UserRow {
+        id,
+        username,
+        name: format!("{first} {last}"),
+        sex: if male { "M" } else { "F" }.into(),
+        address,
+        mail,
+        birthdate,
+    }
 }
 
 /// The fingerprint of [`seed_rows`] (see [`seed_digest`]): the seed data must be the same on

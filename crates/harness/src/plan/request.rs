@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use restbench_model::{Protocol, Scenario, Workload};
 
-use crate::placement::Placement;
+use crate::host::placement::Placement;
 use crate::remote::RemoteGenerators;
 use crate::runner::Mode;
-use crate::runner::remote_server::ServerHost;
+use crate::serve::remote_server::ServerHost;
 use crate::subject::Subject;
 
 /// How long a run (or study) runs: the seed's own figures, the default, or a first look.

@@ -13,10 +13,10 @@ use restbench_model::{RunResults, Slo, StudyInfo};
 use super::request::{
     DatabaseRequest, Length, Machine, OpenLoopRequest, Remote, RunRequest, ShapeOverrides,
 };
-use crate::cgroup::Backend;
 use crate::db::{self, Provision};
 use crate::error::{HarnessError, chain};
-use crate::placement::{Placement, available_cpus, format_cpu_list};
+use crate::host::cgroup::Backend;
+use crate::host::placement::{Placement, available_cpus, format_cpu_list};
 use crate::runner::{LoadShape, Mode, Observer, OpenLoop, RunEntry, RunPlan};
 
 /// Database connections in total over all server processes when none are asked for: seed 003's
@@ -381,7 +381,12 @@ impl Resolved {
             return;
         };
         let plan = &mut self.plan;
-        match crate::runner::calibrate::loadgen_ceiling(&plan.placement, &plan.shape, duration, stop) {
+        match crate::runner::calibrate::loadgen_ceiling(
+            &plan.placement,
+            &plan.shape,
+            duration,
+            stop,
+        ) {
             Ok(c) => {
                 observer.note(&format!(
                     "generator ceiling: {:.0} req/s against a trivial server ({:.2} generator cores)",

@@ -12,7 +12,7 @@ use restbench_model::{Protocol, Scenario, StudyInfo, UnknownName, Workload};
 
 use super::request::{DatabaseRequest, Length, Machine, OpenLoopRequest, Remote};
 use super::resolve::{self, Parts, PlanError, Resolved, Site, assemble, place};
-use crate::placement::Placement;
+use crate::host::placement::Placement;
 use crate::runner::{LoadShape, RunEntry};
 use crate::subject::Subject;
 

@@ -7,60 +7,16 @@
 //!   cached by hash, and the commands run there.
 //! - [`shards`]: a load split over the hosts, watched until every shard answers; one failing
 //!   shard stops the others and fails with its host's stderr.
+//! - [`k8s`]: the same shards as a Kubernetes Indexed Job, and their results collected.
 //!
 //! No daemon of restbench's own: what a lab already has (sshd, keys, an agent) is all it takes.
 
 pub mod hosts;
+pub mod k8s;
 pub mod shards;
 pub mod ssh;
 
 pub use hosts::{SshHost, parse_hosts};
 pub use shards::{RemoteGenerators, ShardedLoad, combine_generators};
 
-/// What went wrong with a remote generator; each names the host and says what to do.
-#[derive(Debug, thiserror::Error)]
-pub enum RemoteError {
-    #[error("--loadgen-hosts: {0}")]
-    Hosts(String),
-    #[error("cannot reach {host} over ssh: {detail}")]
-    Unreachable { host: String, detail: String },
-    #[error("{host}: {what} failed: {detail}")]
-    Command {
-        host: String,
-        what: String,
-        detail: String,
-    },
-    #[error(
-        "{host} is {remote}, this restbench is built for {local}: a generator host must have the \
-         same OS and CPU architecture"
-    )]
-    Architecture {
-        host: String,
-        remote: String,
-        local: String,
-    },
-    #[error("the generator on {host} failed ({status}); its stderr:\n{stderr}")]
-    ShardFailed {
-        host: String,
-        status: String,
-        stderr: String,
-    },
-    #[error("{0}")]
-    Shape(String),
-    #[error(transparent)]
-    Merge(#[from] restbench_model::MergeError),
-    #[error("{context}: {reason}")]
-    Io {
-        context: String,
-        reason: std::io::Error,
-    },
-}
-
-impl RemoteError {
-    pub(crate) fn io(context: impl Into<String>, reason: std::io::Error) -> Self {
-        Self::Io {
-            context: context.into(),
-            reason,
-        }
-    }
-}
+pub use crate::error::RemoteError;

@@ -148,7 +148,7 @@ impl Connection {
         c
     }
 
-    /// The same command as one line for a local `/bin/sh` (how a [`crate::process::ManagedChild`]
+    /// The same command as one line for a local `/bin/sh` (how a [`crate::host::process::ManagedChild`]
     /// starts it): every word quoted.
     pub fn shell_line(&self, remote: &str) -> String {
         let c = self.command(remote);

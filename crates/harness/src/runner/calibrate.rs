@@ -8,11 +8,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use restbench_loadgen::trivial_server::TrivialServer;
-use restbench_loadgen::{LoadSpec, Progress, StopAt, Target};
+use restbench_loadgen::{Progress, StopAt, Target};
 
+use super::plan::{LoadShape, RunPlan};
 use crate::HarnessError;
-use crate::placement::{Placement, pin_current_thread};
-use crate::runner::LoadShape;
+use crate::events::Observer;
+use crate::host::placement::{Placement, pin_current_thread};
 
 /// What the calibration measured.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -41,13 +42,7 @@ pub fn loadgen_ceiling(
         let _ = pin_current_thread(&server_cpus[..1.min(server_cpus.len())]);
         server.serve(&server_stop)
     });
-    let mut spec = LoadSpec::get(Target::parse(&format!("http://{addr}/"))?);
-    spec.connections = shape.connections;
-    spec.threads = shape.threads;
-    spec.keepalive = shape.keepalive;
-    spec.http_version = shape.http_version;
-    spec.timeout = shape.timeout;
-    spec.pipeline = shape.pipeline;
+    let mut spec = shape.spec(Target::parse(&format!("http://{addr}/"))?);
     spec.warmup = Duration::from_millis(300).min(duration / 4);
     spec.stop = StopAt::Duration(duration);
     let loadgen_cpus = placement.loadgen.clone();
@@ -70,13 +65,86 @@ pub fn loadgen_ceiling(
     })
 }
 
+/// A run's calibration as it goes: the best ceiling so far. A cell faster than it proves it
+/// wrong, so the generator is calibrated again; at the end once more, to measure the drift.
+pub struct Calibration<'a> {
+    plan: &'a RunPlan,
+    ceiling: Option<f64>,
+}
+
+/// The calibration at the end of a run against the one at its start.
+pub struct Drift {
+    pub end_rps: f64,
+    /// The best ceiling of the whole run.
+    pub ceiling_rps: Option<f64>,
+    /// Why the machine looks noisy, when the two differ too much.
+    pub noisy_machine: Option<String>,
+}
+
+impl<'a> Calibration<'a> {
+    pub fn of(plan: &'a RunPlan) -> Self {
+        Self {
+            plan,
+            ceiling: plan.loadgen_ceiling_rps,
+        }
+    }
+
+    pub fn ceiling(&self) -> Option<f64> {
+        self.ceiling
+    }
+
+    /// Calibrates again when `median` (a cell of `subject`) beats the ceiling, and keeps the
+    /// higher ceiling ([`RunEvent::Calibrated`](crate::events::RunEvent::Calibrated)).
+    pub fn check(
+        &mut self,
+        median: f64,
+        subject: &str,
+        stop: &AtomicBool,
+        observer: &dyn Observer,
+    ) {
+        let (Some(c), Some(d)) = (self.ceiling, self.plan.calibration) else {
+            return;
+        };
+        if median <= c {
+            return;
+        }
+        observer.note(&format!(
+            "{subject} measured {median:.0} req/s, above the generator's ceiling of {c:.0}: \
+             calibrating again"
+        ));
+        if let Ok(again) = loadgen_ceiling(&self.plan.placement, &self.plan.shape, d, stop) {
+            let ceiling_rps = c.max(again.rps);
+            self.ceiling = Some(ceiling_rps);
+            observer.event(&crate::events::RunEvent::Calibrated { ceiling_rps });
+        }
+    }
+
+    /// Calibrates once more at the end of a run that calibrated at its start.
+    pub fn drift(&self, stop: &AtomicBool, observer: &dyn Observer) -> Option<Drift> {
+        let (Some(start), Some(d)) = (self.plan.loadgen_ceiling_rps, self.plan.calibration) else {
+            return None;
+        };
+        observer.note("calibrating the generator again, to measure the machine's drift");
+        let end = loadgen_ceiling(&self.plan.placement, &self.plan.shape, d, stop).ok()?;
+        let noisy_machine = restbench_model::run::ceiling_drift(start, end.rps);
+        if let Some(why) = &noisy_machine {
+            observer.note(&format!("noisy machine: {why}"));
+        }
+        Some(Drift {
+            end_rps: end.rps,
+            ceiling_rps: self.ceiling.map(|c| c.max(end.rps)),
+            noisy_machine,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn the_ceiling_is_a_real_rate() {
-        let placement = Placement::split(&crate::placement::available_cpus());
+        let placement = Placement::split(&crate::host::placement::available_cpus());
         let shape = LoadShape {
             connections: 4,
             threads: 1,
@@ -97,7 +165,7 @@ mod tests {
     #[test]
     #[ignore = "slow: a load measure that needs the machine to itself; cargo test -- --include-ignored runs it (CI does)"]
     fn a_load_on_the_trivial_server_is_flagged_client_bound() {
-        let placement = Placement::split(&crate::placement::available_cpus());
+        let placement = Placement::split(&crate::host::placement::available_cpus());
         if placement.shared {
             eprintln!("skipped: one CPU, generator and server share it");
             return;

@@ -6,14 +6,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use restbench_loadgen::{HttpVersion, LoadOutcome, LoadSpec, Progress, StopAt, Target};
-use restbench_model::{Protocol, Scenario, ShardSummary, UsageSource, Workload};
+use restbench_model::{Protocol, ShardSummary};
 
-use super::plan::{Observer, RunPlan};
-use super::start::{RunningSubject, StartOptions, restart_subject};
+use super::cell::CellRun;
+use super::plan::RunPlan;
 use crate::HarnessError;
-use crate::placement::{Placement, pin_current_thread};
-use crate::sample::{MemorySampler, MemoryStats, group_usage};
-use crate::subject::Subject;
+use crate::events::{Observer, RunEvent, Step};
+use crate::host::placement::{Placement, pin_current_thread};
+use crate::host::sample::ServerSample;
+use crate::serve::start::restart_subject;
 use crate::workload;
 
 /// What the repeats of one cell measured.
@@ -29,95 +30,48 @@ pub struct Measurement {
     pub processes: Vec<u32>,
 }
 
-/// Server usage during one repeat.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ServerSample {
-    /// From the cgroup when the server has one, else from /proc.
-    pub cpu: Duration,
-    pub cpu_source: UsageSource,
-    /// From /proc, the cross-check.
-    pub proc_cpu: Duration,
-    pub memory: MemoryStats,
-}
-
-impl ServerSample {
-    /// The CPU between two readings: the cgroup's when both have it, else /proc's.
-    fn between(
-        proc_cpu: (Duration, Duration),
-        cgroup_cpu: (Option<Duration>, Option<Duration>),
-        memory: MemoryStats,
-    ) -> Self {
-        let proc_cpu = proc_cpu.1.saturating_sub(proc_cpu.0);
-        let (cpu, cpu_source) = match cgroup_cpu {
-            (Some(b), Some(a)) => (a.saturating_sub(b), UsageSource::Cgroup),
-            _ => (proc_cpu, UsageSource::Proc),
-        };
-        Self {
-            cpu,
-            cpu_source,
-            proc_cpu,
-            memory,
-        }
-    }
-}
-
 /// Warms up and measures the repeats of one cell. With `plan.restarts` of 2 or more the repeats
 /// are split over that many server processes: between groups the server is stopped and started
-/// afresh (a new cgroup, the readiness wait) and warmed up again, so `server` may be a new
+/// afresh (a new cgroup, the readiness wait) and warmed up again, so `cell.server` may be a new
 /// process on return.
-#[allow(clippy::too_many_arguments)]
-pub fn measure(
-    plan: &RunPlan,
-    server: &mut RunningSubject,
-    w: Workload,
-    protocol: Protocol,
-    subject: &Subject,
-    scenario: Scenario,
-    options: &StartOptions,
-    stop: &AtomicBool,
-    observer: &dyn Observer,
-) -> Result<Option<Measurement>, HarnessError> {
+pub fn measure(cell: &mut CellRun) -> Result<Option<Measurement>, HarnessError> {
+    let plan = cell.plan;
     let processes = plan.restarts.clamp(1, plan.repeats.max(1));
-    let mut spec = cell_spec(plan, server, w, protocol)?;
+    let mut spec = cell_spec(cell)?;
     let mut warmup_spent = Duration::ZERO;
     let mut settled = true;
     let mut repeats = Vec::new();
     let mut generators = Vec::new();
     let mut process_of = Vec::new();
     for i in 0..plan.repeats {
-        if stop.load(Ordering::Relaxed) {
+        if cell.stopped() {
             return Ok(None);
         }
         let process = process_of_repeat(i, plan.repeats, processes);
         if i == 0 || process != process_of_repeat(i - 1, plan.repeats, processes) {
             if i > 0 {
-                observer.step(
-                    &subject.id,
-                    Some(scenario),
-                    Some(w),
-                    &format!("restarting ({}/{processes})", process + 1),
-                );
-                restart_subject(server, subject, scenario, options)?;
-                spec = cell_spec(plan, server, w, protocol)?;
+                cell.step(Step::Restarting {
+                    process: process + 1,
+                    processes,
+                });
+                restart_subject(cell.server, cell.subject, cell.scenario, cell.options)?;
+                spec = cell_spec(cell)?;
             }
-            observer.step(&subject.id, Some(scenario), Some(w), "warming up");
-            let (spent, ok) = warm_up(plan, &spec, stop, observer)?;
+            cell.step(Step::WarmingUp);
+            let (spent, ok) = warm_up(cell, &spec)?;
             warmup_spent += spent;
             settled &= ok;
             spec.stop = plan.shape.stop;
         }
-        check_alive(server, subject)?;
-        observer.step(
-            &subject.id,
-            Some(scenario),
-            Some(w),
-            &format!("measuring {}/{}", i + 1, plan.repeats),
-        );
-        let Some((outcome, sample, hosts)) = measured_load(&spec, server, plan, stop, observer)?
-        else {
+        check_alive(cell)?;
+        cell.step(Step::Measuring {
+            i: i + 1,
+            n: plan.repeats,
+        });
+        let Some((outcome, sample, hosts)) = measured_load(cell, &spec)? else {
             return Ok(None);
         };
-        if stop.load(Ordering::Relaxed) {
+        if cell.stopped() {
             return Ok(None);
         }
         if !hosts.is_empty() {
@@ -146,23 +100,13 @@ pub fn process_of_repeat(i: u32, repeats: u32, processes: u32) -> u32 {
 /// shape's, set by each caller. h2c is HTTP/2 with prior knowledge on `http://`; the shape's
 /// requests in flight per connection (`pipeline`) become concurrent streams, so both protocols
 /// keep the same number of requests outstanding.
-pub(crate) fn cell_spec(
-    plan: &RunPlan,
-    server: &RunningSubject,
-    w: Workload,
-    protocol: Protocol,
-) -> Result<LoadSpec, HarnessError> {
-    let url = format!("http://{}{}", server.addr, w.path());
-    let mut spec = LoadSpec::get(Target::parse(&url)?);
+pub(crate) fn cell_spec(cell: &CellRun) -> Result<LoadSpec, HarnessError> {
+    let (plan, w, protocol) = (cell.plan, cell.workload, cell.protocol);
+    let url = format!("http://{}{}", cell.server.addr, w.path());
+    let mut spec = plan.shape.spec(Target::parse(&url)?);
     spec.method = w.method().into();
     spec.headers = workload::headers(w);
     spec.body = workload::body(w);
-    spec.connections = plan.shape.connections;
-    spec.threads = plan.shape.threads;
-    spec.keepalive = plan.shape.keepalive;
-    spec.http_version = plan.shape.http_version;
-    spec.timeout = plan.shape.timeout;
-    spec.pipeline = plan.shape.pipeline;
     if protocol == Protocol::H2c {
         spec.http_version = HttpVersion::Http2;
         spec.max_streams = plan.shape.pipeline.max(1);
@@ -174,12 +118,8 @@ pub(crate) fn cell_spec(
 /// The discarded warm-up: by request count on one connection, or time slices repeated until two
 /// agree (capped). Returns the time spent and whether the rate settled; an interrupt ends it
 /// early (the caller sees the stop flag).
-pub(crate) fn warm_up(
-    plan: &RunPlan,
-    spec: &LoadSpec,
-    stop: &AtomicBool,
-    observer: &dyn Observer,
-) -> Result<(Duration, bool), HarnessError> {
+pub(crate) fn warm_up(cell: &CellRun, spec: &LoadSpec) -> Result<(Duration, bool), HarnessError> {
+    let (plan, stop, observer) = (cell.plan, cell.stop, cell.observer);
     let mut warmup_spent = Duration::ZERO;
     let mut settled = true;
     if let Some(n) = plan.shape.warmup_requests {
@@ -216,13 +156,11 @@ pub(crate) fn warm_up(
 }
 
 /// An error when the server has exited.
-pub(crate) fn check_alive(
-    server: &mut RunningSubject,
-    subject: &Subject,
-) -> Result<(), HarnessError> {
+pub(crate) fn check_alive(cell: &mut CellRun) -> Result<(), HarnessError> {
+    let server = &mut *cell.server;
     match server.child.exited() {
         Some(status) => Err(HarnessError::ExitedDuringLoad {
-            subject: subject.id.clone(),
+            subject: cell.subject.id.clone(),
             status: status.to_string(),
             tail: server.child.log_tail(12),
         }),
@@ -230,104 +168,16 @@ pub(crate) fn check_alive(
     }
 }
 
-/// One load with the server's CPU (cgroup, else /proc) and memory over the same interval, and,
-/// with remote generators, each host's share. `None` when interrupted while remote shards ran.
+/// One load with the server's CPU and memory over the same interval, read where the server
+/// runs ([`ServerLocation::sampled_load`]), and, with remote generators, each host's share.
+/// `None` when interrupted while remote shards ran.
 pub(crate) fn measured_load(
+    cell: &CellRun,
     spec: &LoadSpec,
-    server: &RunningSubject,
-    plan: &RunPlan,
-    stop: &AtomicBool,
-    observer: &dyn Observer,
 ) -> Result<Option<(LoadOutcome, ServerSample, Vec<ShardSummary>)>, HarnessError> {
-    if let Some(remote) = &server.remote {
-        return remote_measured_load(spec, remote, plan, stop, observer);
-    }
-    let pgid = server.child.pgid();
-    let cgroup = server.cgroup.as_ref();
-    let cgroup_cpu = move || cgroup.and_then(|c| c.cpu_usage());
-    let sampler = MemorySampler::start(pgid, cgroup.and_then(|c| c.memory()));
-    let (before, loaded) = at_measure_start(
-        spec.warmup,
-        stop,
-        || (group_usage(pgid).cpu, cgroup_cpu()),
-        || load_once(plan, spec, stop, observer),
-    );
-    let Some((outcome, hosts)) = loaded? else {
-        return Ok(None);
-    };
-    let after = (group_usage(pgid).cpu, cgroup_cpu());
-    let sample = ServerSample::between((before.0, after.0), (before.1, after.1), sampler.finish());
-    Ok(Some((outcome, sample, hosts)))
-}
-
-/// [`measured_load`] against a subject on the `--server-host`: its CPU and memory read there at
-/// the start and the end of the load (the cgroup's CPU when it has one, else /proc's; memory is
-/// the two readings' peak and mean).
-fn remote_measured_load(
-    spec: &LoadSpec,
-    remote: &super::remote_server::RemoteProcess,
-    plan: &RunPlan,
-    stop: &AtomicBool,
-    observer: &dyn Observer,
-) -> Result<Option<(LoadOutcome, ServerSample, Vec<ShardSummary>)>, HarnessError> {
-    let (before, loaded) = at_measure_start(
-        spec.warmup,
-        stop,
-        || remote.sample(),
-        || load_once(plan, spec, stop, observer),
-    );
-    let Some((outcome, hosts)) = loaded? else {
-        return Ok(None);
-    };
-    let before = before?;
-    let after = remote.sample()?;
-    let us = Duration::from_micros;
-    let both = |a: Option<u64>, b: Option<u64>| a.zip(b);
-    let memory = MemoryStats {
-        rss_peak: before.rss_bytes.max(after.rss_bytes),
-        rss_mean: (before.rss_bytes + after.rss_bytes) / 2,
-        cgroup_peak: both(before.cgroup_memory, after.cgroup_memory).map(|(a, b)| a.max(b)),
-        cgroup_mean: both(before.cgroup_memory, after.cgroup_memory).map(|(a, b)| (a + b) / 2),
-    };
-    let sample = ServerSample::between(
-        (us(before.proc_cpu_us), us(after.proc_cpu_us)),
-        (before.cgroup_cpu_us.map(us), after.cgroup_cpu_us.map(us)),
-        memory,
-    );
-    Ok(Some((outcome, sample, hosts)))
-}
-
-/// Runs `load` and takes the server's `before` reading when its measuring window opens: at the
-/// start, or once a load's own warm-up (an open-loop step's) has passed, so that the server's
-/// CPU is charged over the same interval as the answers counted. Charging the warm-up too made
-/// a one-CPU server look like 1.5 cores at a 1 s warm-up and a 2 s step.
-fn at_measure_start<B: Send, L>(
-    warmup: Duration,
-    stop: &AtomicBool,
-    before: impl FnOnce() -> B + Send,
-    load: impl FnOnce() -> L,
-) -> (B, L) {
-    if warmup.is_zero() {
-        let b = before();
-        return (b, load());
-    }
-    std::thread::scope(|scope| {
-        let started = Instant::now();
-        let reader = scope.spawn(move || {
-            // Sleeps in slices so that an interrupted load does not keep the run waiting.
-            while started.elapsed() < warmup && !stop.load(Ordering::Relaxed) {
-                std::thread::sleep(
-                    (warmup - started.elapsed().min(warmup)).min(Duration::from_millis(50)),
-                );
-            }
-            before()
-        });
-        let loaded = load();
-        let b = reader
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (b, loaded)
-    })
+    let mut load = || load_once(cell.plan, spec, cell.stop, cell.observer);
+    cell.location
+        .sampled_load(cell.server, spec.warmup, cell.stop, &mut load)
 }
 
 /// One load: on the generator's CPUs here, or split over the remote generators and merged
@@ -377,7 +227,7 @@ pub(crate) fn run_load(
                 }
                 _ => 0.0,
             };
-            observer.load_progress(fraction.min(1.0));
+            observer.event(&RunEvent::LoadProgress(fraction.min(1.0)));
         }
         handle
             .join()
@@ -416,52 +266,5 @@ mod tests {
         assert!(warmup_settled(10_000.0, 10_400.0));
         assert!(warmup_settled(10_000.0, 9_500.0));
         assert!(!warmup_settled(10_000.0, 8_000.0));
-    }
-
-    #[test]
-    fn the_servers_reading_is_taken_when_the_measuring_window_opens() {
-        let stop = AtomicBool::new(false);
-        let t0 = Instant::now();
-        // A load with a 150 ms warm-up: the reading waits for it, the load runs meanwhile.
-        let (read_at, load_ended) = at_measure_start(
-            Duration::from_millis(150),
-            &stop,
-            || t0.elapsed(),
-            || {
-                std::thread::sleep(Duration::from_millis(300));
-                t0.elapsed()
-            },
-        );
-        assert!(read_at >= Duration::from_millis(150), "{read_at:?}");
-        assert!(read_at < load_ended, "{read_at:?} {load_ended:?}");
-        // No warm-up: read before the load starts.
-        let (read_at, load_started) =
-            at_measure_start(Duration::ZERO, &stop, Instant::now, Instant::now);
-        assert!(read_at <= load_started);
-        // An interrupt does not keep the reading waiting out a long warm-up.
-        stop.store(true, Ordering::Relaxed);
-        let t1 = Instant::now();
-        at_measure_start(Duration::from_secs(60), &stop, || (), || ());
-        assert!(t1.elapsed() < Duration::from_secs(5));
-    }
-
-    #[test]
-    fn a_sample_takes_the_cgroups_cpu_only_when_both_readings_have_it() {
-        let ms = Duration::from_millis;
-        let s = ServerSample::between(
-            (ms(100), ms(400)),
-            (Some(ms(1_000)), Some(ms(1_350))),
-            MemoryStats::default(),
-        );
-        assert_eq!(
-            (s.cpu, s.cpu_source, s.proc_cpu),
-            (ms(350), UsageSource::Cgroup, ms(300))
-        );
-        let s = ServerSample::between(
-            (ms(100), ms(400)),
-            (None, Some(ms(9))),
-            MemoryStats::default(),
-        );
-        assert_eq!((s.cpu, s.cpu_source), (ms(300), UsageSource::Proc));
     }
 }

@@ -2,17 +2,16 @@
 //! its throughput: the capacity under the run's SLO (`restbench_loadgen::capacity`) and one step
 //! per equal-load rate, each with the server's CPU and memory over the step.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use restbench_loadgen::LoadSpec;
 use restbench_loadgen::capacity::{self, CapacitySpec, Measured};
-use restbench_model::{Capacity, Protocol, RateStep, Scenario, StepServer, Workload};
+use restbench_model::{Capacity, RateStep, StepServer};
 
-use super::measure::{self, ServerSample};
-use super::plan::{Observer, RunPlan};
-use super::start::RunningSubject;
+use super::cell::CellRun;
+use super::measure;
+use super::plan::RunPlan;
 use crate::HarnessError;
-use crate::subject::Subject;
+use crate::events::Step;
+use crate::host::sample::ServerSample;
 
 /// What the open-loop measures of a cell found.
 #[derive(Debug, Default)]
@@ -24,60 +23,50 @@ pub struct OpenLoopResult {
     pub warmup: Option<(std::time::Duration, bool)>,
 }
 
-/// Runs the cell's capacity search and equal-load steps; `None` when interrupted.
-#[allow(clippy::too_many_arguments)]
+/// Runs the cell's capacity search and equal-load steps (warmed up first unless `warm`); `None`
+/// when interrupted.
 pub fn measure_open_loop(
-    plan: &RunPlan,
-    server: &mut RunningSubject,
-    w: Workload,
-    protocol: Protocol,
-    subject: &Subject,
-    scenario: Scenario,
+    cell: &mut CellRun,
     warm: bool,
-    stop: &AtomicBool,
-    observer: &dyn Observer,
 ) -> Result<Option<OpenLoopResult>, HarnessError> {
-    let base = measure::cell_spec(plan, server, w, protocol)?;
+    let plan = cell.plan;
+    let base = measure::cell_spec(cell)?;
     let mut out = OpenLoopResult::default();
     if !warm {
-        observer.step(&subject.id, Some(scenario), Some(w), "warming up");
-        out.warmup = Some(measure::warm_up(plan, &base, stop, observer)?);
+        cell.step(Step::WarmingUp);
+        out.warmup = Some(measure::warm_up(cell, &base)?);
     }
     let spec = capacity_spec(plan, base);
     if plan.open_loop.mode.capacity() {
-        measure::check_alive(server, subject)?;
+        measure::check_alive(cell)?;
+        let cell = &*cell;
         let mut n = 0;
         let mut run = |s: &LoadSpec| -> Result<Measured, HarnessError> {
-            let what = match s.rate {
-                None => "capacity: closed-loop probe".to_string(),
-                Some(r) => {
+            cell.step(match s.rate {
+                None => Step::CapacityProbe,
+                Some(rate) => {
                     n += 1;
-                    format!("capacity step {n} at {r:.0}/s")
+                    Step::CapacityStep { n, rate }
                 }
-            };
-            observer.step(&subject.id, Some(scenario), Some(w), &what);
-            step_load(s, server, plan, stop, observer)
+            });
+            step_load(cell, s)
         };
-        let found = capacity::search_with(&spec, stop, &mut run, &mut |_| {})?;
-        if stop.load(Ordering::Relaxed) {
+        let found = capacity::search_with(&spec, cell.stop, &mut run, &mut |_| {})?;
+        if cell.stopped() {
             return Ok(None);
         }
         out.capacity = Some(found);
     }
     for &rate in &plan.open_loop.at_rates {
-        if stop.load(Ordering::Relaxed) {
+        if cell.stopped() {
             return Ok(None);
         }
-        measure::check_alive(server, subject)?;
-        observer.step(
-            &subject.id,
-            Some(scenario),
-            Some(w),
-            &format!("equal load at {rate:.0}/s"),
-        );
-        let mut run = |s: &LoadSpec| step_load(s, server, plan, stop, observer);
+        measure::check_alive(cell)?;
+        cell.step(Step::EqualLoad { rate });
+        let cell = &*cell;
+        let mut run = |s: &LoadSpec| step_load(cell, s);
         let step = capacity::measure_at(&spec, rate, &mut run)?;
-        if stop.load(Ordering::Relaxed) {
+        if cell.stopped() {
             return Ok(None);
         }
         out.at_rate.push(step);
@@ -102,16 +91,8 @@ pub fn capacity_spec(plan: &RunPlan, load: LoadSpec) -> CapacitySpec {
     spec
 }
 
-fn step_load(
-    spec: &LoadSpec,
-    server: &RunningSubject,
-    plan: &RunPlan,
-    stop: &AtomicBool,
-    observer: &dyn Observer,
-) -> Result<Measured, HarnessError> {
-    let Some((outcome, sample, _hosts)) =
-        measure::measured_load(spec, server, plan, stop, observer)?
-    else {
+fn step_load(cell: &CellRun, spec: &LoadSpec) -> Result<Measured, HarnessError> {
+    let Some((outcome, sample, _hosts)) = measure::measured_load(cell, spec)? else {
         // Only an interrupt ends remote shards without a result: the run is stopping.
         return Err(HarnessError::io(
             "the open-loop step",

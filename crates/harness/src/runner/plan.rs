@@ -1,5 +1,5 @@
 //! What a run is asked to do: the load shape, the entries (subject × scenarios) and where it
-//! runs, and what it reports while it goes.
+//! runs.
 
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -7,11 +7,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use restbench_loadgen::{HttpVersion, LoadError, LoadSpec, StopAt, Target};
-use restbench_model::{Cell, Protocol, Scenario, Slo, StudyInfo, Workload};
+use restbench_model::{Protocol, Scenario, Slo, StudyInfo, Workload};
 
-use crate::cgroup::Backend;
-use crate::placement::Placement;
+use crate::host::cgroup::Backend;
+use crate::host::placement::Placement;
 use crate::remote::RemoteGenerators;
+use crate::serve::location::{Here, OverSsh, ServerLocation};
+use crate::serve::start::StartOptions;
 use crate::subject::Subject;
 
 /// The load shape of every cell.
@@ -50,18 +52,25 @@ impl Default for LoadShape {
 }
 
 impl LoadShape {
-    /// Checks the shape as the load engine would (flag ranges, open files), before anything is
-    /// built or started: a refused shape would otherwise fail every cell one by one.
-    pub fn check(&self) -> Result<(), LoadError> {
-        let mut spec = LoadSpec::get(Target::parse("http://127.0.0.1/")?);
+    /// A GET of `target` with this shape's connections, threads, keep-alive, HTTP version,
+    /// timeout and pipeline; how long it runs and warms up is each caller's.
+    pub fn spec(&self, target: Target) -> LoadSpec {
+        let mut spec = LoadSpec::get(target);
         spec.connections = self.connections;
         spec.threads = self.threads;
-        spec.stop = self.stop;
-        spec.warmup = self.warmup;
         spec.keepalive = self.keepalive;
         spec.http_version = self.http_version;
         spec.timeout = self.timeout;
         spec.pipeline = self.pipeline;
+        spec
+    }
+
+    /// Checks the shape as the load engine would (flag ranges, open files), before anything is
+    /// built or started: a refused shape would otherwise fail every cell one by one.
+    pub fn check(&self) -> Result<(), LoadError> {
+        let mut spec = self.spec(Target::parse("http://127.0.0.1/")?);
+        spec.stop = self.stop;
+        spec.warmup = self.warmup;
         spec.validate()?;
         restbench_loadgen::ensure_open_files(spec.connections, spec.effective_threads())
     }
@@ -176,7 +185,7 @@ pub struct RunPlan {
     pub server_address: Option<IpAddr>,
     /// The host that serves the subjects (`--server-host`): each is copied, built, started,
     /// sampled and stopped there; `server_address` is then that host's.
-    pub server_host: Option<std::sync::Arc<super::remote_server::ServerHost>>,
+    pub server_host: Option<std::sync::Arc<crate::serve::remote_server::ServerHost>>,
 }
 
 impl RunPlan {
@@ -190,19 +199,45 @@ impl RunPlan {
             .collect()
     }
 
+    /// The cells of `subject` in one scenario, in the order they run: each workload it serves,
+    /// over each of its protocols. One start serves them all.
+    pub fn cells_of(&self, subject: &Subject) -> Vec<(Workload, Protocol)> {
+        let protocols = self.protocols_of(subject);
+        self.workloads
+            .iter()
+            .copied()
+            .filter(|w| subject.supports(*w))
+            .flat_map(|w| protocols.iter().map(move |p| (w, *p)))
+            .collect()
+    }
+
     /// How many cells the plan has.
     pub fn cells(&self) -> usize {
         self.entries
             .iter()
-            .map(|e| {
-                self.workloads
-                    .iter()
-                    .filter(|w| e.subject.supports(**w))
-                    .count()
-                    * e.scenarios.len()
-                    * self.protocols_of(&e.subject).len()
-            })
+            .map(|e| self.cells_of(&e.subject).len() * e.scenarios.len())
             .sum()
+    }
+
+    /// Where the servers run, chosen once for the run: here, or on the `--server-host`.
+    pub fn server_location(&self) -> Box<dyn ServerLocation> {
+        match &self.server_host {
+            Some(host) => Box::new(OverSsh(host.clone())),
+            None => Box::new(Here),
+        }
+    }
+
+    /// The options every server of the run starts with, here (see [`ServerLocation`]).
+    pub fn start_options(&self) -> StartOptions<'_> {
+        StartOptions {
+            placement: &self.placement,
+            backend: &self.backend,
+            cache: &self.cache,
+            database_url: self.database_url.as_deref(),
+            db_pool_total: self.db_pool_total,
+            address: self.server_address,
+            remote: None,
+        }
     }
 }
 
@@ -241,23 +276,6 @@ impl RunEntry {
             scenarios: vec![scenario],
         }
     }
-}
-
-/// What a run reports while it goes.
-pub trait Observer: Sync {
-    /// A new step of a cell (`building`, `starting`, `verifying`, `warming up`, `measuring 2/3`);
-    /// no scenario while building.
-    fn step(
-        &self,
-        subject: &str,
-        scenario: Option<Scenario>,
-        workload: Option<Workload>,
-        step: &str,
-    );
-    /// Progress of the current load, as a fraction 0..1.
-    fn load_progress(&self, _fraction: f64) {}
-    fn cell_done(&self, cell: &Cell, done: usize, total: usize);
-    fn note(&self, message: &str);
 }
 
 #[cfg(test)]

@@ -7,10 +7,10 @@ use restbench_model::{
     RepeatResult, RestartSpread, RpsStats, ServerUsage, UsageSource,
 };
 
-use super::limits::limit_held;
 use super::measure::Measurement;
 use super::open_loop::OpenLoopResult;
-use crate::placement::Placement;
+use crate::host::placement::Placement;
+use crate::serve::limits::limit_held;
 use crate::stats;
 
 /// Fills a verified cell from its measurement and raises its flags.
@@ -21,84 +21,25 @@ pub fn fill_cell(
     limit: &CellPlacement,
     loadgen_ceiling_rps: Option<f64>,
 ) {
-    let mut merged = new_latency_histogram();
-    let mut errors = ErrorCounts::default();
-    let mut rps = Vec::new();
-    let mut requests = 0;
-    let mut bytes_per_s = Vec::new();
-    let (mut server_cpu, mut server_time, mut loadgen_cpu) = (0.0, 0.0, 0.0);
-    let (mut rss_peak, mut rss_means) = (0u64, Vec::new());
-    let (mut proc_cpu, mut cpu_source) = (0.0, UsageSource::Cgroup);
-    let (mut cg_peak, mut cg_means) = (None::<u64>, Vec::new());
-    for (outcome, sample) in &m.repeats {
-        let _ = histogram::merge(&mut merged, &outcome.latency);
-        let e = outcome.errors;
-        errors += e;
-        rps.push(outcome.rps());
-        requests += outcome.answered;
-        bytes_per_s.push(outcome.bytes as f64 / outcome.duration.as_secs_f64().max(1e-9));
-        let secs = outcome.duration.as_secs_f64().max(1e-9);
-        server_cpu += sample.cpu.as_secs_f64();
-        proc_cpu += sample.proc_cpu.as_secs_f64();
-        if sample.cpu_source == UsageSource::Proc {
-            cpu_source = UsageSource::Proc;
-        }
-        server_time += secs;
-        loadgen_cpu += (outcome.cpu_user + outcome.cpu_system).as_secs_f64();
-        rss_peak = rss_peak.max(sample.memory.rss_peak);
-        rss_means.push(sample.memory.rss_mean as f64);
-        if let Some(p) = sample.memory.cgroup_peak {
-            cg_peak = Some(cg_peak.unwrap_or(0).max(p));
-        }
-        if let Some(m) = sample.memory.cgroup_mean {
-            cg_means.push(m as f64);
-        }
-        cell.repeats.push(RepeatResult {
-            rps: outcome.rps(),
-            requests: outcome.answered,
-            duration_s: secs,
-            latency_us: LatencySummary::from_histogram(&outcome.latency),
-            errors: e,
-            server_cpu_cores: sample.cpu.as_secs_f64() / secs,
-            loadgen_cpu_cores: (outcome.cpu_user + outcome.cpu_system).as_secs_f64() / secs,
-            timeseries: outcome.seconds(),
-        });
-    }
+    let t = Totals::of(&m, cell);
     cell.rps = RpsStats {
-        median: stats::median(&rps),
-        min: rps.iter().copied().fold(f64::INFINITY, f64::min),
-        max: rps.iter().copied().fold(0.0, f64::max),
-        cv: stats::cv(&rps),
-        ci95: stats::bootstrap_median_ci(&rps),
+        median: stats::median(&t.rps),
+        min: t.rps.iter().copied().fold(f64::INFINITY, f64::min),
+        max: t.rps.iter().copied().fold(0.0, f64::max),
+        cv: stats::cv(&t.rps),
+        ci95: stats::bootstrap_median_ci(&t.rps),
     };
-    cell.latency_us = LatencySummary::from_histogram(&merged);
-    cell.histogram = Some(histogram::encode(&merged));
-    cell.errors = errors;
-    cell.requests = requests;
-    cell.bytes_per_s = stats::median(&bytes_per_s);
-    let per_req = |cpu: f64| {
-        if requests > 0 {
-            cpu * 1e6 / requests as f64
-        } else {
-            0.0
-        }
-    };
-    cell.server = ServerUsage {
-        cpu_cores: server_cpu / server_time.max(1e-9),
-        cpu_us_per_req: per_req(server_cpu),
-        rss_peak_bytes: rss_peak,
-        rss_mean_bytes: stats::mean(&rss_means) as u64,
-        cpu_limit_cores: limit.cpu_quota_cores,
-        cpu_source,
-        proc_cpu_cores: Some(proc_cpu / server_time.max(1e-9)),
-        cgroup_memory_peak_bytes: cg_peak,
-        cgroup_memory_mean_bytes: (!cg_means.is_empty()).then(|| stats::mean(&cg_means) as u64),
-    };
+    cell.latency_us = LatencySummary::from_histogram(&t.merged);
+    cell.histogram = Some(histogram::encode(&t.merged));
+    cell.errors = t.errors;
+    cell.requests = t.requests;
+    cell.bytes_per_s = stats::median(&t.bytes_per_s);
+    cell.server = t.server_usage(limit);
     cell.placement = limit.clone();
-    cell.restarts = RestartSpread::of(&rps, &m.processes);
+    cell.restarts = RestartSpread::of(&t.rps, &m.processes);
     cell.warmup_s = m.warmup.as_secs_f64();
     cell.generators = crate::remote::combine_generators(&m.generators);
-    let loadgen_cores = loadgen_cpu / server_time.max(1e-9);
+    let loadgen_cores = t.loadgen_cpu / t.server_time.max(1e-9);
     let client_bound = is_client_bound(
         cell.rps.median,
         loadgen_cores,
@@ -107,9 +48,114 @@ pub fn fill_cell(
     );
     cell.loadgen = LoadgenUsage {
         cpu_cores: loadgen_cores,
-        cpu_us_per_req: per_req(loadgen_cpu),
+        cpu_us_per_req: t.per_request(t.loadgen_cpu),
         client_bound,
     };
+    raise_flags(cell, client_bound, limit, m.warmup_settled);
+}
+
+/// The sums and series over a cell's repeats.
+struct Totals {
+    merged: hdrhistogram::Histogram<u64>,
+    errors: ErrorCounts,
+    rps: Vec<f64>,
+    requests: u64,
+    bytes_per_s: Vec<f64>,
+    server_cpu: f64,
+    server_time: f64,
+    loadgen_cpu: f64,
+    rss_peak: u64,
+    rss_means: Vec<f64>,
+    proc_cpu: f64,
+    cpu_source: UsageSource,
+    cg_peak: Option<u64>,
+    cg_means: Vec<f64>,
+}
+
+impl Totals {
+    /// Adds up the repeats, each also written into `cell.repeats`.
+    fn of(m: &Measurement, cell: &mut Cell) -> Self {
+        let mut t = Totals {
+            merged: new_latency_histogram(),
+            errors: ErrorCounts::default(),
+            rps: Vec::new(),
+            requests: 0,
+            bytes_per_s: Vec::new(),
+            server_cpu: 0.0,
+            server_time: 0.0,
+            loadgen_cpu: 0.0,
+            rss_peak: 0,
+            rss_means: Vec::new(),
+            proc_cpu: 0.0,
+            cpu_source: UsageSource::Cgroup,
+            cg_peak: None,
+            cg_means: Vec::new(),
+        };
+        for (outcome, sample) in &m.repeats {
+            let _ = histogram::merge(&mut t.merged, &outcome.latency);
+            let e = outcome.errors;
+            t.errors += e;
+            t.rps.push(outcome.rps());
+            t.requests += outcome.answered;
+            t.bytes_per_s
+                .push(outcome.bytes as f64 / outcome.duration.as_secs_f64().max(1e-9));
+            let secs = outcome.duration.as_secs_f64().max(1e-9);
+            t.server_cpu += sample.cpu.as_secs_f64();
+            t.proc_cpu += sample.proc_cpu.as_secs_f64();
+            if sample.cpu_source == UsageSource::Proc {
+                t.cpu_source = UsageSource::Proc;
+            }
+            t.server_time += secs;
+            t.loadgen_cpu += (outcome.cpu_user + outcome.cpu_system).as_secs_f64();
+            t.rss_peak = t.rss_peak.max(sample.memory.rss_peak);
+            t.rss_means.push(sample.memory.rss_mean as f64);
+            if let Some(p) = sample.memory.cgroup_peak {
+                t.cg_peak = Some(t.cg_peak.unwrap_or(0).max(p));
+            }
+            if let Some(m) = sample.memory.cgroup_mean {
+                t.cg_means.push(m as f64);
+            }
+            cell.repeats.push(RepeatResult {
+                rps: outcome.rps(),
+                requests: outcome.answered,
+                duration_s: secs,
+                latency_us: LatencySummary::from_histogram(&outcome.latency),
+                errors: e,
+                server_cpu_cores: sample.cpu.as_secs_f64() / secs,
+                loadgen_cpu_cores: (outcome.cpu_user + outcome.cpu_system).as_secs_f64() / secs,
+                timeseries: outcome.seconds(),
+            });
+        }
+        t
+    }
+
+    /// `cpu` seconds per answered request, in µs.
+    fn per_request(&self, cpu: f64) -> f64 {
+        if self.requests > 0 {
+            cpu * 1e6 / self.requests as f64
+        } else {
+            0.0
+        }
+    }
+
+    fn server_usage(&self, limit: &CellPlacement) -> ServerUsage {
+        ServerUsage {
+            cpu_cores: self.server_cpu / self.server_time.max(1e-9),
+            cpu_us_per_req: self.per_request(self.server_cpu),
+            rss_peak_bytes: self.rss_peak,
+            rss_mean_bytes: stats::mean(&self.rss_means) as u64,
+            cpu_limit_cores: limit.cpu_quota_cores,
+            cpu_source: self.cpu_source,
+            proc_cpu_cores: Some(self.proc_cpu / self.server_time.max(1e-9)),
+            cgroup_memory_peak_bytes: self.cg_peak,
+            cgroup_memory_mean_bytes: (!self.cg_means.is_empty())
+                .then(|| stats::mean(&self.cg_means) as u64),
+        }
+    }
+}
+
+/// The flags a reader must see, from the cell's filled figures.
+fn raise_flags(cell: &mut Cell, client_bound: bool, limit: &CellPlacement, warmup_settled: bool) {
     if client_bound {
         cell.raise(Flag::ClientBound);
     }
@@ -119,10 +165,10 @@ pub fn fill_cell(
     if !limit_held(cell.server.cpu_cores, limit.allowed_cores) {
         cell.raise(Flag::LimitNotHeld);
     }
-    if !m.warmup_settled {
+    if !warmup_settled {
         cell.raise(Flag::WarmupUnsettled);
     }
-    if errors.total() > 0 {
+    if cell.errors.total() > 0 {
         cell.raise(Flag::Errors);
     }
     if cell.findings.iter().any(|f| f.level == FindingLevel::Warn) {

@@ -34,7 +34,15 @@ pub fn check(to: Endpoint) -> Vec<Finding> {
         }
     }
 
-    // Varying bodies: a cached or canned answer would not follow.
+    f.push(varied_bodies(to));
+    f.push(malformed_json(to));
+    f.push(body_limit(to));
+    f.push(stays_up(to));
+    f
+}
+
+/// Varying bodies: a cached or canned answer would not follow.
+fn varied_bodies(to: Endpoint) -> Finding {
     for round in 0..2 {
         let doc =
             fixtures::colors_document_with(1 + round, |i, name| format!("{name}-{round}-{i}"));
@@ -51,35 +59,29 @@ pub fn check(to: Endpoint) -> Vec<Finding> {
                 match serde_json::from_slice::<Value>(&r.body) {
                     Ok(v) if same_ignoring_nulls(&expected, &v) => {}
                     _ => {
-                        f.push(Finding::fail("no-cache", format!("a different body ({} colours) got a different echo: the answer is cached or canned", 6 * (1 + round))));
-                        break;
+                        return Finding::fail(
+                            "no-cache",
+                            format!(
+                                "a different body ({} colours) got a different echo: the answer is cached or canned",
+                                6 * (1 + round)
+                            ),
+                        );
                     }
                 }
             }
             Ok(r) => {
-                f.push(Finding::fail(
-                    "no-cache",
-                    format!("a varied body got {}", r.status),
-                ));
-                break;
+                return Finding::fail("no-cache", format!("a varied body got {}", r.status));
             }
             Err(e) => {
-                f.push(Finding::fail(
-                    "no-cache",
-                    format!("a varied body got no answer ({e})"),
-                ));
-                break;
+                return Finding::fail("no-cache", format!("a varied body got no answer ({e})"));
             }
         }
-        if round == 1 {
-            f.push(Finding::pass(
-                "no-cache",
-                "varied bodies are echoed as sent",
-            ));
-        }
     }
+    Finding::pass("no-cache", "varied bodies are echoed as sent")
+}
 
-    // Malformed JSON → 400.
+/// Malformed JSON → 400.
+fn malformed_json(to: Endpoint) -> Finding {
     match transport::send(
         to,
         "POST",
@@ -88,22 +90,21 @@ pub fn check(to: Endpoint) -> Vec<Finding> {
         b"{\"colors\": [{\"color\": ",
         TIMEOUT,
     ) {
-        Ok(r) if r.status == 400 => f.push(Finding::pass("malformed-json", "malformed JSON → 400")),
-        Ok(r) if (400..500).contains(&r.status) => f.push(Finding::warn(
+        Ok(r) if r.status == 400 => Finding::pass("malformed-json", "malformed JSON → 400"),
+        Ok(r) if (400..500).contains(&r.status) => Finding::warn(
             "malformed-json",
             format!("malformed JSON → {} (400 expected)", r.status),
-        )),
-        Ok(r) => f.push(Finding::fail(
+        ),
+        Ok(r) => Finding::fail(
             "malformed-json",
             format!("malformed JSON → {} (400 expected)", r.status),
-        )),
-        Err(e) => f.push(Finding::fail(
-            "malformed-json",
-            format!("malformed JSON: no answer ({e})"),
-        )),
+        ),
+        Err(e) => Finding::fail("malformed-json", format!("malformed JSON: no answer ({e})")),
     }
+}
 
-    // A body over 1 MiB → 413.
+/// A body over 1 MiB → 413.
+fn body_limit(to: Endpoint) -> Finding {
     let big = oversized_json();
     match transport::send(
         to,
@@ -113,40 +114,40 @@ pub fn check(to: Endpoint) -> Vec<Finding> {
         &big,
         TIMEOUT,
     ) {
-        Ok(r) if r.status == 413 => f.push(Finding::pass(
-            "body-limit",
-            format!("{} byte body → 413", big.len()),
-        )),
-        Ok(r) => f.push(Finding::fail(
+        Ok(r) if r.status == 413 => {
+            Finding::pass("body-limit", format!("{} byte body → 413", big.len()))
+        }
+        Ok(r) => Finding::fail(
             "body-limit",
             format!("{} byte body → {} (413 expected)", big.len(), r.status),
-        )),
-        Err(e) => f.push(Finding::warn(
+        ),
+        Err(e) => Finding::warn(
             "body-limit",
             format!(
                 "{} byte body: connection closed without a 413 ({e})",
                 big.len()
             ),
-        )),
+        ),
     }
+}
 
-    // Still up after bad input.
+/// Still up after bad input.
+fn stays_up(to: Endpoint) -> Finding {
     let mut after = Vec::new();
     match fetch(to, Workload::Echo, &mut after) {
-        Some(r) if r.status == 200 => f.push(Finding::pass(
+        Some(r) if r.status == 200 => Finding::pass(
             "stays-up",
             "still answers after malformed and oversized bodies",
-        )),
-        Some(r) => f.push(Finding::fail(
+        ),
+        Some(r) => Finding::fail(
             "stays-up",
             format!("after bad input, a good request got {}", r.status),
-        )),
-        None => f.push(Finding::fail(
+        ),
+        None => Finding::fail(
             "stays-up",
             "the server stopped answering after malformed or oversized bodies",
-        )),
+        ),
     }
-    f
 }
 
 /// A valid JSON colours document just over the body limit.

@@ -4,10 +4,13 @@
 //!
 //! JSON is compared by meaning. Known cross-language differences (key order, `\u003e` escapes,
 //! `null` vs an absent field, date spellings) are normalised and reported as warnings.
+//!
+//! [`session`] is `restbench verify`'s prepare → start → check loop over subjects.
 
 mod answer;
 mod echo;
 mod plaintext;
+pub mod session;
 mod todo;
 mod transport;
 mod users;

@@ -38,53 +38,7 @@ pub fn check(to: Endpoint) -> Vec<Finding> {
             f.push(Finding::fail("body", format!("item {i} is not an object")));
             return f;
         };
-        if obj.get("title").and_then(Value::as_str) != Some(title) {
-            ok = false;
-            f.push(Finding::fail(
-                "body",
-                format!(
-                    "item {i}: title {:?}, expected {title:?} (keys: {:?})",
-                    obj.get("title"),
-                    obj.keys().collect::<Vec<_>>()
-                ),
-            ));
-        }
-        match obj.get("createdAt") {
-            Some(Value::String(s)) => {
-                match normalise_timestamp(s) {
-                    Some((_, exact)) => {
-                        created.push(s.clone());
-                        if !exact {
-                            f.push(Finding::warn("date", format!("item {i}: createdAt {s:?} has no time zone; RFC 3339 UTC expected")));
-                        }
-                    }
-                    None => {
-                        ok = false;
-                        f.push(Finding::fail(
-                            "date",
-                            format!("item {i}: createdAt {s:?} is not an RFC 3339 timestamp"),
-                        ));
-                    }
-                }
-            }
-            other => {
-                ok = false;
-                f.push(Finding::fail(
-                    "body",
-                    format!("item {i}: createdAt is {other:?}, expected an RFC 3339 string"),
-                ));
-            }
-        }
-        let extra: Vec<_> = obj
-            .keys()
-            .filter(|k| *k != "title" && *k != "createdAt")
-            .collect();
-        if !extra.is_empty() {
-            f.push(Finding::warn(
-                "body",
-                format!("item {i}: extra keys {extra:?}"),
-            ));
-        }
+        ok &= check_item(i, obj, title, &mut f, &mut created);
     }
     if ok {
         f.push(Finding::pass(
@@ -92,7 +46,75 @@ pub fn check(to: Endpoint) -> Vec<Finding> {
             "8 todo items with the seed's titles, in order",
         ));
     }
-    // createdAt is fixed at server start.
+    f.extend(created_at_fixed(to, &created));
+    f
+}
+
+/// One item against its title: the title, a `createdAt` timestamp (kept in `created`), no
+/// other key; false when it fails.
+fn check_item(
+    i: usize,
+    obj: &serde_json::Map<String, Value>,
+    title: &str,
+    f: &mut Vec<Finding>,
+    created: &mut Vec<String>,
+) -> bool {
+    let mut ok = true;
+    if obj.get("title").and_then(Value::as_str) != Some(title) {
+        ok = false;
+        f.push(Finding::fail(
+            "body",
+            format!(
+                "item {i}: title {:?}, expected {title:?} (keys: {:?})",
+                obj.get("title"),
+                obj.keys().collect::<Vec<_>>()
+            ),
+        ));
+    }
+    match obj.get("createdAt") {
+        Some(Value::String(s)) => match normalise_timestamp(s) {
+            Some((_, exact)) => {
+                created.push(s.clone());
+                if !exact {
+                    f.push(Finding::warn(
+                        "date",
+                        format!(
+                            "item {i}: createdAt {s:?} has no time zone; RFC 3339 UTC expected"
+                        ),
+                    ));
+                }
+            }
+            None => {
+                ok = false;
+                f.push(Finding::fail(
+                    "date",
+                    format!("item {i}: createdAt {s:?} is not an RFC 3339 timestamp"),
+                ));
+            }
+        },
+        other => {
+            ok = false;
+            f.push(Finding::fail(
+                "body",
+                format!("item {i}: createdAt is {other:?}, expected an RFC 3339 string"),
+            ));
+        }
+    }
+    let extra: Vec<_> = obj
+        .keys()
+        .filter(|k| *k != "title" && *k != "createdAt")
+        .collect();
+    if !extra.is_empty() {
+        f.push(Finding::warn(
+            "body",
+            format!("item {i}: extra keys {extra:?}"),
+        ));
+    }
+    ok
+}
+
+/// `createdAt` is fixed at server start: a second answer has the same.
+fn created_at_fixed(to: Endpoint, created: &[String]) -> Option<Finding> {
     let mut again = Vec::new();
     if let Some(second) = fetch(to, Workload::Todo, &mut again)
         && let Ok(Value::Array(items)) = serde_json::from_slice::<Value>(&second.body)
@@ -102,11 +124,11 @@ pub fn check(to: Endpoint) -> Vec<Finding> {
             .filter_map(|i| i.get("createdAt")?.as_str().map(String::from))
             .collect();
         if later != created {
-            f.push(Finding::warn(
+            return Some(Finding::warn(
                 "date",
                 "createdAt changed between two requests (it should be fixed at server start)",
             ));
         }
     }
-    f
+    None
 }

@@ -17,13 +17,14 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use restbench_harness::cgroup::Backend;
 use restbench_harness::db::{self, Cluster, Database, UserRow};
-use restbench_harness::placement::{Placement, available_cpus};
-use restbench_harness::runner::{RunningSubject, StartOptions, start_subject};
+use restbench_harness::host::cgroup::Backend;
+use restbench_harness::host::placement::{Placement, available_cpus};
+use restbench_harness::serve::{RunningSubject, StartOptions, start_subject};
 use restbench_harness::subject::Subject;
+use restbench_harness::subject::prepare;
 use restbench_harness::workload::Workload;
-use restbench_harness::{fixtures, http, prepare, verify};
+use restbench_harness::{fixtures, http, verify};
 use restbench_model::{Finding, Scenario};
 use serde_json::Value;
 

@@ -13,10 +13,10 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use restbench_harness::cgroup::{Backend, BackendKind};
-use restbench_harness::placement::{Placement, available_cpus};
-use restbench_harness::runner::{StartOptions, start_subject};
-use restbench_harness::{prepare, subject};
+use restbench_harness::host::cgroup::{Backend, BackendKind};
+use restbench_harness::host::placement::{Placement, available_cpus};
+use restbench_harness::serve::{StartOptions, start_subject};
+use restbench_harness::subject::{self, prepare};
 use restbench_loadgen::{LoadSpec, Progress, StopAt, Target};
 use restbench_model::Scenario;
 use restbench_testkit::turn;

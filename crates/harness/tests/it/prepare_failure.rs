@@ -10,8 +10,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use restbench_harness::HarnessError;
-use restbench_harness::prepare;
 use restbench_harness::subject::Subject;
+use restbench_harness::subject::prepare;
 use restbench_testkit::turn;
 
 const MISSING: &str = "restbench-no-such-package-zz9";

@@ -1,11 +1,11 @@
 //! `restbench remote-agent`: the other end of `--server-host`, run there over ssh
-//! (`restbench_harness::runner::agent` does the work).
+//! (`restbench_harness::serve::agent` does the work).
 
 use std::process::ExitCode;
 
 use anyhow::Context;
-use restbench_harness::cgroup::CgroupFiles;
-use restbench_harness::runner::agent::{self, ServeArgs};
+use restbench_harness::host::cgroup::CgroupFiles;
+use restbench_harness::serve::agent::{self, ServeArgs};
 use restbench_model::Scenario;
 
 use crate::cli::AgentCommand;

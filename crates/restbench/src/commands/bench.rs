@@ -3,8 +3,9 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
+use restbench_harness::plan;
 use restbench_harness::runner::Observer;
-use restbench_harness::{ad_hoc, plan};
+use restbench_harness::subject::ad_hoc;
 use restbench_model::Workload;
 use restbench_model::time::utc_stamp;
 

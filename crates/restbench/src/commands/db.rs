@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use restbench_harness::db::Cluster;
-use restbench_harness::process::private_temp_dir;
+use restbench_harness::host::process::private_temp_dir;
 
 use anyhow::Context;
 

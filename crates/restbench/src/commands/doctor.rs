@@ -2,9 +2,9 @@
 
 use std::process::ExitCode;
 
-use restbench_harness::cgroup::Backend;
-use restbench_harness::environment::command_version;
-use restbench_harness::placement::{Placement, available_cpus, format_cpu_list};
+use restbench_harness::host::cgroup::Backend;
+use restbench_harness::host::environment::command_version;
+use restbench_harness::host::placement::{Placement, available_cpus, format_cpu_list};
 use restbench_harness::subject::{self, Subject, find_on_path};
 use restbench_model::{DoctorReport, DoctorSubject, SCHEMA_VERSION, ToolCheck};
 
@@ -114,7 +114,7 @@ impl Machine {
             tools,
             cache: root
                 .map(|root| {
-                    restbench_harness::prepare::cache_dir(&root)
+                    restbench_harness::subject::prepare::cache_dir(&root)
                         .display()
                         .to_string()
                 })

@@ -6,8 +6,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use restbench_harness::runner::Observer;
-use restbench_model::{Cell, CellStatus, Scenario, Workload};
+use restbench_harness::events::{At, Observer, RunEvent, Step};
+use restbench_model::{Cell, CellStatus};
 
 pub struct TerminalProgress {
     bar: Option<ProgressBar>,
@@ -48,17 +48,23 @@ impl TerminalProgress {
 }
 
 impl Observer for TerminalProgress {
-    fn step(
-        &self,
-        subject: &str,
-        scenario: Option<Scenario>,
-        workload: Option<Workload>,
-        step: &str,
-    ) {
-        let what = match (scenario, workload) {
-            (Some(s), Some(w)) => format!("{subject} · {w} · {s}: {step}"),
-            (Some(s), None) => format!("{subject} · {s}: {step}"),
-            (None, _) => format!("{subject}: {step}"),
+    fn event(&self, event: &RunEvent) {
+        match *event {
+            RunEvent::Step { at, step } => self.step(at, step),
+            RunEvent::LoadProgress(fraction) => self.load_progress(fraction),
+            RunEvent::CellDone { cell, done, total } => self.cell_done(cell, done, total),
+            RunEvent::Note(message) => self.say(message),
+            _ => {}
+        }
+    }
+}
+
+impl TerminalProgress {
+    fn step(&self, at: At, step: Step) {
+        let what = match (at.scenario, at.workload) {
+            (Some(s), Some(w)) => format!("{} · {w} · {s}: {step}", at.subject),
+            (Some(s), None) => format!("{} · {s}: {step}", at.subject),
+            (None, _) => format!("{}: {step}", at.subject),
         };
         if let Ok(mut c) = self.current.lock() {
             *c = what.clone();
@@ -66,7 +72,7 @@ impl Observer for TerminalProgress {
         match &self.bar {
             Some(bar) => bar.set_message(what),
             None => {
-                if step.starts_with("building") || step.starts_with("starting") {
+                if matches!(step, Step::Building | Step::Starting) {
                     eprintln!("{what}");
                 }
             }
@@ -113,9 +119,5 @@ impl Observer for TerminalProgress {
             }
         };
         self.say(&line);
-    }
-
-    fn note(&self, message: &str) {
-        self.say(message);
     }
 }

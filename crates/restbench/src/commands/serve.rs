@@ -5,11 +5,12 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use anyhow::bail;
-use restbench_harness::cgroup::Backend;
+use restbench_harness::db;
 use restbench_harness::error::chain;
-use restbench_harness::placement::{Placement, available_cpus};
-use restbench_harness::runner::{StartOptions, start_subject};
-use restbench_harness::{db, prepare, subject};
+use restbench_harness::host::cgroup::Backend;
+use restbench_harness::host::placement::{Placement, available_cpus};
+use restbench_harness::serve::{StartOptions, start_subject};
+use restbench_harness::subject::{self, prepare};
 use restbench_model::Workload;
 
 use crate::cli::ServeArgs;

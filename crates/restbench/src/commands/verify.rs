@@ -1,11 +1,13 @@
 //! `restbench verify`: the contract checks, per subject and workload.
 
+use std::cell::RefCell;
 use std::io::Write;
 use std::process::ExitCode;
 
+use restbench_harness::events::RunEvent;
 use restbench_harness::plan::DEFAULT_DB_POOL;
-use restbench_harness::verify_subjects::{VerifyEvent, VerifyOptions, verify_subjects};
-use restbench_harness::{prepare, subject};
+use restbench_harness::subject::{self, prepare};
+use restbench_harness::verify::session::{VerifyOptions, verify_subjects};
 use restbench_model::{FindingLevel, VerifyOutcome, Workload};
 
 use crate::cli::VerifyArgs;
@@ -28,14 +30,15 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         database_url: args.database_url.as_deref(),
         db_pool_total: DEFAULT_DB_POOL,
     };
-    let mut out = std::io::stdout().lock();
     let human = !args.json;
-    let mut written = Ok(());
-    let report = verify_subjects(&options, |event| {
+    let printer = RefCell::new((std::io::stdout().lock(), Ok(())));
+    let report = verify_subjects(&options, &|event: &RunEvent| {
+        let (out, written) = &mut *printer.borrow_mut();
         if human && written.is_ok() {
-            written = print_event(&mut out, &event, args.verbose);
+            *written = print_event(out, event, args.verbose);
         }
     });
+    let (mut out, written) = printer.into_inner();
     written?;
     let failed = report.results.iter().filter(|r| !r.passed).count();
     if args.json {
@@ -56,11 +59,14 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn print_event(out: &mut impl Write, event: &VerifyEvent, verbose: bool) -> std::io::Result<()> {
+fn print_event(out: &mut impl Write, event: &RunEvent, verbose: bool) -> std::io::Result<()> {
     match event {
-        VerifyEvent::Skipped { subject, reason } => writeln!(out, "{subject}: skipped: {reason}"),
-        VerifyEvent::Failed { subject, reason } => writeln!(out, "{subject}: FAIL {reason}"),
-        VerifyEvent::Checked(outcome) => print_outcome(out, outcome, verbose),
+        RunEvent::SubjectSkipped { subject, reason } => {
+            writeln!(out, "{subject}: skipped: {reason}")
+        }
+        RunEvent::SubjectFailed { subject, reason } => writeln!(out, "{subject}: FAIL {reason}"),
+        RunEvent::Verified(outcome) => print_outcome(out, outcome, verbose),
+        _ => Ok(()),
     }
 }
 

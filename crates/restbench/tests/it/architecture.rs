@@ -184,6 +184,7 @@ fn no_crate_has_an_import_cycle_between_its_modules() {
 /// observer, beside the commands that show it.
 #[test]
 fn no_command_imports_another_command() {
+    let _turn = turn::take(module_path!());
     const HELPERS: [&str; 1] = ["progress"];
     let src = workspace().join("crates/restbench/src");
     let mut files = Vec::new();
@@ -476,4 +477,92 @@ fn every_test_file_is_a_module_of_the_one_test_binary() {
         }
     }
     assert!(stray.is_empty(), "{}", stray.join("\n"));
+}
+
+/// The harness's wings, bottom to top: a module imports only from its own rank or below.
+/// Names not present yet are allowed (`plan` and `h2c` are on their way); a module not listed
+/// here fails the test until it is given a rank.
+const HARNESS_WINGS: &[&[&str]] = &[
+    &[
+        "dates", "error", "events", "fixtures", "http", "h2c", "stats", "workload",
+    ],
+    &["host"],
+    &["subject", "remote"],
+    &["serve", "db"],
+    &["verify"],
+    &["runner", "plan", "study"],
+];
+
+#[test]
+fn harness_wings_import_only_down() {
+    let _turn = turn::take(module_path!());
+    let src = workspace().join("crates/harness/src");
+    let rank = |m: &str| HARNESS_WINGS.iter().position(|wing| wing.contains(&m));
+    // `crate::HarnessError` names a module through lib.rs's `pub use error::HarnessError`.
+    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
+    let reexported: BTreeMap<String, String> = lib
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub use ")?.strip_suffix(';'))
+        .filter_map(|path| {
+            let (module, _) = path.split_once("::")?;
+            let name = path.rsplit("::").next()?;
+            Some((name.to_string(), module.to_string()))
+        })
+        .collect();
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    let mut offenders = Vec::new();
+    for file in &files {
+        let module = module_of(&src, file);
+        let Some(from) = module.split("::").next().filter(|m| !m.is_empty()) else {
+            continue; // lib.rs declares the wings
+        };
+        let Some(from_rank) = rank(from) else {
+            offenders.push(format!(
+                "harness module `{from}` has no rank in HARNESS_WINGS"
+            ));
+            continue;
+        };
+        let text = std::fs::read_to_string(file).unwrap();
+        let uppercase_uses = text
+            .split("#[cfg(test)]")
+            .next()
+            .unwrap_or("")
+            .match_indices("crate::")
+            .filter_map(|(i, _)| {
+                let name = path_prefix(&text[i + "crate::".len()..]);
+                reexported.get(&name).cloned()
+            })
+            .map(|m| (false, m));
+        for (is_super, path) in references(&text).into_iter().chain(uppercase_uses) {
+            let absolute = if is_super {
+                let mut parts: Vec<&str> = module.split("::").collect();
+                parts.pop();
+                parts.push(&path);
+                parts.join("::")
+            } else {
+                path.clone()
+            };
+            let to = absolute.split("::").next().unwrap_or("");
+            if to == from {
+                continue;
+            }
+            if let Some(to_rank) = rank(to)
+                && to_rank > from_rank
+            {
+                offenders.push(format!(
+                    "{}: `{from}` (rank {}) imports `{absolute}` from `{to}` (rank {}), a wing above it",
+                    file.strip_prefix(&src).unwrap().display(),
+                    from_rank + 1,
+                    to_rank + 1
+                ));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "the harness's wings must import only down (ranks in HARNESS_WINGS):\n{}",
+        offenders.join("\n")
+    );
 }

@@ -2,7 +2,7 @@
 //! and (for Python and GHC) complete; with the command that fixes what is not.
 
 use restbench_harness::subject::Subject;
-use restbench_harness::toolchain;
+use restbench_harness::subject::toolchain;
 use restbench_model::ToolCheck;
 
 /// Tools whose install command depends on the version needed (see `toolchain::fix_command`).

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use restbench_model::Environment;
 
-use crate::cgroup::Backend;
-use crate::placement::Placement;
+use crate::host::cgroup::Backend;
+use crate::host::placement::Placement;
 
 /// Reads CPU model, cores, kernel, host and memory.
 pub fn describe(placement: &Placement, backend: &Backend) -> Environment {

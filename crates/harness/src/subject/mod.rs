@@ -2,6 +2,19 @@
 //!
 //! The manifest format is documented in `subjects/README.md`. Every error names the file, the
 //! field and the reason, because a broken manifest is the most common way to add a subject.
+//!
+//! The wing of a subject on disk, around its manifest (this module):
+//! - [`toolchain`]: the versions of the subjects' toolchains against each subject's minimums,
+//!   with the fixing command.
+//! - [`prepare`]: builds with each ecosystem's own tool, cached by a hash of the subject's folder.
+//! - [`scaffold`]: a new subject copied from an existing one; the catalogue copied to a data folder.
+//! - [`ad_hoc`]: a subject made from a command line (`restbench bench --cmd`), with no folder
+//!   and no build.
+
+pub mod ad_hoc;
+pub mod prepare;
+pub mod scaffold;
+pub mod toolchain;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,7 +25,7 @@ use serde::Deserialize;
 use restbench_model::{CellSubject, Scenario, Workload};
 
 use crate::HarnessError;
-pub use crate::toolchain::find_on_path;
+pub use toolchain::find_on_path;
 
 /// Languages a subject may declare.
 pub const LANGUAGES: [&str; 6] = ["rust", "go", "node", "python", "java", "haskell"];
@@ -191,39 +204,44 @@ pub fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
 
-impl Subject {
-    /// Loads and checks `dir/subject.toml`.
-    pub fn load(dir: &Path) -> Result<Self, HarnessError> {
-        let file = dir.join("subject.toml");
-        let err = |field: &str, reason: String| HarnessError::Manifest {
-            file: file.clone(),
+/// The manifest being loaded: every error names it, the field and the reason.
+struct ManifestFile<'a>(&'a Path);
+
+impl ManifestFile<'_> {
+    fn error(&self, field: &str, reason: String) -> HarnessError {
+        HarnessError::Manifest {
+            file: self.0.to_path_buf(),
             field: field.to_string(),
             reason,
-        };
-        let text = std::fs::read_to_string(&file)
-            .map_err(|e| err("(file)", format!("cannot read: {e}")))?;
-        let raw: RawManifest = toml::from_str(&text).map_err(|e| {
-            // The key on the line where the error is (the span may point at the value).
-            let field = e
-                .span()
-                .and_then(|span| {
-                    let start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
-                    let line = text[start..].lines().next()?;
-                    let key = line.split('=').next()?.trim().trim_matches(['"', '[', ']']);
-                    Some(key.to_string())
-                })
-                .filter(|s| !s.is_empty() && s.len() < 60)
-                .unwrap_or_else(|| "(document)".to_string());
-            let line = e.span().map(|s| text[..s.start].lines().count().max(1));
-            let reason = e.message().trim().to_string();
-            match line {
-                Some(l) => err(&field, format!("{reason} (line {l})")),
-                None => err(&field, reason),
-            }
-        })?;
-        let folder = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        }
+    }
+
+    /// A TOML error, named after the key on the line where it is (the span may point at the
+    /// value), with the line.
+    fn toml_error(&self, text: &str, e: &toml::de::Error) -> HarnessError {
+        let field = e
+            .span()
+            .and_then(|span| {
+                let start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+                let line = text[start..].lines().next()?;
+                let key = line.split('=').next()?.trim().trim_matches(['"', '[', ']']);
+                Some(key.to_string())
+            })
+            .filter(|s| !s.is_empty() && s.len() < 60)
+            .unwrap_or_else(|| "(document)".to_string());
+        let line = e.span().map(|s| text[..s.start].lines().count().max(1));
+        let reason = e.message().trim().to_string();
+        match line {
+            Some(l) => self.error(&field, format!("{reason} (line {l})")),
+            None => self.error(&field, reason),
+        }
+    }
+
+    /// The id (the folder's name, in lowercase letters, digits and '-'), the language, the
+    /// framework and the seeds.
+    fn check_identity(&self, raw: &RawManifest, folder: &str) -> Result<(), HarnessError> {
         if raw.id != folder {
-            return Err(err(
+            return Err(self.error(
                 "id",
                 format!("{:?} must equal the folder name {folder:?}", raw.id),
             ));
@@ -233,13 +251,10 @@ impl Subject {
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         {
-            return Err(err(
-                "id",
-                "use lowercase letters, digits and '-' only".into(),
-            ));
+            return Err(self.error("id", "use lowercase letters, digits and '-' only".into()));
         }
         if !LANGUAGES.contains(&raw.language.as_str()) {
-            return Err(err(
+            return Err(self.error(
                 "language",
                 format!("{:?} is not one of {}", raw.language, LANGUAGES.join(", ")),
             ));
@@ -249,7 +264,7 @@ impl Subject {
             ("framework_version", &raw.framework_version),
         ] {
             if value.trim().is_empty() {
-                return Err(err(field, "must not be empty".into()));
+                return Err(self.error(field, "must not be empty".into()));
             }
         }
         for seed in &raw.seeds {
@@ -257,19 +272,24 @@ impl Subject {
                 .iter()
                 .any(|s| &s.seed == seed)
             {
-                return Err(err(
+                return Err(self.error(
                     "seeds",
                     format!("{seed:?} is not a seed study (000, 002, 003, 004)"),
                 ));
             }
         }
-        if raw.workloads.is_empty() {
-            return Err(err("workloads", "list at least one workload".into()));
+        Ok(())
+    }
+
+    /// At least one workload, each known; repeats dropped.
+    fn workloads(&self, names: &[String]) -> Result<Vec<Workload>, HarnessError> {
+        if names.is_empty() {
+            return Err(self.error("workloads", "list at least one workload".into()));
         }
         let mut workloads = Vec::new();
-        for w in &raw.workloads {
+        for w in names {
             let workload = Workload::parse(w).ok_or_else(|| {
-                err(
+                self.error(
                     "workloads",
                     format!("{w:?} is not a workload ({})", Workload::names().join(", ")),
                 )
@@ -278,11 +298,16 @@ impl Subject {
                 workloads.push(workload);
             }
         }
+        Ok(workloads)
+    }
+
+    /// A start command, and no quoted `{cache}` or `{dir}` in it or the build commands: the
+    /// folders are inserted already quoted; quoting them again would put the quotes into the
+    /// path (`"'/a b'/x"`).
+    fn check_commands(&self, raw: &RawManifest) -> Result<(), HarnessError> {
         if raw.start.command.trim().is_empty() {
-            return Err(err("start.command", "must not be empty".into()));
+            return Err(self.error("start.command", "must not be empty".into()));
         }
-        // The folders are inserted already quoted; quoting them again would put the quotes
-        // into the path (`"'/a b'/x"`), so a quoted placeholder is a manifest error.
         for (field, command) in raw
             .build
             .commands
@@ -294,7 +319,7 @@ impl Subject {
                 .iter()
                 .any(|p| command.contains(&format!("'{p}")) || command.contains(&format!("\"{p}")))
             {
-                return Err(err(
+                return Err(self.error(
                     field,
                     format!(
                         "{command:?} quotes a placeholder: {{cache}} and {{dir}} are inserted \
@@ -303,76 +328,76 @@ impl Subject {
                 ));
             }
         }
-        let ready_timeout = match &raw.start.ready_timeout {
-            Some(t) => parse_duration(t)
-                .ok_or_else(|| {
-                    err(
-                        "start.ready_timeout",
-                        format!("{t:?} is not a duration such as 60s"),
-                    )
-                })
-                .and_then(|d| {
-                    if d > MAX_READY_TIMEOUT {
-                        Err(err(
-                            "start.ready_timeout",
-                            format!("{t:?} is longer than the most allowed, 1h"),
-                        ))
-                    } else {
-                        Ok(d)
-                    }
-                })?,
-            None => DEFAULT_READY_TIMEOUT,
+        Ok(())
+    }
+
+    /// `start.ready_timeout`: a duration of at most an hour, by default [`DEFAULT_READY_TIMEOUT`].
+    fn ready_timeout(&self, text: Option<&str>) -> Result<Duration, HarnessError> {
+        let Some(t) = text else {
+            return Ok(DEFAULT_READY_TIMEOUT);
         };
-        for output in &raw.build.outputs {
+        let d = parse_duration(t).ok_or_else(|| {
+            self.error(
+                "start.ready_timeout",
+                format!("{t:?} is not a duration such as 60s"),
+            )
+        })?;
+        if d > MAX_READY_TIMEOUT {
+            return Err(self.error(
+                "start.ready_timeout",
+                format!("{t:?} is longer than the most allowed, 1h"),
+            ));
+        }
+        Ok(d)
+    }
+
+    /// `build.outputs`: paths inside the subject folder.
+    fn check_outputs(&self, outputs: &[String]) -> Result<(), HarnessError> {
+        for output in outputs {
             if output.starts_with('/') || output.contains("..") {
-                return Err(err(
+                return Err(self.error(
                     "build.outputs",
                     format!("{output:?} must be a path inside the subject folder"),
                 ));
             }
         }
-        for (tool, version) in &raw.requires.versions {
-            if !raw.requires.tools.contains(tool) {
-                return Err(err(
+        Ok(())
+    }
+
+    /// `requires.versions`: each for a listed tool, each a version.
+    fn check_requires(&self, requires: &RawRequires) -> Result<(), HarnessError> {
+        for (tool, version) in &requires.versions {
+            if !requires.tools.contains(tool) {
+                return Err(self.error(
                     &format!("requires.versions.{tool}"),
                     format!("{tool:?} is not listed in requires.tools"),
                 ));
             }
-            if crate::toolchain::Version::parse(version).is_none() {
-                return Err(err(
+            if toolchain::Version::parse(version).is_none() {
+                return Err(self.error(
                     &format!("requires.versions.{tool}"),
                     format!("{version:?} is not a version such as \"1.26\""),
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// `[scenarios.<name>]`: known scenarios, each with its environment and a process count
+    /// (a number, or a text with `{cores}`) of at least 1.
+    fn scenarios(
+        &self,
+        raw: BTreeMap<String, RawScenario>,
+    ) -> Result<BTreeMap<Scenario, ScenarioSettings>, HarnessError> {
         let mut scenarios = BTreeMap::new();
-        for (name, s) in raw.scenarios {
+        for (name, s) in raw {
             let Some(scenario) = Scenario::parse(&name) else {
-                return Err(err(
+                return Err(self.error(
                     &format!("scenarios.{name}"),
                     format!("unknown scenario (known: {})", Scenario::names().join(", ")),
                 ));
             };
-            let processes = match s.processes {
-                None => "1".to_string(),
-                Some(Count::Number(0)) => {
-                    return Err(err(
-                        &format!("scenarios.{name}.processes"),
-                        "must be at least 1".into(),
-                    ));
-                }
-                Some(Count::Number(n)) => n.to_string(),
-                Some(Count::Text(t)) => {
-                    let probe = t.replace("{cores}", "1").replace("{machine_cores}", "1");
-                    if probe.parse::<u32>().map_or(true, |n| n == 0) {
-                        return Err(err(
-                            &format!("scenarios.{name}.processes"),
-                            format!("{t:?} is not a number or {{cores}}"),
-                        ));
-                    }
-                    t
-                }
-            };
+            let processes = self.processes(&name, s.processes)?;
             scenarios.insert(
                 scenario,
                 ScenarioSettings {
@@ -381,7 +406,43 @@ impl Subject {
                 },
             );
         }
-        let protocols = parse_protocols(&raw.protocols).map_err(|m| err("protocols", m))?;
+        Ok(scenarios)
+    }
+
+    fn processes(&self, scenario: &str, count: Option<Count>) -> Result<String, HarnessError> {
+        let field = || format!("scenarios.{scenario}.processes");
+        match count {
+            None => Ok("1".to_string()),
+            Some(Count::Number(0)) => Err(self.error(&field(), "must be at least 1".into())),
+            Some(Count::Number(n)) => Ok(n.to_string()),
+            Some(Count::Text(t)) => {
+                let probe = t.replace("{cores}", "1").replace("{machine_cores}", "1");
+                if probe.parse::<u32>().map_or(true, |n| n == 0) {
+                    return Err(self.error(&field(), format!("{t:?} is not a number or {{cores}}")));
+                }
+                Ok(t)
+            }
+        }
+    }
+}
+
+impl Subject {
+    /// Loads and checks `dir/subject.toml`.
+    pub fn load(dir: &Path) -> Result<Self, HarnessError> {
+        let file = dir.join("subject.toml");
+        let m = ManifestFile(&file);
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| m.error("(file)", format!("cannot read: {e}")))?;
+        let raw: RawManifest = toml::from_str(&text).map_err(|e| m.toml_error(&text, &e))?;
+        let folder = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        m.check_identity(&raw, folder)?;
+        let workloads = m.workloads(&raw.workloads)?;
+        m.check_commands(&raw)?;
+        let ready_timeout = m.ready_timeout(raw.start.ready_timeout.as_deref())?;
+        m.check_outputs(&raw.build.outputs)?;
+        m.check_requires(&raw.requires)?;
+        let scenarios = m.scenarios(raw.scenarios)?;
+        let protocols = parse_protocols(&raw.protocols).map_err(|e| m.error("protocols", e))?;
         Ok(Self {
             id: raw.id,
             dir: dir.to_path_buf(),
@@ -417,7 +478,7 @@ impl Subject {
             .filter(|t| find_on_path(t).is_none())
             .collect();
         if missing.is_empty() {
-            return crate::toolchain::shortfall_reason(&self.needs());
+            return crate::subject::toolchain::shortfall_reason(&self.needs());
         }
         let mut reason = format!("{} not found on PATH", missing.join(", "));
         if !self.hint.is_empty() {
@@ -426,9 +487,9 @@ impl Subject {
         Some(reason)
     }
 
-    /// What the subject asks of its toolchain, for [`crate::toolchain`]'s checks.
-    pub fn needs(&self) -> crate::toolchain::Needs<'_> {
-        crate::toolchain::Needs {
+    /// What the subject asks of its toolchain, for [`crate::subject::toolchain`]'s checks.
+    pub fn needs(&self) -> crate::subject::toolchain::Needs<'_> {
+        crate::subject::toolchain::Needs {
             id: &self.id,
             dir: &self.dir,
             tools: &self.tools,

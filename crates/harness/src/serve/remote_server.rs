@@ -26,8 +26,8 @@ use restbench_model::{CellPlacement, Scenario};
 use serde::{Deserialize, Serialize};
 
 use crate::HarnessError;
-use crate::cgroup::CgroupFiles;
-use crate::process::{ManagedChild, SpawnSpec};
+use crate::host::cgroup::CgroupFiles;
+use crate::host::process::{ManagedChild, SpawnSpec};
 use crate::remote::hosts::resolve_address;
 use crate::remote::ssh::{Connection, SshOptions, file_hash, last_line, quote};
 use crate::remote::{RemoteError, SshHost};

@@ -12,9 +12,9 @@ use restbench_model::{CellPlacement, Scenario, Workload};
 use super::limits::scenario_limit;
 use super::remote_server::{RemoteProcess, ServerHost};
 use crate::HarnessError;
-use crate::cgroup::{Backend, ServerCgroup};
-use crate::placement::Placement;
-use crate::process::{self, ManagedChild, SpawnSpec};
+use crate::host::cgroup::{Backend, ServerCgroup};
+use crate::host::placement::Placement;
+use crate::host::process::{self, ManagedChild, SpawnSpec};
 use crate::subject::{Placeholders, Subject};
 
 /// A started subject.

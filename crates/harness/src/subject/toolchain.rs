@@ -19,7 +19,7 @@ use std::sync::Mutex;
 
 use serde::Serialize;
 
-use crate::environment::strip_ansi;
+use crate::host::environment::strip_ansi;
 /// What a subject asks of its toolchain, as plain data: the toolchain checks need nothing else of
 /// it (and so `subject` can use this module without this module using `subject`).
 #[derive(Debug, Clone, Copy)]

@@ -1,6 +1,6 @@
 //! CPU time and memory of a server's whole process tree, from /proc.
 //!
-//! A subject's processes share one process group (see [`crate::process`]), so cluster workers
+//! A subject's processes share one process group (see [`crate::host::process`]), so cluster workers
 //! and helper processes are all counted. Sampling runs on the load generator's CPUs.
 
 use std::sync::Arc;
@@ -8,7 +8,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use crate::cgroup::CgroupMemory;
+use restbench_model::UsageSource;
+
+use crate::host::cgroup::CgroupMemory;
 
 /// A reading of the group: CPU time so far and resident memory now.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -133,6 +135,38 @@ impl Drop for MemorySampler {
     }
 }
 
+/// Server usage during one repeat.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ServerSample {
+    /// From the cgroup when the server has one, else from /proc.
+    pub cpu: Duration,
+    pub cpu_source: UsageSource,
+    /// From /proc, the cross-check.
+    pub proc_cpu: Duration,
+    pub memory: MemoryStats,
+}
+
+impl ServerSample {
+    /// The CPU between two readings: the cgroup's when both have it, else /proc's.
+    pub fn between(
+        proc_cpu: (Duration, Duration),
+        cgroup_cpu: (Option<Duration>, Option<Duration>),
+        memory: MemoryStats,
+    ) -> Self {
+        let proc_cpu = proc_cpu.1.saturating_sub(proc_cpu.0);
+        let (cpu, cpu_source) = match cgroup_cpu {
+            (Some(b), Some(a)) => (a.saturating_sub(b), UsageSource::Cgroup),
+            _ => (proc_cpu, UsageSource::Proc),
+        };
+        Self {
+            cpu,
+            cpu_source,
+            proc_cpu,
+            memory,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,14 +174,14 @@ mod tests {
     #[test]
     fn reads_cpu_and_memory_of_a_busy_group() {
         let dir = tempfile::tempdir().unwrap();
-        let spec = crate::process::SpawnSpec {
+        let spec = crate::host::process::SpawnSpec {
             name: "spinner".into(),
             shell_command: "i=0; while [ $i -lt 3000000 ]; do i=$((i+1)); done".into(),
             cwd: dir.path().into(),
             log: dir.path().join("log"),
             ..Default::default()
         };
-        let child = crate::process::ManagedChild::spawn(&spec).unwrap();
+        let child = crate::host::process::ManagedChild::spawn(&spec).unwrap();
         // Waits for CPU time to accrue rather than for a fixed wall time: on a busy machine the
         // spinner may get little of a CPU, and what is tested is the reading, not the speed.
         let started = std::time::Instant::now();
@@ -159,5 +193,25 @@ mod tests {
         assert!(u.processes >= 1);
         assert!(u.cpu >= Duration::from_millis(200), "{u:?}");
         assert!(u.rss_bytes > 100_000, "{u:?}");
+    }
+
+    #[test]
+    fn a_sample_takes_the_cgroups_cpu_only_when_both_readings_have_it() {
+        let ms = Duration::from_millis;
+        let s = ServerSample::between(
+            (ms(100), ms(400)),
+            (Some(ms(1_000)), Some(ms(1_350))),
+            MemoryStats::default(),
+        );
+        assert_eq!(
+            (s.cpu, s.cpu_source, s.proc_cpu),
+            (ms(350), UsageSource::Cgroup, ms(300))
+        );
+        let s = ServerSample::between(
+            (ms(100), ms(400)),
+            (None, Some(ms(9))),
+            MemoryStats::default(),
+        );
+        assert_eq!((s.cpu, s.cpu_source), (ms(300), UsageSource::Proc));
     }
 }

@@ -117,7 +117,7 @@ pub fn prepare(subject: &Subject, cache: &Path) -> Result<Prepared, HarnessError
         log.extend_from_slice(format!("$ {command}\n").as_bytes());
         log.extend_from_slice(&out.stdout);
         log.extend_from_slice(&out.stderr);
-        let _ = crate::process::write_afresh(&log_path, &log);
+        let _ = crate::host::process::write_afresh(&log_path, &log);
         if !out.status.success() {
             let text = String::from_utf8_lossy(&log).into_owned();
             let lines: Vec<&str> = text.lines().collect();
@@ -130,7 +130,7 @@ pub fn prepare(subject: &Subject, cache: &Path) -> Result<Prepared, HarnessError
             });
         }
     }
-    crate::process::write_afresh(&stamp, hash.as_bytes())
+    crate::host::process::write_afresh(&stamp, hash.as_bytes())
         .map_err(|e| HarnessError::io(format!("cannot write {}", stamp.display()), e))?;
     Ok(Prepared::Built {
         seconds: started.elapsed().as_secs_f64(),

@@ -5,7 +5,7 @@
 //! mounted and writable (`cpuset` and `memory` are used when present); otherwise affinity only.
 //! Each started server gets its own cgroup under restbench's own, so limits of the surrounding
 //! container still apply. The cgroup is removed when the server stops, by the process guard when
-//! restbench dies (see [`crate::process`]), and by [`Backend::probe`] for leftovers of a
+//! restbench dies (see [`crate::host::process`]), and by [`Backend::probe`] for leftovers of a
 //! restbench that is gone.
 
 use std::path::{Path, PathBuf};
@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::HarnessError;
-use crate::placement::format_cpu_list;
+use crate::host::placement::format_cpu_list;
 
 /// The CFS period restbench sets with a quota (the kernel's default).
 const CFS_PERIOD_US: u64 = 100_000;

@@ -1,0 +1,16 @@
+//! The machine the harness runs on, with no subject in sight: processes, cgroups, CPU placement,
+//! resource samples and the host's description.
+//!
+//! - [`process`]: every child in its own process group, killed on drop, when restbench dies
+//!   (PR_SET_PDEATHSIG plus a guard process), and on Ctrl-C; free ports and private temp folders.
+//! - [`cgroup`]: a cgroup v2 group per server, with its CPU and memory limits and usage.
+//! - [`placement`]: which CPUs the server, the generator and the database are pinned to.
+//! - [`sample`]: CPU and memory of a server's whole process tree, and a server's usage over one
+//!   load ([`sample::ServerSample`]).
+//! - [`environment`]: the host's facts recorded in every result (CPU, kernel, versions).
+
+pub mod cgroup;
+pub mod environment;
+pub mod placement;
+pub mod process;
+pub mod sample;

@@ -1,0 +1,139 @@
+//! One cell of a run (subject × scenario × workload × protocol) against a started server: its
+//! verification, its throughput, its open-loop measures, and the cell they fill.
+
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use restbench_model::{Cell, CellStatus, Finding, FindingLevel, Protocol, Scenario, Workload};
+
+use super::calibrate::Calibration;
+use super::plan::RunPlan;
+use super::{measure, open_loop, verdict};
+use crate::db::Database;
+use crate::error::chain;
+use crate::events::{At, Observer, RunEvent, Step};
+use crate::serve::ServerLocation;
+use crate::serve::start::{RunningSubject, StartOptions};
+use crate::subject::Subject;
+use crate::verify;
+
+/// Everything one cell's steps need: the plan, the cell's coordinates, its server, the stop
+/// flag and whoever watches.
+pub struct CellRun<'a> {
+    pub plan: &'a RunPlan,
+    pub subject: &'a Subject,
+    pub scenario: Scenario,
+    pub workload: Workload,
+    pub protocol: Protocol,
+    /// May be a new process after [`CellRun::throughput`] (`--restarts`).
+    pub server: &'a mut RunningSubject,
+    /// How `server` was started, for a restart.
+    pub options: &'a StartOptions<'a>,
+    /// Where `server` runs, to read its usage there.
+    pub location: &'a dyn ServerLocation,
+    pub stop: &'a AtomicBool,
+    pub observer: &'a dyn Observer,
+}
+
+impl CellRun<'_> {
+    /// Verifies, then measures what the plan asks for; the cell as it ended, or `Break` when the
+    /// run was interrupted (the cell in flight is dropped).
+    pub fn run(
+        mut self,
+        common: &[Finding],
+        db: Option<&Database>,
+        calibration: &mut Calibration,
+    ) -> ControlFlow<(), Cell> {
+        let mut cell = self.verify(common, db);
+        if cell.status == CellStatus::Failed {
+            return ControlFlow::Continue(cell);
+        }
+        if self.plan.open_loop.mode.throughput() {
+            self.throughput(&mut cell, calibration)?;
+        }
+        if cell.status == CellStatus::Ok && self.plan.open_loop.any() {
+            self.open_loop(&mut cell)?;
+        }
+        ControlFlow::Continue(cell)
+    }
+
+    /// Says that the cell entered `step`.
+    pub fn step(&self, step: Step) {
+        let at = At::cell(&self.subject.id, self.scenario, self.workload);
+        self.observer.event(&RunEvent::Step { at, step });
+    }
+
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The cell with the scenario's `common` findings over its protocol and the workload's own;
+    /// failed when a check failed.
+    pub fn verify(&self, common: &[Finding], db: Option<&Database>) -> Cell {
+        self.step(Step::Verifying(Some(self.protocol)));
+        let mut findings = common.to_vec();
+        findings.extend(verify::workload_over(
+            self.server.addr,
+            self.workload,
+            self.protocol,
+            db,
+        ));
+        let mut cell = Cell::new(&self.subject.cell_subject(), self.workload, self.scenario);
+        cell.protocol = self.protocol.name().into();
+        cell.settings = self.server.settings.clone();
+        if !verify::passed(&findings) {
+            let first = findings
+                .iter()
+                .find(|f| f.level == FindingLevel::Fail)
+                .map(|f| f.message.clone())
+                .unwrap_or_default();
+            cell.status = CellStatus::Failed;
+            cell.reason = Some(format!("verification failed: {first}"));
+        }
+        cell.findings = findings;
+        cell
+    }
+
+    /// The closed-loop repeats, judged into the cell; a rate above the generator's ceiling
+    /// calibrates it again first.
+    pub fn throughput(
+        &mut self,
+        cell: &mut Cell,
+        calibration: &mut Calibration,
+    ) -> ControlFlow<()> {
+        match measure::measure(self) {
+            Ok(Some(m)) => {
+                let rates: Vec<f64> = m.repeats.iter().map(|(o, _)| o.rps()).collect();
+                let median = crate::stats::median(&rates);
+                calibration.check(median, &self.subject.id, self.stop, self.observer);
+                verdict::fill_cell(
+                    cell,
+                    m,
+                    &self.plan.placement,
+                    &self.server.limit,
+                    calibration.ceiling(),
+                );
+            }
+            Ok(None) => return ControlFlow::Break(()),
+            Err(e) => {
+                cell.status = CellStatus::Failed;
+                cell.reason = Some(chain(&e));
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The capacity search and equal-load steps, judged into the cell.
+    pub fn open_loop(&mut self, cell: &mut Cell) -> ControlFlow<()> {
+        let warm = self.plan.open_loop.mode.throughput();
+        match open_loop::measure_open_loop(self, warm) {
+            Ok(Some(r)) => verdict::fill_open_loop(cell, r, &self.server.limit),
+            Ok(None) => return ControlFlow::Break(()),
+            Err(e) => {
+                cell.status = CellStatus::Failed;
+                cell.reason = Some(format!("open-loop measure: {}", chain(&e)));
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}

@@ -1,0 +1,130 @@
+//! The run's `results.json`, written as a consumer of the run's events: every finished cell is
+//! written at once, so an interrupted run keeps what it finished.
+
+use std::path::PathBuf;
+
+use restbench_loadgen::{HttpVersion, StopAt};
+use restbench_model::time::utc_now;
+use restbench_model::{RunProtocol, RunResults, SCHEMA_VERSION, write_results};
+
+use super::plan::RunPlan;
+use crate::HarnessError;
+use crate::events::RunEvent;
+use crate::host::environment;
+
+/// The document of a run, kept on disk as it grows.
+pub struct ResultsFile {
+    dir: PathBuf,
+    results: RunResults,
+}
+
+impl ResultsFile {
+    /// Creates the run's folder and writes the document with no cells yet: the machine, the
+    /// toolchains of the subjects available here and the protocol the plan measures with.
+    pub fn create(plan: &RunPlan) -> Result<Self, HarnessError> {
+        std::fs::create_dir_all(&plan.out_dir).map_err(|source| {
+            HarnessError::io(format!("cannot create {}", plan.out_dir.display()), source)
+        })?;
+        let results = RunResults {
+            schema_version: SCHEMA_VERSION,
+            kind: plan.kind.clone(),
+            started_at: utc_now(),
+            finished_at: None,
+            interrupted: false,
+            environment: run_environment(plan),
+            protocol: run_protocol(plan),
+            cells: Vec::new(),
+            study: plan.study.clone(),
+            noisy_machine: None,
+        };
+        let file = Self {
+            dir: plan.out_dir.clone(),
+            results,
+        };
+        file.write()?;
+        Ok(file)
+    }
+
+    /// Takes in what an event changes in the document (a finished cell, a new ceiling).
+    pub fn report(&mut self, event: &RunEvent) -> Result<(), HarnessError> {
+        match event {
+            RunEvent::CellDone { cell, .. } => {
+                self.results.cells.push((*cell).clone());
+                self.write()
+            }
+            RunEvent::Calibrated { ceiling_rps } => {
+                self.results.environment.loadgen_ceiling_rps = Some(*ceiling_rps);
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The document so far, for what only the end of a run knows.
+    pub fn results_mut(&mut self) -> &mut RunResults {
+        &mut self.results
+    }
+
+    /// Writes the finished document and returns it.
+    pub fn finish(mut self) -> Result<RunResults, HarnessError> {
+        self.results.finished_at = Some(utc_now());
+        self.write()?;
+        Ok(self.results)
+    }
+
+    fn write(&self) -> Result<(), HarnessError> {
+        Ok(write_results(&self.dir, &self.results)?)
+    }
+}
+
+/// The machine, the calibrated ceiling and the versions of the toolchains of the subjects
+/// available here.
+fn run_environment(plan: &RunPlan) -> restbench_model::Environment {
+    let mut env = environment::describe(&plan.placement, &plan.backend);
+    env.loadgen_ceiling_rps = plan.loadgen_ceiling_rps;
+    env.loadgen_ceiling_start_rps = plan.loadgen_ceiling_rps;
+    for s in plan.entries.iter().map(|e| &e.subject) {
+        if s.unavailable_reason().is_none() {
+            for (name, cmd) in &s.versions {
+                let key = if name == "toolchain" {
+                    s.language.clone()
+                } else {
+                    format!("{}/{name}", s.language)
+                };
+                env.toolchains
+                    .entry(key)
+                    .or_insert_with(|| environment::command_version(&s.dir, cmd));
+            }
+        }
+    }
+    env
+}
+
+/// The load shape and repeats every cell of the plan is measured with.
+fn run_protocol(plan: &RunPlan) -> RunProtocol {
+    RunProtocol {
+        connections: plan.shape.connections,
+        threads: plan.shape.threads,
+        duration_s: match plan.shape.stop {
+            StopAt::Duration(d) => Some(d.as_secs_f64()),
+            StopAt::Requests(_) => None,
+        },
+        requests: match plan.shape.stop {
+            StopAt::Requests(n) => Some(n),
+            StopAt::Duration(_) => None,
+        },
+        warmup_s: plan.shape.warmup.as_secs_f64(),
+        warmup_requests: plan.shape.warmup_requests,
+        repeats: plan.repeats,
+        keepalive: plan.shape.keepalive,
+        http_version: if plan.shape.http_version == HttpVersion::Http10 {
+            "1.0".into()
+        } else {
+            "1.1".into()
+        },
+        timeout_s: plan.shape.timeout.as_secs_f64(),
+        db_pool_total: plan.db_pool_total,
+        note: plan.note.clone(),
+        restarts: (plan.restarts > 1).then_some(plan.restarts),
+    }
+}
