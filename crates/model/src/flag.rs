@@ -28,6 +28,8 @@ pub enum Flag {
     LimitNotHeld,
     VerificationWarnings,
     Errors,
+    /// Failed a conformance case of level fail (`restbench conformance`).
+    Nonconformant,
 }
 
 crate::vocabulary!(Flag, "flag", {
@@ -37,12 +39,13 @@ crate::vocabulary!(Flag, "flag", {
     LimitNotHeld => "limit_not_held",
     VerificationWarnings => "verification_warnings",
     Errors => "errors",
+    Nonconformant => "nonconformant",
 });
 
 impl Flag {
     pub const fn severity(self) -> Severity {
         match self {
-            Flag::Errors | Flag::LimitNotHeld => Severity::Severe,
+            Flag::Errors | Flag::LimitNotHeld | Flag::Nonconformant => Severity::Severe,
             _ => Severity::Caution,
         }
     }
@@ -68,6 +71,9 @@ impl Flag {
             Flag::Errors => {
                 "Some requests failed (connect, read, write, timeout, status or parse errors)."
             }
+            Flag::Nonconformant => {
+                "The server failed a conformance case (a request split across reads, Connection: close, HTTP/1.0, framing): its figure may come from reading HTTP in a way real clients would break, so it is shown but ranked apart."
+            }
         }
     }
 
@@ -82,6 +88,7 @@ impl Flag {
             Flag::LimitNotHeld => "the scenario's CPU limit was not held",
             Flag::VerificationWarnings => "see the findings",
             Flag::Errors => "some requests failed",
+            Flag::Nonconformant => "the server failed a conformance case, so it is ranked apart",
         }
     }
 }

@@ -3,7 +3,7 @@
 //!
 //! - Documents: [`load`] (`restbench load --json`), [`run`] (`results.json`, with [`io`] to read
 //!   and write it), [`documents`] (the smaller `--json` outputs: verify, subjects, doctor),
-//!   [`comparison`] (`compare --json`), and [`published`], the seed studies' published figures as
+//!   [`comparison`] (`compare --json`), [`conformance`] (how each subject reads HTTP), and [`published`], the seed studies' published figures as
 //!   data.
 //! - Vocabulary: [`Workload`], [`Scenario`], [`Protocol`] and [`Flag`], each a closed set whose
 //!   names, `Display` and `FromStr` come from one macro ([`vocabulary!`], in [`names`], with
@@ -16,6 +16,7 @@
 
 pub mod capacity;
 pub mod comparison;
+pub mod conformance;
 pub mod cpus;
 pub mod documents;
 pub mod flag;
@@ -36,6 +37,9 @@ pub use capacity::{
     StepServer,
 };
 pub use comparison::{Comparison, LoadComparison};
+pub use conformance::{
+    CaseLevel, CaseResult, CaseVerdict, ConformanceReport, SubjectConformance,
+};
 pub use documents::{
     DoctorReport, DoctorSubject, SubjectCatalogue, SubjectEntry, ToolCheck, VerifyOutcome,
     VerifyReport, Versioned,
