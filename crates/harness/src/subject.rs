@@ -15,7 +15,7 @@ use crate::HarnessError;
 pub use crate::toolchain::find_on_path;
 
 /// Languages a subject may declare.
-pub const LANGUAGES: [&str; 6] = ["rust", "go", "node", "python", "java", "haskell"];
+pub const LANGUAGES: [&str; 7] = ["rust", "go", "node", "python", "java", "haskell", "csharp"];
 
 const DEFAULT_READY_TIMEOUT: Duration = Duration::from_secs(60);
 

@@ -131,14 +131,17 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
         }
         checks.push(check);
     }
+    let cache =
+        super::subjects_root(&args.dir).map(|root| restbench_harness::prepare::cache_dir(&root));
     lines.push(format!(
         "build cache: {}",
-        super::subjects_root(&args.dir)
-            .map(|root| restbench_harness::prepare::cache_dir(&root)
-                .display()
-                .to_string())
+        cache
+            .as_ref()
+            .map(|c| c.display().to_string())
             .unwrap_or_else(|_| "(no subjects folder found)".into())
     ));
+    let dotnet = cache.as_deref().ok().map(restbench_harness::dotnet::status);
+    lines.extend(dotnet.as_ref().map(|d| d.describe()));
     let mut json_subjects = Vec::new();
     if !subjects.is_empty() {
         let mut unavailable = Vec::new();
@@ -173,6 +176,7 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
             "memory_accounting": backend.capabilities.memory_accounting,
             "tools": json_tools,
             "toolchains": checks,
+            "dotnet": dotnet,
             "subjects": json_subjects,
         });
         println!("{}", serde_json::to_string_pretty(&doc)?);
