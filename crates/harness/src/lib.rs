@@ -10,7 +10,8 @@
 //!    and h2c: one error type, the same caps over both), [`stats`] (median, spread, bootstrap
 //!    interval over repeats), [`workload`] (what the harness sends for each workload).
 //! 2. [`host`]: the machine: processes, cgroups, CPU placement, samples, the environment.
-//! 3. [`subject`]: a subject on disk: manifest, toolchain, build, scaffold, ad-hoc subjects;
+//! 3. [`subject`]: a subject on disk: manifest, toolchain (with the .NET SDK fetched into the
+//!    cache), build, scaffold, ad-hoc subjects;
 //!    [`remote`]: load generators on other hosts over SSH or Kubernetes, merged exactly.
 //! 4. [`serve`]: a subject running, here or on a server host over ssh;
 //!    [`db`]: a PostgreSQL client, throwaway clusters, the seed data, and provisioning for a run.

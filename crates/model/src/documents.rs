@@ -92,6 +92,25 @@ pub struct DoctorReport {
     pub toolchains: Vec<ToolCheck>,
     /// Each tool's version line, `null` when missing.
     pub tools: BTreeMap<String, Option<String>>,
+    /// The .NET toolchain that `dotnet-aspnetcore`'s build fetches into the cache, when there
+    /// is a cache to look in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dotnet: Option<DotnetToolchain>,
+}
+
+/// Where the .NET toolchain stands on this machine (`doctor`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "kebab-case")]
+pub enum DotnetToolchain {
+    /// Both parts are in the cache, verified against the pinned checksums.
+    Cached {
+        sdk: std::path::PathBuf,
+        openssl: std::path::PathBuf,
+    },
+    /// Not (all) in the cache, and npm, node and pip are here to fetch it at the first build.
+    Fetchable { missing: Vec<String> },
+    /// Not in the cache and cannot be fetched.
+    Unavailable { reason: String, fix: String },
 }
 
 /// A subject in `doctor`'s document: whether it can run here, and why not.

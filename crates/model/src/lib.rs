@@ -37,12 +37,10 @@ pub use capacity::{
     StepServer,
 };
 pub use comparison::{Comparison, LoadComparison};
-pub use conformance::{
-    CaseLevel, CaseResult, CaseVerdict, ConformanceReport, SubjectConformance,
-};
+pub use conformance::{CaseLevel, CaseResult, CaseVerdict, ConformanceReport, SubjectConformance};
 pub use documents::{
-    DoctorReport, DoctorSubject, SubjectCatalogue, SubjectEntry, ToolCheck, VerifyOutcome,
-    VerifyReport, Versioned,
+    DoctorReport, DoctorSubject, DotnetToolchain, SubjectCatalogue, SubjectEntry, ToolCheck,
+    VerifyOutcome, VerifyReport, Versioned,
 };
 pub use flag::{Flag, Severity};
 pub use histogram::{HistogramError, LatencySummary};

@@ -12,6 +12,7 @@
 //!   and no build.
 
 pub mod ad_hoc;
+pub mod dotnet;
 pub mod prepare;
 pub mod scaffold;
 pub mod toolchain;
@@ -28,7 +29,7 @@ use crate::HarnessError;
 pub use toolchain::find_on_path;
 
 /// Languages a subject may declare.
-pub const LANGUAGES: [&str; 6] = ["rust", "go", "node", "python", "java", "haskell"];
+pub const LANGUAGES: [&str; 7] = ["rust", "go", "node", "python", "java", "haskell", "csharp"];
 
 const DEFAULT_READY_TIMEOUT: Duration = Duration::from_secs(60);
 

@@ -5,8 +5,9 @@ use std::process::ExitCode;
 use restbench_harness::host::cgroup::Backend;
 use restbench_harness::host::environment::command_version;
 use restbench_harness::host::placement::{Placement, available_cpus, format_cpu_list};
+use restbench_harness::subject::dotnet;
 use restbench_harness::subject::{self, Subject, find_on_path};
-use restbench_model::{DoctorReport, DoctorSubject, SCHEMA_VERSION, ToolCheck};
+use restbench_model::{DoctorReport, DoctorSubject, DotnetToolchain, SCHEMA_VERSION, ToolCheck};
 
 use crate::cli::DoctorArgs;
 
@@ -89,6 +90,8 @@ struct Machine {
     tools: Vec<Tool>,
     /// The build cache's folder, or why there is none.
     cache: String,
+    /// The .NET toolchain in that cache (none without a cache).
+    dotnet: Option<DotnetToolchain>,
     subjects: Vec<Subject>,
 }
 
@@ -107,17 +110,15 @@ impl Machine {
                 Tool::probe(name, version, purpose, package, &subjects)
             })
             .collect();
+        let cache = root.map(|root| restbench_harness::subject::prepare::cache_dir(&root));
         Self {
             placement: Placement::split(&cpus),
             cpus,
             backend: Backend::probe(),
             tools,
-            cache: root
-                .map(|root| {
-                    restbench_harness::subject::prepare::cache_dir(&root)
-                        .display()
-                        .to_string()
-                })
+            dotnet: cache.as_deref().ok().map(dotnet::status),
+            cache: cache
+                .map(|c| c.display().to_string())
                 .unwrap_or_else(|_| "(no subjects folder found)".into()),
             subjects,
         }
@@ -150,6 +151,7 @@ impl Machine {
             tool.lines(&mut lines);
         }
         lines.push(format!("build cache: {}", self.cache));
+        lines.extend(self.dotnet.as_ref().map(dotnet::describe));
         if !self.subjects.is_empty() {
             let unavailable: Vec<String> = self
                 .subjects
@@ -201,6 +203,7 @@ impl Machine {
                 .iter()
                 .map(|t| (t.name.to_string(), t.version.clone()))
                 .collect(),
+            dotnet: self.dotnet.clone(),
         }
     }
 }

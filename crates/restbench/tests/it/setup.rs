@@ -308,7 +308,7 @@ fn subjects_install_copies_the_catalogue_where_discovery_finds_it() {
         .env_remove("RESTBENCH_SUBJECTS")
         .output()
         .unwrap();
-    assert_eq!(json(&o)["subjects"].as_array().unwrap().len(), 27);
+    assert_eq!(json(&o)["subjects"].as_array().unwrap().len(), 28);
 
     // Without it, the error says what to do.
     let empty = tempfile::tempdir().unwrap();
