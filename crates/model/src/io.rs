@@ -130,6 +130,7 @@ mod tests {
             cells: Vec::new(),
             study: None,
             noisy_machine: None,
+            conformance: Vec::new(),
         };
         write_results(&d, &results).unwrap();
         assert_eq!(read_run(&d).unwrap(), results);

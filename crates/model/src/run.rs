@@ -31,6 +31,10 @@ pub struct RunResults {
     /// 10 % between start and end): every figure carries that noise. Why, in a sentence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noisy_machine: Option<String>,
+    /// How each subject of the run reads HTTP (`restbench conformance`), checked before its
+    /// cells were measured; empty in documents from before conformance checks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conformance: Vec<crate::SubjectConformance>,
 }
 
 /// Facts about the machine and restbench, for reading figures later.

@@ -232,6 +232,7 @@ pub(crate) mod tests {
             cells,
             study: None,
             noisy_machine: None,
+            conformance: Vec::new(),
         }
     }
 

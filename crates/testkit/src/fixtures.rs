@@ -18,6 +18,7 @@ pub fn run_results(cells: Vec<Cell>) -> RunResults {
         cells,
         study: None,
         noisy_machine: None,
+        conformance: Vec::new(),
     }
 }
 

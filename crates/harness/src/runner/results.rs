@@ -36,6 +36,7 @@ impl ResultsFile {
             cells: Vec::new(),
             study: plan.study.clone(),
             noisy_machine: None,
+            conformance: Vec::new(),
         };
         let file = Self {
             dir: plan.out_dir.clone(),

@@ -352,6 +352,7 @@ pub(crate) mod tests {
             cells: vec![three, once, failed],
             study: None,
             noisy_machine: None,
+            conformance: Vec::new(),
         }
     }
 

@@ -396,6 +396,7 @@ mod tests {
             cells: vec![crate::test_support::cell("x", "echo", "one-cpu", 1000.0)],
             study: StudyInfo::new(id, true, "short"),
             noisy_machine: None,
+            conformance: Vec::new(),
         };
         let (a, b) = (run("a"), run("b"));
         let html = render_many(&[&a, &b]);
@@ -439,6 +440,7 @@ mod tests {
                 note: String::new(),
             }),
             noisy_machine: None,
+            conformance: Vec::new(),
         };
         let html = render(&r);
         assert!(!html.contains("<img") && !html.contains("a<b>") && !html.contains("run <1>"));
@@ -466,6 +468,7 @@ mod tests {
             cells: vec![a, b],
             study: None,
             noisy_machine: None,
+            conformance: Vec::new(),
         };
         let html = render(&r);
         assert!(html.contains("between processes 14.1% over 2 processes"));

@@ -440,6 +440,7 @@ fn sample() -> RunResults {
             "10 s per repeat instead of the seed's single 20 s run; 3 repeats",
         ),
         noisy_machine: restbench_model::run::ceiling_drift(520_000.0, 430_000.0),
+        conformance: Vec::new(),
     }
 }
 
