@@ -1,7 +1,7 @@
 //! restbench's harness: everything between "these subjects" and "these figures".
 //!
 //! The modules are grouped into wings by job, ranked bottom to top; a wing imports only from
-//! its own rank or below (`crates/restbench/tests/architecture.rs` checks it):
+//! its own rank or below (`crates/restbench/tests/it/architecture.rs` checks it):
 //!
 //! 1. Leaves: [`dates`] (timestamp normalisation shared by the verifier and the database code),
 //!    [`error`] (what can go wrong, each cause printed once), [`events`] (what a run or a verify

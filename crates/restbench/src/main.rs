@@ -1,7 +1,8 @@
 //! The `restbench` binary: argument parsing and dispatch; the work is in the library crates.
 //!
 //! - `cli`: every clap type; `commands`: one module per subcommand (commands never import each
-//!   other) and `progress`, the run's terminal observer.
+//!   other; `completions` writes shell completions and the man page from the clap types) and `progress`, the run's
+//!   terminal observer.
 //! - What commands share: `options` (flags → library requests), `common` (subjects and results
 //!   folders, exit codes, planner errors as bad arguments), `output` (exports, reports, tables,
 //!   merged load results), `remote` (`--loadgen-hosts`/`--server-host` connected), `install`

@@ -415,7 +415,6 @@ fn undocumented_modules() -> Vec<String> {
 }
 
 #[test]
-#[ignore = "pending: module docs are being rewritten in parallel (issue 22 item 8)"]
 fn every_module_is_documented() {
     let _turn = turn::take(module_path!());
     let missing = undocumented_modules();
