@@ -7,6 +7,7 @@ use restbench_model::{Cell, CellStatus};
 
 use super::table::{Column, Sacrifice, TextTable, wrap};
 use crate::cells::{cell_labels, cv_text, first_line, per_cpu_second, per_mb, status_word};
+use crate::conformance::{nonconformant_subjects, ranked_apart};
 use crate::units::{bytes_short, compact, micros_short, thousands};
 
 /// The width a table gets when the terminal's is unknown (output to a file or a pipe).
@@ -135,6 +136,11 @@ pub fn cell_table(cells: &[&Cell], width: usize) -> String {
             fitted.dropped.join(", ")
         );
         for l in wrap(&note, width) {
+            let _ = writeln!(o, "{l}");
+        }
+    }
+    if let Some(why) = ranked_apart(&nonconformant_subjects(cells.iter().copied())) {
+        for l in wrap(&why, width) {
             let _ = writeln!(o, "{l}");
         }
     }
