@@ -166,6 +166,12 @@ fn ratio_table(o: &mut String, workload: &str, t: &RatioTable) {
         );
     }
     o.push_str("</tbody></table></div>");
+    order_notes(o, t);
+}
+
+/// Under a ratio table: which rows are ranked apart, and the pairs whose order reversed (or that
+/// the order matches).
+fn order_notes(o: &mut String, t: &RatioTable) {
     if let Some(why) = ratios::ranked_apart_note(t) {
         let _ = write!(
             o,
