@@ -444,6 +444,8 @@ fn a_nonconformant_subject_is_ranked_after_the_conformant_ones() {
         "{cells}"
     );
     assert!(html.contains("data-ranked-apart"));
+    let chart = &html[position(&html, "data-chart=\"rps\"")..];
+    assert!(chart[..position(chart, "</figure>")].contains("⚠ cheat-http"));
     assert!(html.contains("<section id=\"conformance\" data-conformance>"));
     let cheat = &html[position(&html, "<details data-subject=\"cheat-http\"")..];
     assert!(cheat.starts_with("<details data-subject=\"cheat-http\" open>"));

@@ -7,7 +7,7 @@ use std::fmt::Write;
 use restbench_model::{Cell, CellStatus, RunResults};
 
 use crate::cells::{CellLabel, cell_labels};
-use crate::conformance::{conformant_first, nonconformant_subjects, ranked_apart};
+use crate::conformance::{conformant_first, nonconformant, nonconformant_subjects, ranked_apart};
 use crate::escape::html as escape;
 use crate::units::{bytes_short, thousands};
 use crate::vocabulary::{
@@ -127,6 +127,9 @@ fn body(r: &RunResults) -> String {
     legend(&mut o);
     o
 }
+
+/// Before a nonconformant subject's name in the charts.
+const NONCONFORMANT_MARK: &str = "⚠ ";
 
 type Group<'a> = (&'a str, &'a str, Vec<&'a Cell>);
 
@@ -361,19 +364,37 @@ fn group(
     if let Some(why) = ranked_apart(&nonconformant_subjects(cells.iter().copied())) {
         let _ = write!(
             o,
-            "<p class=\"banner warn small\" data-ranked-apart>{} The table and the charts list \
-             them last.</p>",
-            escape(&why)
+            "<p class=\"banner warn small\" data-ranked-apart>{} Listed last in the table and the \
+             charts, marked {} in the charts.</p>",
+            escape(&why),
+            NONCONFORMANT_MARK.trim_end()
         );
     }
-    let ok: Vec<(&Cell, &CellLabel)> = cells
+    // The charts name a nonconformant subject with a mark, in the colour of its plain name.
+    let marked: Vec<CellLabel> = cells
         .iter()
         .zip(&labels)
+        .map(|(c, l)| CellLabel {
+            label: if nonconformant(c) {
+                format!("{NONCONFORMANT_MARK}{}", l.label)
+            } else {
+                l.label.clone()
+            },
+            variant: l.variant.clone(),
+        })
+        .collect();
+    let chart_color = |l: &CellLabel| {
+        let plain = l.label.strip_prefix(NONCONFORMANT_MARK).unwrap_or(&l.label);
+        colors.get(plain).copied().unwrap_or(0)
+    };
+    let ok: Vec<(&Cell, &CellLabel)> = cells
+        .iter()
+        .zip(&marked)
         .filter(|(c, _)| c.status == CellStatus::Ok)
         .map(|(c, l)| (*c, l))
         .collect();
-    charts::group_charts(o, &ok, &color, &closed_loop);
-    charts::latency_throughput_figure(o, &ok, &color);
+    charts::group_charts(o, &ok, &chart_color, &closed_loop);
+    charts::latency_throughput_figure(o, &ok, &chart_color);
     tables::capacity_table(o, cells);
     tables::equal_load_table(o, cells);
     tables::long_reasons(o, cells);
