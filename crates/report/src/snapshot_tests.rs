@@ -403,12 +403,16 @@ fn conformance() {
     assert_snapshot!("conformance_html", html.replace("><", ">\n<"));
 }
 
-/// A run where the fastest subject is nonconformant: report.md shows it, flagged, after the others.
+/// A run where the fastest subject is nonconformant: report.md shows it, flagged, after the
+/// others, and so does the terminal table, each with the sentence why.
 #[test]
 fn report_md_conformance() {
+    let r = conformance_run();
+    assert_snapshot!("report_md_conformance", crate::markdown::report(&r));
+    let cells: Vec<&Cell> = r.cells.iter().collect();
     assert_snapshot!(
-        "report_md_conformance",
-        crate::markdown::report(&conformance_run())
+        "cell_table_nonconformant",
+        crate::text::cell_table(&cells, 100)
     );
 }
 
