@@ -29,6 +29,40 @@ pub const MAX_DURATION: Duration = Duration::from_secs(7 * 24 * 3600);
 /// requests of a connection is no longer a sane (or representable) duration.
 pub const RATE_RANGE: (f64, f64) = (0.001, 100_000_000.0);
 
+/// Every extra header as RFC 9110 and 9112 allow a sender to write it: a token for a name, no
+/// line break or control byte in a value, and no framing of its own.
+fn check_headers(headers: &[(String, String)]) -> Result<(), LoadError> {
+    let bad = |m: &str| Err(LoadError::InvalidSpec(m.to_string()));
+    for (name, value) in headers {
+        // RFC 9110 §5.1: a field name is a token.
+        if name.is_empty() || !name.bytes().all(is_tchar) {
+            return bad(&format!("invalid header name {name:?}"));
+        }
+        if value.bytes().any(|b| b == b'\r' || b == b'\n') {
+            return bad(&format!("header {name} has a line break in its value"));
+        }
+        // RFC 9110 §5.5: no control characters but the tab in a field value.
+        if value.bytes().any(|b| (b < b' ' && b != b'\t') || b == 0x7f) {
+            return bad(&format!(
+                "header {name} has a control character in its value"
+            ));
+        }
+        // Bodies are framed by the Content-Length the generator computes; a Transfer-Encoding
+        // beside it is what RFC 9112 §6.2 forbids a sender (and what smuggling is made of).
+        if name.eq_ignore_ascii_case("transfer-encoding") {
+            return bad(
+                "Transfer-Encoding cannot be set: the body is sent with its Content-Length",
+            );
+        }
+    }
+    Ok(())
+}
+
+/// RFC 9110 §5.6.2: the characters of a token (a header name).
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
 /// When a run ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopAt {
@@ -182,15 +216,7 @@ impl LoadSpec {
         if self.method.is_empty() || !self.method.bytes().all(|b| b.is_ascii_alphabetic()) {
             return bad("--method must be letters only, such as GET or POST");
         }
-        for (name, value) in &self.headers {
-            if name.is_empty() || name.bytes().any(|b| b <= b' ' || b == b':' || b >= 0x7f) {
-                return bad(&format!("invalid header name {name:?}"));
-            }
-            if value.bytes().any(|b| b == b'\r' || b == b'\n') {
-                return bad(&format!("header {name} has a line break in its value"));
-            }
-        }
-        Ok(())
+        check_headers(&self.headers)
     }
 
     /// Threads actually used: never more than connections.
@@ -280,5 +306,28 @@ mod tests {
         let mut s = spec();
         s.body = vec![0; MAX_BODY + 1];
         assert!(s.validate().is_err(), "body over 64 MiB");
+    }
+
+    #[test]
+    fn headers_that_would_break_the_request_grammar_are_refused() {
+        for (name, value) in [
+            ("X(a)", "b"),
+            ("X/a", "b"),
+            ("X\"a", "b"),
+            ("X-A", "b\x00c"),
+            ("X-A", "b\x7f"),
+            ("Transfer-Encoding", "chunked"),
+            ("transfer-encoding", "identity"),
+        ] {
+            let mut s = spec();
+            s.headers = vec![(name.into(), value.into())];
+            assert!(s.validate().is_err(), "{name:?}: {value:?}");
+        }
+        let mut s = spec();
+        s.headers = vec![
+            ("X-Odd_Name.1~!".into(), "a\tb, c=\"d\"".into()),
+            ("Accept".into(), "*/*".into()),
+        ];
+        assert!(s.validate().is_ok());
     }
 }

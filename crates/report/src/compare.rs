@@ -7,6 +7,7 @@
 use restbench_model::{Cell, CellStatus, RunResults};
 
 use crate::cells::{cell_labels, first_line, open_loop_only, status_word};
+use crate::conformance::nonconformant;
 pub use crate::noise::{MIN_CHANGE, Verdict, beyond_noise, verdict};
 pub use restbench_model::comparison::{
     CellKey, ComparedCapacity, ComparedCell, ComparedRate, Comparison, RunLabel,
@@ -24,12 +25,14 @@ fn run_label(r: &RunResults) -> RunLabel {
 }
 
 /// Matches the cells of `a` and `b` by subject, workload, scenario and protocol (and by settings when a key
-/// repeats) and compares each pair.
+/// repeats) and compares each pair, in A's order but with the pairs where either side is
+/// `nonconformant` last.
 pub fn compare(a: &RunResults, b: &RunResults) -> Comparison {
     let keys_a = keys(&a.cells);
     let keys_b = keys(&b.cells);
     let mut used_b = vec![false; b.cells.len()];
-    let mut cells = Vec::new();
+    // (a side is nonconformant, the pair): such pairs are listed after the others.
+    let mut cells: Vec<(bool, ComparedCell)> = Vec::new();
     let mut only_in_a = Vec::new();
     for (i, ca) in a.cells.iter().enumerate() {
         let same_key = |j: usize| {
@@ -50,7 +53,8 @@ pub fn compare(a: &RunResults, b: &RunResults) -> Comparison {
                 if key.variant.is_none() {
                     key.variant = keys_b[j].variant.clone();
                 }
-                cells.push(compare_cell(key, ca, &b.cells[j]));
+                let apart = nonconformant(ca) || nonconformant(&b.cells[j]);
+                cells.push((apart, compare_cell(key, ca, &b.cells[j])));
             }
             None => only_in_a.push(keys_a[i].clone()),
         }
@@ -61,6 +65,8 @@ pub fn compare(a: &RunResults, b: &RunResults) -> Comparison {
         .filter(|(_, used)| !**used)
         .map(|(k, _)| k.clone())
         .collect();
+    cells.sort_by_key(|(apart, _)| *apart);
+    let cells = cells.into_iter().map(|(_, c)| c).collect();
     let (la, lb) = (run_label(a), run_label(b));
     Comparison {
         different_machines: la.cpu_model != lb.cpu_model || la.cores != lb.cores,
@@ -336,6 +342,30 @@ pub(crate) mod tests {
             .collect();
         assert!(verdicts.contains(&"within noise") && verdicts.contains(&"faster"));
         assert_eq!(json["cells"][0]["subject"], "rust-axum");
+    }
+
+    #[test]
+    fn a_pair_with_a_nonconformant_side_is_listed_last_and_said_so() {
+        let flagged = |mut c: Cell| {
+            c.flags.push("nonconformant".into());
+            c
+        };
+        let a = run(vec![
+            flagged(cell("cheat-http", "plaintext", "all-cores", 900_000.0)),
+            cell("rust-axum", "plaintext", "all-cores", 300_000.0),
+        ]);
+        let b = run(vec![
+            cell("cheat-http", "plaintext", "all-cores", 950_000.0),
+            cell("rust-axum", "plaintext", "all-cores", 310_000.0),
+        ]);
+        let c = compare(&a, &b);
+        let order: Vec<&str> = c.cells.iter().map(|x| x.key.subject.as_str()).collect();
+        assert_eq!(order, ["rust-axum", "cheat-http"]);
+        let summary = crate::lines::comparison_summary(&c);
+        assert!(
+            summary.contains("1 with a nonconformant side listed last"),
+            "{summary}"
+        );
     }
 }
 

@@ -5,21 +5,23 @@
 //! model's: the comparisons this crate computes are `restbench_model::comparison` documents.
 //!
 //! The modules form layers, each using only those above it:
-//! - leaves: [`escape`], [`units`], [`noise`], [`cells`], [`vocabulary`], [`document`];
+//! - leaves: [`escape`], [`units`], [`noise`], [`cells`], [`vocabulary`], [`document`],
+//!   [`mod@conformance`] (its words, and the rule that ranks nonconformant cells apart);
 //! - computing (data in, data out, no markup): [`mod@compare`], [`load_compare`], [`ratios`],
 //!   [`open_loop`], [`timeline`];
 //! - plain lines, said alike by text and Markdown: [`lines`] (a comparison's heading, rows and
 //!   verdicts) and [`capacity_text`] (a capacity search, and a comparison's open-loop lines);
 //! - rendering, three siblings that never import each other: [`text`] (wrk-style load report,
-//!   the fitted cell table, comparisons; aligned by one [`text::TextTable`]), [`markdown`]
-//!   (report.md with its study section, comparisons), [`html`] (report.html, its SVG charts
-//!   drawn on [`html::svg::Axes`]);
+//!   the fitted cell table, comparisons, conformance; aligned by one [`text::TextTable`]),
+//!   [`markdown`] (report.md with its study and conformance sections, comparisons), [`html`]
+//!   (report.html, its SVG charts drawn on [`html::svg::Axes`], its conformance section);
 //! - exporting: [`export`] (`--export-json`, `--export-csv`, `--export-markdown`), over the
 //!   renderers; the only module that writes files, and only those it was given.
 
 pub mod capacity_text;
 pub mod cells;
 pub mod compare;
+pub mod conformance;
 pub mod document;
 pub mod escape;
 pub mod export;

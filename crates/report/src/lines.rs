@@ -6,6 +6,8 @@ use restbench_model::comparison::{
     Comparison, LoadComparison, LoadLabel, LoadMetric, RunLabel, Unit, Verdict,
 };
 
+use restbench_model::flag::Flag;
+
 use crate::cells::key_label;
 use crate::units::{bytes_short, micros_short, ratio, thousands};
 
@@ -21,8 +23,25 @@ pub fn comparison_summary(c: &Comparison) -> String {
     .iter()
     .filter_map(|v| counts.get(v.as_str()).map(|n| format!("{n} {v}")))
     .collect();
+    let apart = c
+        .cells
+        .iter()
+        .filter(|cell| {
+            cell.note
+                .as_deref()
+                .is_some_and(|n| n.contains(Flag::Nonconformant.name()))
+        })
+        .count();
+    let apart = if apart == 0 {
+        String::new()
+    } else {
+        format!(
+            " {apart} with a nonconformant side listed last: a figure from a server that reads \
+             HTTP wrongly is no ranking."
+        )
+    };
     format!(
-        "{} cells in both runs: {}.",
+        "{} cells in both runs: {}.{apart}",
         c.cells.len(),
         if parts.is_empty() {
             "none".to_string()

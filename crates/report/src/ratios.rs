@@ -9,6 +9,8 @@ use restbench_model::{
     published_study,
 };
 
+use restbench_model::flag::Flag;
+
 use crate::cells::{cell_labels, first_line, status_word};
 use crate::noise::beyond_noise;
 use crate::units::{micros_short, ratio};
@@ -43,6 +45,11 @@ pub struct RatioRow {
 impl RatioRow {
     pub fn measured_rps(&self) -> Option<f64> {
         self.measured.map(|m| m.median)
+    }
+
+    /// True when the measured cell is flagged `nonconformant`.
+    pub fn nonconformant(&self) -> bool {
+        self.flags.iter().any(|f| f == Flag::Nonconformant.name())
     }
 }
 
@@ -206,7 +213,7 @@ fn published_row(study: &PublishedStudy, f: &PublishedFigure, cell: Option<&Cell
     }
 }
 
-/// Subjects measured here that the seed did not have, fastest first.
+/// Subjects measured here that the seed did not have, fastest first, nonconformant ones last.
 fn rows_not_in_the_seed(cells: &[&Cell], claimed: &[bool]) -> Vec<RatioRow> {
     let labels = cell_labels(cells);
     let mut extras: Vec<RatioRow> = (0..cells.len())
@@ -236,9 +243,11 @@ fn rows_not_in_the_seed(cells: &[&Cell], claimed: &[bool]) -> Vec<RatioRow> {
         })
         .collect();
     extras.sort_by(|a, b| {
-        b.measured_rps()
-            .unwrap_or(-1.0)
-            .total_cmp(&a.measured_rps().unwrap_or(-1.0))
+        a.nonconformant().cmp(&b.nonconformant()).then_with(|| {
+            b.measured_rps()
+                .unwrap_or(-1.0)
+                .total_cmp(&a.measured_rps().unwrap_or(-1.0))
+        })
     });
     extras
 }
@@ -320,6 +329,19 @@ pub fn reversals(rows: &[RatioRow]) -> Vec<Reversal> {
     out
 }
 
+/// The sentence under a ratio table with nonconformant rows: their measured order is not a
+/// ranking (`None` when every row is conformant).
+pub fn ranked_apart_note(t: &RatioTable) -> Option<String> {
+    let labels: Vec<String> = t
+        .rows
+        .iter()
+        .filter(|r| r.nonconformant())
+        .map(row_label)
+        .collect();
+    let names: Vec<&str> = labels.iter().map(String::as_str).collect();
+    crate::conformance::ranked_apart(&names)
+}
+
 /// A row's name in tables: the subject (with its variant), else the published system.
 pub fn row_label(r: &RatioRow) -> String {
     match (&r.subject, &r.variant) {
@@ -359,6 +381,8 @@ pub fn reversal_text(t: &RatioTable, rev: &Reversal) -> String {
         ratio(rev.measured[1]),
         if rev.within_noise {
             " (the measured difference is within noise)"
+        } else if t.rows[rev.first].nonconformant() || t.rows[rev.second].nonconformant() {
+            " (a nonconformant subject: not a ranking)"
         } else {
             ""
         }

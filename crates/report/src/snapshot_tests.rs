@@ -314,3 +314,164 @@ fn svg_charts() {
     let panels = crate::html::timeline::panels(&[(&c, &labels[0])], &|_| 2);
     assert_snapshot!("svg_timeline", panels.expect("the cell has seconds"));
 }
+
+/// One subject that passes (with a warning) and one that reads a request in a single read and
+/// ignores `Connection: close`; the seen texts carry markup that every renderer must escape.
+fn conformance_document() -> restbench_model::ConformanceReport {
+    use restbench_model::{CaseLevel, CaseResult, CaseVerdict, SubjectConformance};
+    let case = |case: &str, level, verdict, seen: &str| CaseResult {
+        case: case.into(),
+        level,
+        verdict,
+        seen: seen.into(),
+    };
+    restbench_model::ConformanceReport::new(vec![
+        SubjectConformance {
+            subject: "rust-axum".into(),
+            build: "3f2a9c1e".into(),
+            cases: vec![
+                case(
+                    "split-every-offset/plaintext",
+                    CaseLevel::Fail,
+                    CaseVerdict::Pass,
+                    "answered at every one of 38 offsets",
+                ),
+                case(
+                    "connection-close",
+                    CaseLevel::Fail,
+                    CaseVerdict::Pass,
+                    "answered, then closed",
+                ),
+                case(
+                    "unknown-method",
+                    CaseLevel::Warn,
+                    CaseVerdict::Warn,
+                    "404 where 405 fits",
+                ),
+            ],
+            error: None,
+        },
+        SubjectConformance {
+            subject: "cheat-http".into(),
+            build: "77b0d4aa".into(),
+            cases: vec![
+                case(
+                    "split-every-offset/plaintext",
+                    CaseLevel::Fail,
+                    CaseVerdict::Fail,
+                    "no answer within 2 s after the split at byte 1 (\"G\" | \"ET / HTTP/1.1\")",
+                ),
+                case(
+                    "connection-close",
+                    CaseLevel::Fail,
+                    CaseVerdict::Fail,
+                    "answered but kept the connection open for 2 s",
+                ),
+                case(
+                    "header-16k",
+                    CaseLevel::Warn,
+                    CaseVerdict::Warn,
+                    "answered 400 <not 431> | closed",
+                ),
+                case(
+                    "head-plaintext",
+                    CaseLevel::Fail,
+                    CaseVerdict::Pass,
+                    "no body",
+                ),
+            ],
+            error: None,
+        },
+    ])
+}
+
+#[test]
+fn conformance() {
+    let report = conformance_document();
+    for width in [60, 100, 160] {
+        assert_snapshot!(
+            format!("conformance_text_{width}"),
+            crate::text::conformance(&report, width)
+        );
+    }
+    assert_snapshot!(
+        "conformance_markdown",
+        crate::markdown::conformance(&report)
+    );
+    let mut html = String::new();
+    crate::html::conformance::section(&mut html, &report.subjects);
+    assert_snapshot!("conformance_html", html.replace("><", ">\n<"));
+}
+
+/// A run where the fastest subject is nonconformant: report.md shows it, flagged, after the
+/// others, and so does the terminal table, each with the sentence why.
+#[test]
+fn report_md_conformance() {
+    let r = conformance_run();
+    assert_snapshot!("report_md_conformance", crate::markdown::report(&r));
+    let cells: Vec<&Cell> = r.cells.iter().collect();
+    assert_snapshot!(
+        "cell_table_nonconformant",
+        crate::text::cell_table(&cells, 100)
+    );
+}
+
+fn conformance_run() -> RunResults {
+    let mut cheat = cell("cheat-http", "plaintext", "all-cores", 900_000.0);
+    cheat.flags.push("nonconformant".into());
+    let mut r = run(vec![
+        cheat,
+        cell("rust-axum", "plaintext", "all-cores", 300_000.0),
+        cell("go-nethttp", "plaintext", "all-cores", 200_000.0),
+    ]);
+    r.conformance = conformance_document().subjects;
+    r
+}
+
+#[test]
+fn a_nonconformant_subject_is_ranked_after_the_conformant_ones() {
+    let r = conformance_run();
+    let position = |text: &str, needle: &str| {
+        text.find(needle)
+            .unwrap_or_else(|| panic!("{needle} missing in {text}"))
+    };
+    let md = crate::markdown::report(&r);
+    let table = &md[position(&md, "## plaintext")..];
+    assert!(position(table, "| go-nethttp |") < position(table, "| cheat-http |"));
+    assert!(position(table, "| rust-axum |") < position(table, "| go-nethttp |"));
+    assert!(table.contains("Ranked apart, after the others: cheat-http"));
+
+    let html = crate::html::render(&r);
+    let cells = &html[position(&html, "<table class=\"cells\"")..];
+    assert!(
+        position(cells, "go-nethttp") < position(cells, "cheat-http"),
+        "{cells}"
+    );
+    assert!(html.contains("data-ranked-apart"));
+    let chart = &html[position(&html, "data-chart=\"rps\"")..];
+    assert!(chart[..position(chart, "</figure>")].contains("⚠ cheat-http"));
+    assert!(html.contains("<section id=\"conformance\" data-conformance>"));
+    let cheat = &html[position(&html, "<details data-subject=\"cheat-http\"")..];
+    assert!(cheat.starts_with("<details data-subject=\"cheat-http\" open>"));
+    assert!(cheat.contains("&lt;not 431&gt;") && !cheat.contains("<not 431>"));
+
+    let extras = crate::ratios::tables(
+        &restbench_model::published_study("a").expect("study a"),
+        &[
+            {
+                let mut c = cell("cheat-http", "echo", "single-thread", 90_000.0);
+                c.flags.push("nonconformant".into());
+                c
+            },
+            cell("rust-axum", "echo", "single-thread", 40_000.0),
+        ],
+    );
+    let rows = &extras[0].rows;
+    let at = |s: &str| {
+        rows.iter()
+            .position(|r| r.subject.as_deref() == Some(s))
+            .unwrap_or_else(|| panic!("{s} missing"))
+    };
+    assert!(at("rust-axum") < at("cheat-http"));
+    assert!(crate::ratios::ranked_apart_note(&extras[0]).is_some());
+}

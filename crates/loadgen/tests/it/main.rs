@@ -1,8 +1,10 @@
 //! The load engine's integration tests, one binary (it links once, as ripgrep's do): a module per
-//! file, the scriptable server and test certificates in `support`.
+//! file, the scriptable server and test certificates in `support`; `request_bytes` checks what the
+//! generator sends against the RFCs' grammar.
 
 mod capacity;
 mod http2;
 mod load_behaviour;
+mod request_bytes;
 mod support;
 mod tls_and_unix;

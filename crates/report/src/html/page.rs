@@ -7,6 +7,7 @@ use std::fmt::Write;
 use restbench_model::{Cell, CellStatus, RunResults};
 
 use crate::cells::{CellLabel, cell_labels};
+use crate::conformance::{conformant_first, nonconformant, nonconformant_subjects, ranked_apart};
 use crate::escape::html as escape;
 use crate::units::{bytes_short, thousands};
 use crate::vocabulary::{
@@ -14,7 +15,7 @@ use crate::vocabulary::{
 };
 
 use super::markup::{anchor, dl, flag_badge};
-use super::{charts, study, tables};
+use super::{charts, conformance, study, tables};
 
 /// The page's style sheet, inlined so the page needs nothing else.
 const STYLE: &str = include_str!("report.css");
@@ -121,14 +122,19 @@ fn body(r: &RunResults) -> String {
     if r.cells.is_empty() {
         o.push_str("<p class=\"banner info\">No cells were measured.</p>");
     }
+    conformance::section(&mut o, &r.conformance);
     tables::findings(&mut o, r);
     legend(&mut o);
     o
 }
 
+/// Before a nonconformant subject's name in the charts.
+const NONCONFORMANT_MARK: &str = "⚠ ";
+
 type Group<'a> = (&'a str, &'a str, Vec<&'a Cell>);
 
-/// Cells by workload (known order first) and scenario (known order first).
+/// Cells by workload (known order first) and scenario (known order first); in each, measured
+/// cells first, conformant before nonconformant, fastest first.
 fn groups(r: &RunResults) -> Vec<Group<'_>> {
     let mut keys: Vec<(&str, &str)> = r
         .cells
@@ -155,6 +161,7 @@ fn groups(r: &RunResults) -> Vec<Group<'_>> {
                 let ok = |c: &Cell| c.status == CellStatus::Ok;
                 ok(b)
                     .cmp(&ok(a))
+                    .then(conformant_first(a, b))
                     .then(b.rps.median.total_cmp(&a.rps.median))
                     .then(a.subject.cmp(&b.subject))
             });
@@ -328,6 +335,9 @@ fn toc(o: &mut String, r: &RunResults, groups: &[Group<'_>]) {
             escape(s)
         );
     }
+    if !r.conformance.is_empty() {
+        o.push_str("<a href=\"#conformance\">conformance</a>");
+    }
     o.push_str("<a href=\"#flags\">flags</a></nav>");
 }
 
@@ -351,14 +361,40 @@ fn group(
         escape(s)
     );
     tables::cells_table(o, cells, &labels, &color, &closed_loop);
-    let ok: Vec<(&Cell, &CellLabel)> = cells
+    if let Some(why) = ranked_apart(&nonconformant_subjects(cells.iter().copied())) {
+        let _ = write!(
+            o,
+            "<p class=\"banner warn small\" data-ranked-apart>{} Listed last in the table and the \
+             charts, marked {} in the charts.</p>",
+            escape(&why),
+            NONCONFORMANT_MARK.trim_end()
+        );
+    }
+    // The charts name a nonconformant subject with a mark, in the colour of its plain name.
+    let marked: Vec<CellLabel> = cells
         .iter()
         .zip(&labels)
+        .map(|(c, l)| CellLabel {
+            label: if nonconformant(c) {
+                format!("{NONCONFORMANT_MARK}{}", l.label)
+            } else {
+                l.label.clone()
+            },
+            variant: l.variant.clone(),
+        })
+        .collect();
+    let chart_color = |l: &CellLabel| {
+        let plain = l.label.strip_prefix(NONCONFORMANT_MARK).unwrap_or(&l.label);
+        colors.get(plain).copied().unwrap_or(0)
+    };
+    let ok: Vec<(&Cell, &CellLabel)> = cells
+        .iter()
+        .zip(&marked)
         .filter(|(c, _)| c.status == CellStatus::Ok)
         .map(|(c, l)| (*c, l))
         .collect();
-    charts::group_charts(o, &ok, &color, &closed_loop);
-    charts::latency_throughput_figure(o, &ok, &color);
+    charts::group_charts(o, &ok, &chart_color, &closed_loop);
+    charts::latency_throughput_figure(o, &ok, &chart_color);
     tables::capacity_table(o, cells);
     tables::equal_load_table(o, cells);
     tables::long_reasons(o, cells);

@@ -166,6 +166,19 @@ fn ratio_table(o: &mut String, workload: &str, t: &RatioTable) {
         );
     }
     o.push_str("</tbody></table></div>");
+    order_notes(o, t);
+}
+
+/// Under a ratio table: which rows are ranked apart, and the pairs whose order reversed (or that
+/// the order matches).
+fn order_notes(o: &mut String, t: &RatioTable) {
+    if let Some(why) = ratios::ranked_apart_note(t) {
+        let _ = write!(
+            o,
+            "<p class=\"banner warn small\" data-ranked-apart>{}</p>",
+            escape(&why)
+        );
+    }
     if !t.reversals.is_empty() {
         o.push_str("<p><b>Reversed pairs</b> (ahead in the published figures ⇅ ahead here):</p><ul class=\"reversals\">");
         for rev in &t.reversals {

@@ -1,8 +1,10 @@
 //! Markdown: the summary table printed at the end of a run, `report.md` with its [`mod@study`]
-//! section, and `restbench compare --markdown` ([`mod@comparison`]). A sibling of `text`: the lines
+//! section and its conformance section ([`mod@conformance`], also `restbench conformance
+//! --markdown`), and `restbench compare --markdown` ([`mod@comparison`]). A sibling of `text`: the lines
 //! both say alike are in `lines`.
 
 pub mod comparison;
+pub mod conformance;
 pub mod study;
 
 use std::fmt::Write;
@@ -13,12 +15,14 @@ use crate::cells::{
     any_restarts, between_cv_text, cell_labels, cv_text, database_place, first_line,
     open_loop_only, per_cpu_second, per_mb, status_word,
 };
+use crate::conformance::{conformant_first, nonconformant_subjects, ranked_apart};
 pub use crate::escape::markdown as escape;
 use crate::open_loop::{capacity_rows, equal_load_rows};
 use crate::units::{bytes, micros_short, thousands};
 use crate::vocabulary::{closed_loop_latency, markdown_flag_legend};
 
 pub use comparison::{comparison, load_comparison};
+pub use conformance::conformance;
 pub use study::study;
 
 /// The summary table, one row per cell.
@@ -172,6 +176,7 @@ pub fn report(r: &RunResults) -> String {
         o.push_str(&study(info, r));
     }
     workloads(&mut o, r);
+    o.push_str(&conformance::section(&r.conformance));
     toolchains(&mut o, &r.environment);
     findings(&mut o, &r.cells);
     o.push_str(&markdown_flag_legend());
@@ -242,8 +247,8 @@ fn load_shape(o: &mut String, p: &RunProtocol) {
     }
 }
 
-/// One section per workload, in name order: its cells by scenario, fastest first, then its
-/// open-loop tables.
+/// One section per workload, in name order: its cells by scenario, fastest first (nonconformant
+/// cells after the conformant ones, with a sentence why), then its open-loop tables.
 fn workloads(o: &mut String, r: &RunResults) {
     let mut workloads: Vec<&str> = r.cells.iter().map(|c| c.workload.as_str()).collect();
     workloads.sort();
@@ -253,6 +258,7 @@ fn workloads(o: &mut String, r: &RunResults) {
         cells.sort_by(|a, b| {
             a.scenario
                 .cmp(&b.scenario)
+                .then(conformant_first(a, b))
                 .then(b.rps.median.total_cmp(&a.rps.median))
         });
         let _ = writeln!(o, "## {w}\n");
@@ -263,6 +269,9 @@ fn workloads(o: &mut String, r: &RunResults) {
         );
         o.push_str(&cell_table(&cells));
         o.push('\n');
+        if let Some(why) = ranked_apart(&nonconformant_subjects(cells.iter().copied())) {
+            let _ = writeln!(o, "{}\n", escape(&why));
+        }
         o.push_str(&open_loop_tables(&cells));
     }
 }

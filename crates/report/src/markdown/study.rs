@@ -102,6 +102,9 @@ fn ratio_table(o: &mut String, workload: &str, t: &RatioTable) {
         );
     }
     o.push('\n');
+    if let Some(why) = ratios::ranked_apart_note(t) {
+        let _ = writeln!(o, "{}\n", escape(&why));
+    }
     if t.reversals.is_empty() {
         let both = t
             .rows

@@ -7,6 +7,7 @@ use restbench_model::{Cell, CellStatus};
 
 use super::table::{Column, Sacrifice, TextTable, wrap};
 use crate::cells::{cell_labels, cv_text, first_line, per_cpu_second, per_mb, status_word};
+use crate::conformance::{conformant_first, nonconformant_subjects, ranked_apart};
 use crate::units::{bytes_short, compact, micros_short, thousands};
 
 /// The width a table gets when the terminal's is unknown (output to a file or a pipe).
@@ -114,10 +115,14 @@ fn cell_values(c: &Cell, label: &str) -> Vec<String> {
     ]
 }
 
-/// The summary of a run for a terminal: one aligned row per cell, fitted into `width` characters
+/// The summary of a run for a terminal: one aligned row per cell (nonconformant ones last), fitted into `width` characters
 /// by cutting long notes and names and dropping the least important columns (named under the
 /// table; report.md has them all). A table that cannot fit even so keeps its essential columns.
 pub fn cell_table(cells: &[&Cell], width: usize) -> String {
+    // The run's order, but nonconformant cells after the others (a stable sort keeps the rest).
+    let mut cells = cells.to_vec();
+    cells.sort_by(|a, b| conformant_first(a, b));
+    let cells = &cells[..];
     let labels = cell_labels(cells);
     let rows = cells
         .iter()
@@ -135,6 +140,11 @@ pub fn cell_table(cells: &[&Cell], width: usize) -> String {
             fitted.dropped.join(", ")
         );
         for l in wrap(&note, width) {
+            let _ = writeln!(o, "{l}");
+        }
+    }
+    if let Some(why) = ranked_apart(&nonconformant_subjects(cells.iter().copied())) {
+        for l in wrap(&why, width) {
             let _ = writeln!(o, "{l}");
         }
     }

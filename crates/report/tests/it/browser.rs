@@ -14,9 +14,10 @@ use std::time::{Duration, Instant};
 
 use restbench_model::histogram::{encode, new_latency_histogram};
 use restbench_model::{
-    BoundBy, Capacity, CapacityProbe, Cell, CellStatus, CellSubject, Environment, ErrorCounts,
-    Finding, LatencySummary, LoadgenUsage, RateStep, RepeatResult, RpsStats, RunProtocol,
-    RunResults, SCHEMA_VERSION, SecondSample, ServerUsage, Slo, StepServer, StudyInfo,
+    BoundBy, Capacity, CapacityProbe, CaseLevel, CaseResult, CaseVerdict, Cell, CellStatus,
+    CellSubject, Environment, ErrorCounts, Finding, LatencySummary, LoadgenUsage, RateStep,
+    RepeatResult, RpsStats, RunProtocol, RunResults, SCHEMA_VERSION, SecondSample, ServerUsage,
+    Slo, StepServer, StudyInfo, SubjectConformance,
 };
 
 /// A small deterministic generator (xorshift), so the histograms are the same every time.
@@ -311,7 +312,7 @@ fn sample() -> RunResults {
             5.0,
             9.0,
             &[("WORKERS", "6")][..],
-            &["client_bound", "errors"][..],
+            &["client_bound", "errors", "nonconformant"][..],
         ),
         (
             "rust-axum",
@@ -440,8 +441,71 @@ fn sample() -> RunResults {
             "10 s per repeat instead of the seed's single 20 s run; 3 repeats",
         ),
         noisy_machine: restbench_model::run::ceiling_drift(520_000.0, 430_000.0),
-        conformance: Vec::new(),
+        conformance: conformance(),
     }
+}
+
+/// Every subject of the sample checked: rust-hyper fails two fail cases (so its cells are
+/// flagged nonconformant), node-http warns, and a seen text tries to inject HTML.
+fn conformance() -> Vec<SubjectConformance> {
+    let case = |case: &str, level, verdict, seen: &str| CaseResult {
+        case: case.into(),
+        level,
+        verdict,
+        seen: seen.into(),
+    };
+    let passing = || {
+        vec![
+            case(
+                "split-every-offset/echo",
+                CaseLevel::Fail,
+                CaseVerdict::Pass,
+                "answered at every offset",
+            ),
+            case(
+                "connection-close",
+                CaseLevel::Fail,
+                CaseVerdict::Pass,
+                "answered, then closed",
+            ),
+        ]
+    };
+    let subject = |name: &str, cases: Vec<CaseResult>| SubjectConformance {
+        subject: name.into(),
+        build: format!("build-of-{name}"),
+        cases,
+        error: None,
+    };
+    let mut node = passing();
+    node.push(case(
+        "header-16k",
+        CaseLevel::Warn,
+        CaseVerdict::Warn,
+        "answered 400, not 431",
+    ));
+    vec![
+        subject("node-http", node),
+        subject("go-nethttp", passing()),
+        subject("go-nethttp-dynamic", passing()),
+        subject("rust-axum", passing()),
+        subject(
+            "rust-hyper",
+            vec![
+                case(
+                    "split-every-offset/echo",
+                    CaseLevel::Fail,
+                    CaseVerdict::Fail,
+                    "no answer after the split at byte 3: <img src=x onerror=alert(2)>",
+                ),
+                case(
+                    "cl-and-te",
+                    CaseLevel::Fail,
+                    CaseVerdict::Fail,
+                    "the second request got the first one's answer",
+                ),
+            ],
+        ),
+    ]
 }
 
 /// One open-loop step with a histogram around `p99_us`.
@@ -596,6 +660,50 @@ fn report_holds_every_chart_and_table_and_escapes_text() {
     assert!(md.contains("### Equal load") && md.contains("**no**"));
     assert!(md.contains("| node-http | echo | single-thread | ok |"));
     assert!(md.contains("go-nethttp [GOMAXPROCS=1]"));
+    assert!(md.contains("## Conformance") && md.contains("### Conformance of rust-hyper"));
+    assert_eq!(
+        html.matches("<section id=\"conformance\" data-conformance>")
+            .count(),
+        1
+    );
+    assert!(
+        !html.contains("<img src=x"),
+        "what was seen must be escaped"
+    );
+}
+
+/// The conformance section as the browser built it: one summary table, one case table per
+/// subject, the nonconformant subject's open, and it ranked after the conformant ones.
+fn check_conformance(dom: &str, r: &RunResults) {
+    let section = &dom[dom
+        .find("<section id=\"conformance\"")
+        .expect("the conformance section")..];
+    let section = &section[..section.find("</section>").expect("the section closes")];
+    assert_eq!(section.matches("<table class=\"conformance\"").count(), 1);
+    assert_eq!(
+        section
+            .matches("<table class=\"conformance-cases\"")
+            .count(),
+        r.conformance.len()
+    );
+    for s in &r.conformance {
+        let row = format!("<tr data-subject=\"{}\">", s.subject);
+        assert!(section.contains(&row), "{row} missing in {section}");
+    }
+    let summary = &section[section.find("<tr data-subject=\"rust-hyper\">").unwrap()..];
+    assert!(summary[..summary.find("</tr>").unwrap()].contains("nonconformant"));
+    assert!(section.contains("<details data-subject=\"rust-hyper\" open=\"\">"));
+    assert!(section.contains("data-ranked-apart"));
+    assert!(section.contains("&lt;img src=x onerror=alert(2)&gt;"));
+    assert!(!dom.contains("<img src=x"));
+    // echo · all-cores: rust-hyper is faster than go-nethttp and node-http but listed after them.
+    let group = &dom[dom.find("id=\"g-echo-all-cores\"").expect("the group")..];
+    let table = &group[..group.find("</table>").unwrap()];
+    let at = |s: &str| table.find(s).unwrap_or_else(|| panic!("{s} missing"));
+    assert!(at("node-http") < at("rust-hyper") && at("go-nethttp") < at("rust-hyper"));
+    let first_chart = &group[..group.find("</figure>").unwrap()];
+    assert!(first_chart.contains("data-ranked-apart"));
+    assert!(first_chart.contains("⚠ rust-hyper"), "the chart marks it");
 }
 
 fn chromium() -> Option<PathBuf> {
@@ -740,6 +848,7 @@ fn report_renders_in_headless_chromium() {
     assert_eq!(dom.matches("<table class=\"cells\"").count(), all);
     assert_eq!(dom.matches("<table class=\"ratios\"").count(), 3);
     assert!(!dom.contains("<script>alert"));
+    check_conformance(&dom, &r);
     for err in [&shot_err, &dom_err] {
         for line in err.lines() {
             assert!(
