@@ -204,6 +204,19 @@ impl Lab {
 
     /// Processes using this lab's ssh config (clients, masters) other than the sshds.
     fn ssh_clients(&self) -> Vec<i32> {
+        // The guards of restbench's ssh children kill them when restbench's pipe to them closes,
+        // just after it exits: give them the same grace as `nothing_left`.
+        let start = Instant::now();
+        loop {
+            let left = self.ssh_processes();
+            if left.is_empty() || start.elapsed() > Duration::from_secs(10) {
+                return left;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn ssh_processes(&self) -> Vec<i32> {
         let config = self.path("ssh_config");
         std::fs::read_dir("/proc")
             .unwrap()
