@@ -1,9 +1,9 @@
 //! The `restbench` binary: argument parsing and dispatch; the work is in the library crates.
 //!
 //! - `cli`: every clap type; `commands`: one module per subcommand (commands never import each
-//!   other; `completions` writes shell completions and the man page from the clap types) and `progress`, the run's
-//!   terminal observer.
-//! - What commands share: `options` (flags → library requests), `common` (subjects and results
+//!   other; `completions` writes shell completions and the man page from the clap types).
+//! - What commands share: `progress` (the run's terminal observer, and a resolved plan measured
+//!   under it), `options` (flags → library requests), `common` (subjects and results
 //!   folders, exit codes, planner errors as bad arguments), `output` (exports, reports, tables,
 //!   merged load results), `remote` (`--loadgen-hosts`/`--server-host` connected), `install`
 //!   (`subjects --install`), `live` and `start_at` (`load`'s live line and synchronised start),
@@ -16,6 +16,7 @@ mod install;
 mod live;
 mod options;
 mod output;
+mod progress;
 mod remote;
 mod signals;
 mod start_at;

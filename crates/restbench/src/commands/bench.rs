@@ -4,16 +4,14 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use restbench_harness::plan;
-use restbench_harness::runner::Observer;
 use restbench_harness::subject::ad_hoc;
 use restbench_model::Workload;
 use restbench_model::time::utc_stamp;
 
-use super::progress::TerminalProgress;
 use crate::cli::{BadArgument, BenchArgs};
 use crate::common::{plan_error, refuse_finished_run, subjects_root};
 use crate::options::{self, Measured};
-use crate::{output, signals};
+use crate::{output, progress, signals};
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let cells = &args.cells;
@@ -39,17 +37,6 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let stop = signals::stop_flag()?;
     let exports = output::open_exports(&cells.measure.export)?;
     let request = options::run_request(vec![subject], workloads, cells, &root, what)?;
-    let mut resolved = plan::resolve(request).map_err(plan_error)?;
-    output::warn(&resolved.warnings);
-    let progress = TerminalProgress::new(resolved.plan.cells());
-    for note in resolved.opening_notes() {
-        progress.note(&note);
-    }
-    let result = resolved.run(&stop, &progress);
-    progress.finish();
-    let out_dir = resolved.plan.out_dir.clone();
-    drop(resolved);
-    let results = result?;
-    output::report_written(&exports.write_runs(&[&results])?);
-    output::finish_run(&results, &out_dir)
+    let resolved = plan::resolve(request).map_err(plan_error)?;
+    progress::measure(resolved, &stop, exports)
 }

@@ -12,7 +12,6 @@ mod k8s;
 mod load;
 mod merge;
 mod new;
-mod progress;
 mod report;
 mod run;
 mod serve;

@@ -13,9 +13,9 @@ use restbench_harness::runner::Observer;
 use restbench_model::RunResults;
 use restbench_model::time::utc_stamp;
 
-use super::progress::TerminalProgress;
 use crate::cli::{StudyArgs, StudyId};
 use crate::common::{EXIT_INTERRUPTED, plan_error, refuse_finished_run, subjects_root};
+use crate::progress::TerminalProgress;
 use crate::{options, output, signals};
 
 pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {

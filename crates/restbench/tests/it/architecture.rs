@@ -185,7 +185,6 @@ fn no_crate_has_an_import_cycle_between_its_modules() {
 #[test]
 fn no_command_imports_another_command() {
     let _turn = turn::take(module_path!());
-    const HELPERS: [&str; 1] = ["progress"];
     let src = workspace().join("crates/restbench/src");
     let mut files = Vec::new();
     rust_files(&src.join("commands"), &mut files);
@@ -209,7 +208,7 @@ fn no_command_imports_another_command() {
             let Some(other) = parts.next().filter(|o| !o.is_empty()) else {
                 continue;
             };
-            if !own.is_empty() && other != own && !HELPERS.contains(&other) {
+            if !own.is_empty() && other != own {
                 wrong.push(format!("{module} imports commands::{other}"));
             }
         }

@@ -2,11 +2,14 @@
 //! when stderr is not a terminal, so logs stay readable.
 
 use std::io::IsTerminal;
+use std::process::ExitCode;
 use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use restbench_harness::events::{At, Observer, RunEvent, Step};
+use restbench_harness::plan::Resolved;
 use restbench_model::{Cell, CellStatus};
 
 pub struct TerminalProgress {
@@ -120,4 +123,26 @@ impl TerminalProgress {
         };
         self.say(&line);
     }
+}
+
+/// A resolved run measured with the terminal's progress, then its exports, reports and table
+/// written (what `run` and `bench` do once they have a plan).
+pub fn measure(
+    mut resolved: Resolved,
+    stop: &AtomicBool,
+    exports: restbench_report::export::Exports,
+) -> anyhow::Result<ExitCode> {
+    crate::output::warn(&resolved.warnings);
+    let progress = TerminalProgress::new(resolved.plan.cells());
+    for note in resolved.opening_notes() {
+        progress.note(&note);
+    }
+    let result = resolved.run(stop, &progress);
+    progress.finish();
+    let out_dir = resolved.plan.out_dir.clone();
+    // The run's own database stops before the reports are written.
+    drop(resolved);
+    let results = result?;
+    crate::output::report_written(&exports.write_runs(&[&results])?);
+    crate::output::finish_run(&results, &out_dir)
 }
