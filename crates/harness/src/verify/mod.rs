@@ -8,6 +8,7 @@
 //! [`session`] is `restbench verify`'s prepare → start → check loop over subjects.
 
 mod answer;
+pub mod conformance;
 mod echo;
 mod plaintext;
 pub mod session;

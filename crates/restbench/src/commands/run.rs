@@ -32,6 +32,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let exports = output::open_exports(&cells.measure.export)?;
     let request = options::run_request(subjects, workloads, cells, &root, what)?;
     let mut resolved = plan::resolve(request).map_err(plan_error)?;
+    resolved.plan.check_conformance(!args.no_conformance);
     output::warn(&resolved.warnings);
     let progress = TerminalProgress::new(resolved.plan.cells());
     for note in resolved.opening_notes() {

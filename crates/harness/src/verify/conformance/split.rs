@@ -1,0 +1,178 @@
+//! A request as TCP may deliver it: split into two writes at every byte offset, one byte per
+//! write, and two pipelined requests split around their boundary. A server that assumes a whole
+//! request per read answers the unsplit request and fails these (TechEmpower #9055, HttpArena's
+//! validation).
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use restbench_model::{CaseLevel, CaseResult};
+
+use super::wire::{Wire, WireError};
+use super::{Reference, Target, differs, fail, pass};
+
+/// The pause between the two writes: long enough for the first to leave as its own segment
+/// (`TCP_NODELAY`), short enough that a 4 KiB request at every offset takes seconds.
+const PAUSE: Duration = Duration::from_millis(2);
+/// The pause between one-byte writes: enough for a waiting reader to wake for each byte.
+const BYTE_PAUSE: Duration = Duration::from_micros(250);
+/// Connections at once over the offsets.
+const THREADS: usize = 4;
+/// Offsets either side of the boundary between two pipelined requests.
+const AROUND_BOUNDARY: usize = 48;
+
+pub fn cases(target: &Target, r: &Reference) -> Vec<CaseResult> {
+    vec![
+        every_offset(target, r),
+        byte_per_write(target, r),
+        pipelined(target, r),
+    ]
+}
+
+fn every_offset(target: &Target, r: &Reference) -> CaseResult {
+    let case = format!("split-every-offset/{}", r.workload);
+    let offsets: Vec<usize> = (1..r.request.len()).collect();
+    let failures = over_offsets(&offsets, |at| {
+        let mut wire = Wire::connect(target.addr)?;
+        wire.send(&r.request[..at])?;
+        std::thread::sleep(PAUSE);
+        wire.send(&r.request[at..])?;
+        let got = wire.answer(false)?;
+        Ok(differs(&got, &r.answer))
+    });
+    verdict(&case, &offsets, failures, r.request.len())
+}
+
+fn byte_per_write(target: &Target, r: &Reference) -> CaseResult {
+    let case = format!("one-byte-per-write/{}", r.workload);
+    let outcome = (|| {
+        let mut wire = Wire::connect(target.addr)?;
+        wire.send_in_pieces(&r.request, 1, BYTE_PAUSE)?;
+        Ok::<_, WireError>(differs(&wire.answer(false)?, &r.answer))
+    })();
+    match outcome {
+        Ok(None) => pass(
+            &case,
+            CaseLevel::Fail,
+            format!("{} writes of one byte answered", r.request.len()),
+        ),
+        Ok(Some(why)) => fail(&case, why),
+        Err(e) => fail(&case, e.to_string()),
+    }
+}
+
+fn pipelined(target: &Target, r: &Reference) -> CaseResult {
+    let case = format!("pipelined-split/{}", r.workload);
+    let len = r.request.len();
+    let two = [r.request.as_slice(), r.request.as_slice()].concat();
+    let offsets: Vec<usize> = (len.saturating_sub(AROUND_BOUNDARY).max(1)
+        ..(len + AROUND_BOUNDARY).min(2 * len))
+        .collect();
+    let failures = over_offsets(&offsets, |at| {
+        let mut wire = Wire::connect(target.addr)?;
+        wire.send(&two[..at])?;
+        std::thread::sleep(PAUSE);
+        wire.send(&two[at..])?;
+        let first = wire.answer(false)?;
+        if let Some(why) = differs(&first, &r.answer) {
+            return Ok(Some(format!("first answer: {why}")));
+        }
+        let second = wire
+            .answer(false)
+            .map_err(|e| WireError::Io(format!("second answer: {e}")))?;
+        Ok(differs(&second, &r.answer).map(|why| format!("second answer: {why}")))
+    });
+    verdict(&case, &offsets, failures, 2 * len)
+}
+
+/// Runs `one` at every offset over a few threads; the failed offsets, in order, with why.
+fn over_offsets(
+    offsets: &[usize],
+    one: impl Fn(usize) -> Result<Option<String>, WireError> + Sync,
+) -> Vec<(usize, String)> {
+    let failures = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for lane in 0..THREADS {
+            let (failures, one) = (&failures, &one);
+            scope.spawn(move || {
+                for &at in offsets.iter().skip(lane).step_by(THREADS) {
+                    let why = match one(at) {
+                        Ok(None) => continue,
+                        Ok(Some(why)) => why,
+                        Err(e) => e.to_string(),
+                    };
+                    if let Ok(mut f) = failures.lock() {
+                        f.push((at, why));
+                    }
+                }
+            });
+        }
+    });
+    let mut failures = failures.into_inner().unwrap_or_default();
+    failures.sort();
+    failures
+}
+
+/// The case's verdict from its failed offsets: the first and how many.
+fn verdict(
+    case: &str,
+    offsets: &[usize],
+    failures: Vec<(usize, String)>,
+    len: usize,
+) -> CaseResult {
+    match failures.first() {
+        None => pass(
+            case,
+            CaseLevel::Fail,
+            format!("{} offsets of a {len}-byte request answered", offsets.len()),
+        ),
+        Some((at, why)) => fail(
+            case,
+            format!(
+                "split at byte {at} of {len}: {why}; {} of {} offsets failed",
+                failures.len(),
+                offsets.len()
+            ),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use restbench_model::CaseVerdict;
+
+    #[test]
+    fn a_split_case_names_its_first_failed_offset_and_counts_them() {
+        let offsets = [1, 2, 3, 4];
+        let v = verdict(
+            "c",
+            &offsets,
+            vec![(2, "no answer".into()), (3, "x".into())],
+            5,
+        );
+        assert_eq!(v.verdict, CaseVerdict::Fail);
+        assert_eq!(
+            v.seen,
+            "split at byte 2 of 5: no answer; 2 of 4 offsets failed"
+        );
+        assert_eq!(
+            verdict("c", &offsets, Vec::new(), 5).verdict,
+            CaseVerdict::Pass
+        );
+    }
+
+    #[test]
+    fn every_offset_runs_once() {
+        let seen = Mutex::new(Vec::new());
+        let offsets: Vec<usize> = (1..40).collect();
+        let failed = over_offsets(&offsets, |at| {
+            seen.lock().unwrap().push(at);
+            Ok((at % 10 == 0).then(|| "bad".to_string()))
+        });
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort();
+        assert_eq!(seen, offsets);
+        assert_eq!(failed.iter().map(|f| f.0).collect::<Vec<_>>(), [10, 20, 30]);
+    }
+}

@@ -1,0 +1,110 @@
+//! `restbench conformance`: how each subject reads HTTP/1.1, case by case.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use restbench_harness::events::{RunEvent, Step};
+use restbench_harness::plan::DEFAULT_DB_POOL;
+use restbench_harness::subject::{self, prepare};
+use restbench_harness::verify::conformance::session::{ConformanceOptions, conformance_subjects};
+use restbench_model::{CaseVerdict, ConformanceReport, Workload};
+use restbench_report::text::{Column, TextTable};
+
+use crate::cli::ConformanceArgs;
+use crate::common::subjects_root;
+use crate::output::conformance_summary;
+
+const COLUMNS: [Column; 4] = [
+    Column::left("CASE"),
+    Column::left("LEVEL"),
+    Column::left("VERDICT"),
+    Column::left("SEEN"),
+];
+
+pub fn run(args: ConformanceArgs) -> anyhow::Result<ExitCode> {
+    let root = subjects_root(&args.dir)?;
+    let subjects = subject::select(subject::discover(&root)?, &args.subjects)?;
+    let workloads = match &args.workloads {
+        w if w.is_empty() => Workload::ALL.to_vec(),
+        w => w.clone(),
+    };
+    let cache = prepare::cache_dir(&root);
+    let options = ConformanceOptions {
+        subjects: &subjects,
+        workloads: &workloads,
+        cache: &cache,
+        database_url: args.database_url.as_deref(),
+        db_pool_total: DEFAULT_DB_POOL,
+        fresh: args.fresh,
+    };
+    let report = conformance_subjects(&options, &|event: &RunEvent| progress(event));
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        print_report(&mut out, &report, args.verbose)?;
+    }
+    Ok(if report.subjects.iter().any(|s| !s.conformant()) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Progress on stderr: each subject's step and its summary line.
+fn progress(event: &RunEvent) {
+    match event {
+        RunEvent::Step { at, step }
+            if matches!(step, Step::Building | Step::Starting | Step::Conformance) =>
+        {
+            eprintln!("{}: {step}", at.subject)
+        }
+        RunEvent::SubjectSkipped { subject, reason } => eprintln!("{subject}: skipped: {reason}"),
+        RunEvent::Conformed {
+            conformance,
+            cached,
+        } => eprintln!("{}", conformance_summary(conformance, *cached)),
+        _ => {}
+    }
+}
+
+/// Each subject's summary and its cases that did not pass (every case with `verbose`).
+fn print_report(
+    out: &mut impl Write,
+    report: &ConformanceReport,
+    verbose: bool,
+) -> std::io::Result<()> {
+    for s in &report.subjects {
+        writeln!(out, "{}", conformance_summary(s, false))?;
+        let rows: Vec<Vec<String>> = s
+            .cases
+            .iter()
+            .filter(|c| verbose || c.verdict != CaseVerdict::Pass)
+            .map(|c| {
+                vec![
+                    c.case.clone(),
+                    format!("{:?}", c.level).to_lowercase(),
+                    match c.verdict {
+                        CaseVerdict::Pass => "pass".into(),
+                        CaseVerdict::Warn => "warn".into(),
+                        CaseVerdict::Fail => "FAIL".into(),
+                    },
+                    c.seen.clone(),
+                ]
+            })
+            .collect();
+        if !rows.is_empty() {
+            for line in TextTable::new(&COLUMNS, rows).lines() {
+                writeln!(out, "    {line}")?;
+            }
+        }
+    }
+    let failing = report.subjects.iter().filter(|s| !s.conformant()).count();
+    writeln!(
+        out,
+        "\n{} subjects checked: {} conformant, {failing} not",
+        report.subjects.len(),
+        report.subjects.len() - failing
+    )
+}
