@@ -292,7 +292,7 @@ impl Run<'_> {
     /// A finished cell, with where the run's database and server ran, to every consumer.
     fn record(&mut self, mut cell: Cell) -> Result<(), HarnessError> {
         record_database(self.plan, self.location, &mut cell);
-        if self.nonconformant.iter().any(|id| *id == cell.subject) {
+        if self.nonconformant.contains(&cell.subject) {
             cell.raise(Flag::Nonconformant);
         }
         self.done += 1;
