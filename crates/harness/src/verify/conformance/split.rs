@@ -4,7 +4,8 @@
 //! validation).
 
 use std::sync::Mutex;
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use restbench_model::{CaseLevel, CaseResult};
 
@@ -18,6 +19,11 @@ const PAUSE: Duration = Duration::from_millis(2);
 const BYTE_PAUSE: Duration = Duration::from_micros(250);
 /// Connections at once over the offsets.
 const THREADS: usize = 4;
+/// Failed offsets after which a split case stops: the verdict is clear, and each may have
+/// cost a whole wait.
+const ENOUGH_FAILURES: usize = 16;
+/// The most a split case takes however the server behaves.
+const CASE_BUDGET: Duration = Duration::from_secs(15);
 /// Offsets either side of the boundary between two pipelined requests.
 const AROUND_BOUNDARY: usize = 48;
 
@@ -90,17 +96,29 @@ fn pipelined(target: &Target, r: &Reference) -> CaseResult {
     verdict(&case, &offsets, failures, 2 * len)
 }
 
-/// Runs `one` at every offset over a few threads; the failed offsets, in order, with why.
+/// Runs `one` at every offset over a few threads; the failed offsets, in order, with why, and
+/// how many offsets ran. A server that fails stops the case after [`ENOUGH_FAILURES`] (each
+/// may cost a whole wait) or [`CASE_BUDGET`], so a broken server costs seconds, not an hour.
 fn over_offsets(
     offsets: &[usize],
     one: impl Fn(usize) -> Result<Option<String>, WireError> + Sync,
-) -> Vec<(usize, String)> {
+) -> Failures {
     let failures = Mutex::new(Vec::new());
+    let ran = AtomicUsize::new(0);
+    let started = Instant::now();
+    let enough = || {
+        failures.lock().map_or(true, |f| f.len() >= ENOUGH_FAILURES)
+            || started.elapsed() > CASE_BUDGET
+    };
     std::thread::scope(|scope| {
         for lane in 0..THREADS {
-            let (failures, one) = (&failures, &one);
+            let (failures, one, ran, enough) = (&failures, &one, &ran, &enough);
             scope.spawn(move || {
                 for &at in offsets.iter().skip(lane).step_by(THREADS) {
+                    if enough() {
+                        return;
+                    }
+                    ran.fetch_add(1, Ordering::Relaxed);
                     let why = match one(at) {
                         Ok(None) => continue,
                         Ok(Some(why)) => why,
@@ -113,32 +131,43 @@ fn over_offsets(
             });
         }
     });
-    let mut failures = failures.into_inner().unwrap_or_default();
-    failures.sort();
-    failures
+    let mut failed = failures.into_inner().unwrap_or_default();
+    failed.sort();
+    Failures {
+        failed,
+        ran: ran.into_inner(),
+    }
+}
+
+/// What [`over_offsets`] saw.
+struct Failures {
+    failed: Vec<(usize, String)>,
+    ran: usize,
 }
 
 /// The case's verdict from its failed offsets: the first and how many.
-fn verdict(
-    case: &str,
-    offsets: &[usize],
-    failures: Vec<(usize, String)>,
-    len: usize,
-) -> CaseResult {
-    match failures.first() {
+fn verdict(case: &str, offsets: &[usize], f: Failures, len: usize) -> CaseResult {
+    match f.failed.first() {
         None => pass(
             case,
             CaseLevel::Fail,
             format!("{} offsets of a {len}-byte request answered", offsets.len()),
         ),
-        Some((at, why)) => fail(
-            case,
-            format!(
-                "split at byte {at} of {len}: {why}; {} of {} offsets failed",
-                failures.len(),
-                offsets.len()
-            ),
-        ),
+        Some((at, why)) => {
+            let stopped = if f.ran < offsets.len() {
+                format!(" (stopped after {} of {})", f.ran, offsets.len())
+            } else {
+                String::new()
+            };
+            fail(
+                case,
+                format!(
+                    "split at byte {at} of {len}: {why}; {} of {} offsets failed{stopped}",
+                    f.failed.len(),
+                    f.ran
+                ),
+            )
+        }
     }
 }
 
@@ -150,20 +179,37 @@ mod tests {
     #[test]
     fn a_split_case_names_its_first_failed_offset_and_counts_them() {
         let offsets = [1, 2, 3, 4];
-        let v = verdict(
-            "c",
-            &offsets,
-            vec![(2, "no answer".into()), (3, "x".into())],
-            5,
-        );
+        let failed: Vec<(usize, String)> = vec![(2, "no answer".into()), (3, "x".into())];
+        let ran_all = Failures {
+            failed: failed.clone(),
+            ran: 4,
+        };
+        let v = verdict("c", &offsets, ran_all, 5);
         assert_eq!(v.verdict, CaseVerdict::Fail);
         assert_eq!(
             v.seen,
             "split at byte 2 of 5: no answer; 2 of 4 offsets failed"
         );
+        let v = verdict("c", &offsets, Failures { failed, ran: 3 }, 5);
         assert_eq!(
-            verdict("c", &offsets, Vec::new(), 5).verdict,
-            CaseVerdict::Pass
+            v.seen,
+            "split at byte 2 of 5: no answer; 2 of 3 offsets failed (stopped after 3 of 4)"
+        );
+        let none = Failures {
+            failed: Vec::new(),
+            ran: 4,
+        };
+        assert_eq!(verdict("c", &offsets, none, 5).verdict, CaseVerdict::Pass);
+    }
+
+    #[test]
+    fn a_failing_server_stops_the_case_early() {
+        let offsets: Vec<usize> = (1..1000).collect();
+        let f = over_offsets(&offsets, |_| Ok(Some("bad".into())));
+        assert!(
+            f.failed.len() >= ENOUGH_FAILURES && f.ran < 100,
+            "{}",
+            f.ran
         );
     }
 
@@ -178,6 +224,10 @@ mod tests {
         let mut seen = seen.into_inner().unwrap();
         seen.sort();
         assert_eq!(seen, offsets);
-        assert_eq!(failed.iter().map(|f| f.0).collect::<Vec<_>>(), [10, 20, 30]);
+        assert_eq!(
+            failed.failed.iter().map(|f| f.0).collect::<Vec<_>>(),
+            [10, 20, 30]
+        );
+        assert_eq!(failed.ran, offsets.len());
     }
 }
