@@ -290,6 +290,18 @@ fn run_quick_measures_the_rust_subjects_and_leaves_nothing_behind() {
     );
     let cells = results["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 12, "{stdout}");
+    // The conformance step ran (or came from the cache) for each subject before its cells, and
+    // none of them is flagged.
+    let conformance = results["conformance"].as_array().unwrap();
+    assert_eq!(conformance.len(), 4, "{conformance:?}");
+    assert!(
+        cells.iter().all(|c| !c["flags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f == "nonconformant")),
+        "{stdout}"
+    );
     for c in cells {
         assert_eq!(c["placement"]["backend"], backend.as_str(), "{c}");
         assert_eq!(c["placement"]["allowed_cores"], 1.0, "{c}");
