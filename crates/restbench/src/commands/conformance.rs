@@ -10,7 +10,7 @@ use restbench_harness::verify::conformance::session::{ConformanceOptions, confor
 use restbench_model::{CaseVerdict, ConformanceReport, Workload};
 use restbench_report::text::{Column, TextTable};
 
-use crate::cli::ConformanceArgs;
+use crate::cli::{BadArgument, ConformanceArgs};
 use crate::common::subjects_root;
 use crate::output::conformance_summary;
 
@@ -23,7 +23,9 @@ const COLUMNS: [Column; 4] = [
 
 pub fn run(args: ConformanceArgs) -> anyhow::Result<ExitCode> {
     let root = subjects_root(&args.dir)?;
-    let subjects = subject::select(subject::discover(&root)?, &args.subjects)?;
+    // An unknown subject name is a bad argument (exit 2), as a bad flag value is.
+    let subjects = subject::select(subject::discover(&root)?, &args.subjects)
+        .map_err(|e| anyhow::Error::new(BadArgument(e.to_string())))?;
     let workloads = match &args.workloads {
         w if w.is_empty() => Workload::ALL.to_vec(),
         w => w.clone(),

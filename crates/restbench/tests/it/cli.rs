@@ -467,6 +467,18 @@ fn verify_passes_for_every_available_subject() {
     assert!(stdout.contains("0 failed"), "{stdout}");
 }
 
+#[test]
+fn conformance_refuses_an_unknown_subject_with_exit_2() {
+    let _turn = turn::take(module_path!());
+    let o = restbench()
+        .args(["conformance", "no-such-subject"])
+        .output()
+        .unwrap();
+    let (stdout, err) = o.text();
+    assert_eq!(o.status.code(), Some(2), "{stdout}\n{err}");
+    assert!(err.contains("no-such-subject"), "{err}");
+}
+
 /// Subjects whose framework cannot pass a fail-level conformance case in its production
 /// configuration, with the reason (also in the subject's README). None today.
 const NONCONFORMANT_BY_FRAMEWORK: &[(&str, &str)] = &[];
@@ -483,8 +495,10 @@ fn conformance_passes_for_every_available_subject() {
     let (stdout, err) = o.text();
     let report: serde_json::Value =
         serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{err}"));
+    let subjects = report["subjects"].as_array().unwrap();
+    assert!(!subjects.is_empty(), "no subject was checked: {err}");
     let mut unexplained = Vec::new();
-    for s in report["subjects"].as_array().unwrap() {
+    for s in subjects {
         let id = s["subject"].as_str().unwrap_or("");
         let failed: Vec<String> = s["cases"]
             .as_array()
