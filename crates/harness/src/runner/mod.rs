@@ -238,7 +238,18 @@ impl Run<'_> {
     fn conformance(&self, subject: &Subject, scenarios: &[Scenario]) -> Option<SubjectConformance> {
         let at = At::subject(&subject.id);
         self.step(at, Step::Conformance);
-        let build = conformance_cache::build_key(subject).ok()?;
+        let workloads = conformance_cache::served(subject, &self.plan.workloads);
+        let build = match conformance_cache::build_key(subject, &workloads) {
+            Ok(b) => b,
+            Err(e) => {
+                self.events.note(&format!(
+                    "{}: conformance not checked: {}",
+                    subject.id,
+                    chain(&e)
+                ));
+                return None;
+            }
+        };
         if let Some(hit) = conformance_cache::cached(&self.plan.cache, subject, &build) {
             self.conformed(&hit, true);
             return Some(hit);
@@ -249,8 +260,17 @@ impl Run<'_> {
             .find(|s| *s == Scenario::SingleThread)
             .or_else(|| scenarios.first().copied())
             .filter(|s| subject.scenarios.contains_key(s))?;
-        let mut server = start_subject(subject, scenario, self.options, None).ok()?;
-        let workloads = conformance_cache::served(subject, &self.plan.workloads);
+        let mut server = match start_subject(subject, scenario, self.options, None) {
+            Ok(server) => server,
+            Err(e) => {
+                self.events.note(&format!(
+                    "{}: conformance not checked: {}",
+                    subject.id,
+                    chain(&e)
+                ));
+                return None;
+            }
+        };
         let result = SubjectConformance {
             subject: subject.id.clone(),
             build,

@@ -94,7 +94,7 @@ fn subject_conformance(
     if let Err(e) = prepare::prepare(s, options.cache) {
         return told(observer, errored(s, String::new(), chain(&e)), false);
     }
-    let build = match build_key(s) {
+    let build = match build_key(s, workloads) {
         Ok(k) => k,
         Err(e) => return told(observer, errored(s, String::new(), chain(&e)), false),
     };
@@ -144,9 +144,15 @@ fn errored(s: &Subject, build: String, error: String) -> SubjectConformance {
     }
 }
 
-/// What one build of `s` is checked against: the build's hash and the suite's version.
-pub fn build_key(s: &Subject) -> Result<String, crate::HarnessError> {
-    Ok(format!("{}-suite{SUITE_VERSION}", prepare::build_hash(s)?))
+/// What a result is kept for: the build's hash, the suite's version and the workloads whose
+/// requests were checked (a run of one workload checks fewer than `restbench conformance`).
+pub fn build_key(s: &Subject, workloads: &[Workload]) -> Result<String, crate::HarnessError> {
+    let names: Vec<&str> = workloads.iter().map(|w| w.name()).collect();
+    Ok(format!(
+        "{}-suite{SUITE_VERSION}-{}",
+        prepare::build_hash(s)?,
+        names.join(",")
+    ))
 }
 
 fn cache_file(cache: &Path, s: &Subject) -> PathBuf {
