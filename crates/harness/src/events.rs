@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use restbench_model::{Cell, Protocol, Scenario, VerifyOutcome, Workload};
+use restbench_model::{Cell, Protocol, Scenario, SubjectConformance, VerifyOutcome, Workload};
 
 /// What happens during a run or a verify session, as it happens.
 #[derive(Debug, Clone, Copy)]
@@ -29,6 +29,11 @@ pub enum RunEvent<'a> {
     SubjectFailed { subject: &'a str, reason: &'a str },
     /// Verify: one workload of a subject was checked.
     Verified(&'a VerifyOutcome),
+    /// A subject's conformance cases, run or taken from the cache (`cached`).
+    Conformed {
+        conformance: &'a SubjectConformance,
+        cached: bool,
+    },
 }
 
 /// Where a step happens: a subject (while building), one of its scenarios (starting), or a cell.
@@ -66,6 +71,8 @@ impl<'a> At<'a> {
 pub enum Step {
     Building,
     Starting,
+    /// The conformance cases (how the server reads HTTP), once per build of a subject.
+    Conformance,
     /// A scenario's common checks (no protocol), or one cell's over its protocol.
     Verifying(Option<Protocol>),
     /// The server started afresh for the next group of repeats (`--restarts`).
@@ -96,6 +103,7 @@ impl fmt::Display for Step {
         match *self {
             Step::Building => f.write_str("building"),
             Step::Starting => f.write_str("starting"),
+            Step::Conformance => f.write_str("conformance"),
             Step::Verifying(None | Some(Protocol::H1)) => f.write_str("verifying"),
             Step::Verifying(Some(protocol)) => write!(f, "verifying {protocol}"),
             Step::Restarting { process, processes } => {
@@ -134,6 +142,7 @@ mod tests {
     fn steps_read_as_the_terminal_shows_them() {
         let shown = [
             (Step::Verifying(None), "verifying"),
+            (Step::Conformance, "conformance"),
             (Step::Verifying(Some(Protocol::H1)), "verifying"),
             (Step::Verifying(Some(Protocol::H2c)), "verifying h2c"),
             (

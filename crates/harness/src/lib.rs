@@ -16,7 +16,8 @@
 //! 4. [`serve`]: a subject running, here or on a server host over ssh;
 //!    [`db`]: a PostgreSQL client, throwaway clusters, the seed data, and provisioning for a run.
 //! 5. [`verify`]: the workload contract as checks that return findings, and `restbench verify`'s
-//!    session over subjects.
+//!    session over subjects; `verify::conformance`, how a subject reads HTTP/1.1 (the cases,
+//!    `restbench conformance`'s session and the per-build cache).
 //! 6. [`runner`]: a run as cells (prepare → start → verify → warm up → measure → stop), reported
 //!    as events; [`plan`]: what `run`, `bench` and `study` ask for, made a runner plan by one set
 //!    of rules (length defaults, shape, placement, database, calibration), and a seed study's

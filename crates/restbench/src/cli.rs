@@ -43,6 +43,9 @@ pub enum Command {
     Load(LoadArgs),
     /// Check subjects against the workload contract, without measuring.
     Verify(VerifyArgs),
+    /// Check how subjects read HTTP/1.1 (requests split at every byte, pipelined, Connection:
+    /// close, HTTP/1.0, chunked bodies, odd headers), without measuring.
+    Conformance(ConformanceArgs),
     /// List the subjects: language, framework, seeds, workloads, whether they can run here.
     Subjects(SubjectsArgs),
     /// Start a new subject from an existing one: its folder copied, build outputs left out, the
@@ -251,6 +254,9 @@ pub struct StudyArgs {
     /// one folder per study and an index report].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Measure without the conformance cases first (the results say so).
+    #[arg(long)]
+    pub no_conformance: bool,
     #[command(flatten)]
     pub measure: MeasureArgs,
 }
@@ -416,6 +422,9 @@ pub struct RunArgs {
     /// Subjects to run, comma-separated [default: all].
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub subjects: Vec<String>,
+    /// Measure without the conformance cases first (the results say so).
+    #[arg(long)]
+    pub no_conformance: bool,
     #[command(flatten)]
     pub cells: CellArgs,
 }
@@ -511,6 +520,32 @@ pub struct VerifyArgs {
     #[arg(short, long)]
     pub verbose: bool,
     /// Write the findings as JSON to stdout.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub dir: SubjectsDir,
+}
+
+/// `restbench conformance`.
+#[derive(Debug, Args)]
+pub struct ConformanceArgs {
+    /// Subjects to check [default: all available].
+    pub subjects: Vec<String>,
+    /// Workloads whose requests are split and pipelined, comma-separated [default: all each
+    /// subject serves].
+    #[arg(long, value_delimiter = ',', value_name = "NAMES", value_parser = vocabulary::<Workload>)]
+    pub workloads: Vec<Workload>,
+    /// An existing PostgreSQL server for subjects that serve users [default: a throwaway one].
+    /// Also from the environment (DATABASE_URL); the value is never printed unredacted.
+    #[arg(long, value_name = "URL", env = "DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
+    /// Run the cases even for a build whose result is cached.
+    #[arg(long)]
+    pub fresh: bool,
+    /// Print every case, passing ones too.
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// Write the conformance document as JSON to stdout.
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]

@@ -145,3 +145,23 @@ pub fn warn(warnings: &[String]) {
         eprintln!("warning: {w}");
     }
 }
+
+/// `rust-axum: conformant (30 pass, 1 warn)`, `(cached)` when the build's result was kept.
+pub fn conformance_summary(c: &restbench_model::SubjectConformance, cached: bool) -> String {
+    let cached = if cached { " (cached)" } else { "" };
+    if let Some(e) = &c.error {
+        return format!("{}: not checked: {e}", c.subject);
+    }
+    let counts = format!(
+        "{} pass, {} warn, {} fail",
+        c.count(restbench_model::CaseVerdict::Pass),
+        c.count(restbench_model::CaseVerdict::Warn),
+        c.count(restbench_model::CaseVerdict::Fail)
+    );
+    let verdict = if c.conformant() {
+        "conformant"
+    } else {
+        "NONCONFORMANT"
+    };
+    format!("{}: {verdict} ({counts}){cached}", c.subject)
+}

@@ -57,6 +57,10 @@ impl Observer for TerminalProgress {
             RunEvent::LoadProgress(fraction) => self.load_progress(fraction),
             RunEvent::CellDone { cell, done, total } => self.cell_done(cell, done, total),
             RunEvent::Note(message) => self.say(message),
+            RunEvent::Conformed {
+                conformance,
+                cached,
+            } => self.say(&crate::output::conformance_summary(conformance, cached)),
             _ => {}
         }
     }
@@ -75,7 +79,7 @@ impl TerminalProgress {
         match &self.bar {
             Some(bar) => bar.set_message(what),
             None => {
-                if matches!(step, Step::Building | Step::Starting) {
+                if matches!(step, Step::Building | Step::Starting | Step::Conformance) {
                     eprintln!("{what}");
                 }
             }

@@ -287,6 +287,7 @@ pub(crate) fn assemble(parts: Parts, site: Site, remote: Option<&Remote>) -> Run
         server_address: remote.map(|r| r.address),
         server_host: remote.and_then(|r| r.server.clone()),
         remote: remote.and_then(|r| r.generators.clone()),
+        conformance: false,
     }
 }
 

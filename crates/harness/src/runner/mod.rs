@@ -22,7 +22,7 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use restbench_model::{Cell, CellStatus, RunResults, Scenario};
+use restbench_model::{Cell, CellStatus, Flag, RunResults, Scenario, SubjectConformance};
 
 pub use crate::events::{At, Observer, RunEvent, Step};
 pub use crate::host::sample::ServerSample;
@@ -37,6 +37,7 @@ use crate::serve::ServerLocation;
 use crate::serve::start::{StartOptions, start_subject};
 use crate::subject::Subject;
 use crate::subject::prepare::Prepared;
+use crate::verify::conformance::{self, session as conformance_cache};
 use crate::{HarnessError, verify};
 use calibrate::Calibration;
 use results::ResultsFile;
@@ -65,6 +66,7 @@ pub fn run(
         calibration: Calibration::of(plan),
         done: 0,
         total: plan.cells(),
+        nonconformant: Vec::new(),
     };
     for entry in &plan.entries {
         if run.subject(&entry.subject, &entry.scenarios)?.is_break() {
@@ -137,6 +139,8 @@ struct Run<'a> {
     calibration: Calibration<'a>,
     done: usize,
     total: usize,
+    /// Subjects that failed a fail-level conformance case: their cells are flagged.
+    nonconformant: Vec<String>,
 }
 
 type Flow = Result<ControlFlow<()>, HarnessError>;
@@ -160,6 +164,12 @@ impl Run<'_> {
                 .note(&format!("built {} in {seconds:.0}s", subject.id)),
             Ok(_) => {}
             Err(e) => return self.settle(subject, scenarios, CellStatus::Failed, &chain(&e)),
+        }
+        if self.plan.conformance
+            && let Some(c) = self.conformance(subject, scenarios)
+            && !c.conformant()
+        {
+            self.nonconformant.push(subject.id.clone());
         }
         for &scenario in scenarios {
             if self.stop.load(Ordering::Relaxed) {
@@ -222,6 +232,64 @@ impl Run<'_> {
         Ok(ControlFlow::Continue(()))
     }
 
+    /// The subject's conformance: cached for this build, else its cases against it started in
+    /// its first scenario (single-thread when it is run). `None` when the subject could not
+    /// be started (its cells will say why).
+    fn conformance(&self, subject: &Subject, scenarios: &[Scenario]) -> Option<SubjectConformance> {
+        let at = At::subject(&subject.id);
+        self.step(at, Step::Conformance);
+        let workloads = conformance_cache::served(subject, &self.plan.workloads);
+        let build = match conformance_cache::build_key(subject, &workloads) {
+            Ok(b) => b,
+            Err(e) => {
+                self.events.note(&format!(
+                    "{}: conformance not checked: {}",
+                    subject.id,
+                    chain(&e)
+                ));
+                return None;
+            }
+        };
+        if let Some(hit) = conformance_cache::cached(&self.plan.cache, subject, &build) {
+            self.conformed(&hit, true);
+            return Some(hit);
+        }
+        let scenario = scenarios
+            .iter()
+            .copied()
+            .find(|s| *s == Scenario::SingleThread)
+            .or_else(|| scenarios.first().copied())
+            .filter(|s| subject.scenarios.contains_key(s))?;
+        let mut server = match start_subject(subject, scenario, self.options, None) {
+            Ok(server) => server,
+            Err(e) => {
+                self.events.note(&format!(
+                    "{}: conformance not checked: {}",
+                    subject.id,
+                    chain(&e)
+                ));
+                return None;
+            }
+        };
+        let result = SubjectConformance {
+            subject: subject.id.clone(),
+            build,
+            cases: conformance::check(server.addr, &workloads),
+            error: None,
+        };
+        server.child.stop(Duration::from_secs(5));
+        conformance_cache::store(&self.plan.cache, &result);
+        self.conformed(&result, false);
+        Some(result)
+    }
+
+    fn conformed(&self, conformance: &SubjectConformance, cached: bool) {
+        self.events.event(&RunEvent::Conformed {
+            conformance,
+            cached,
+        });
+    }
+
     /// Every cell of `subject` in `scenarios`, ended with `status` before it started.
     fn settle(
         &mut self,
@@ -244,6 +312,9 @@ impl Run<'_> {
     /// A finished cell, with where the run's database and server ran, to every consumer.
     fn record(&mut self, mut cell: Cell) -> Result<(), HarnessError> {
         record_database(self.plan, self.location, &mut cell);
+        if self.nonconformant.contains(&cell.subject) {
+            cell.raise(Flag::Nonconformant);
+        }
         self.done += 1;
         self.events.event(&RunEvent::CellDone {
             cell: &cell,

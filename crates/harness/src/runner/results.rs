@@ -53,6 +53,10 @@ impl ResultsFile {
                 self.results.cells.push((*cell).clone());
                 self.write()
             }
+            RunEvent::Conformed { conformance, .. } => {
+                self.results.conformance.push((*conformance).clone());
+                self.write()
+            }
             RunEvent::Calibrated { ceiling_rps } => {
                 self.results.environment.loadgen_ceiling_rps = Some(*ceiling_rps);
                 Ok(())

@@ -84,7 +84,7 @@ pub fn prepare(subject: &Subject, cache: &Path) -> Result<Prepared, HarnessError
         std::fs::create_dir_all(dir)
             .map_err(|e| HarnessError::io(format!("cannot create {}", dir.display()), e))?;
     }
-    let hash = format!("{:016x}", folder_hash(subject)?);
+    let hash = build_hash(subject)?;
     let stamp = stamps.join(&subject.id);
     if std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == hash)
         && outputs_present(subject, cache)
@@ -135,6 +135,12 @@ pub fn prepare(subject: &Subject, cache: &Path) -> Result<Prepared, HarnessError
     Ok(Prepared::Built {
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// The hash a build's stamp holds: what identifies one build of `subject` (its folder, outputs
+/// left out, and its build commands), for results cached per build such as its conformance.
+pub fn build_hash(subject: &Subject) -> Result<String, HarnessError> {
+    Ok(format!("{:016x}", folder_hash(subject)?))
 }
 
 /// Outputs declared inside the folder, and programs the start command runs from the cache, must

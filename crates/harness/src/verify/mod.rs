@@ -5,9 +5,11 @@
 //! JSON is compared by meaning. Known cross-language differences (key order, `\u003e` escapes,
 //! `null` vs an absent field, date spellings) are normalised and reported as warnings.
 //!
-//! [`session`] is `restbench verify`'s prepare → start → check loop over subjects.
+//! [`session`] is `restbench verify`'s prepare → start → check loop over subjects;
+//! [`conformance`] checks how a server reads HTTP/1.1 rather than what it answers.
 
 mod answer;
+pub mod conformance;
 mod echo;
 mod plaintext;
 pub mod session;

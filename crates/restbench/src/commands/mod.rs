@@ -6,6 +6,7 @@ mod agent;
 mod bench;
 mod compare;
 mod completions;
+mod conformance;
 mod db;
 mod doctor;
 mod k8s;
@@ -29,6 +30,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(args),
         Command::Load(args) => load::run(args),
         Command::Verify(args) => verify::run(args),
+        Command::Conformance(args) => conformance::run(args),
         Command::Subjects(args) => subjects::run(args),
         Command::New(args) => new::run(args),
         Command::Completions(args) => completions::completions(args),

@@ -29,6 +29,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let stop = signals::stop_flag()?;
     let exports = output::open_exports(&cells.measure.export)?;
     let request = options::run_request(subjects, workloads, cells, &root, what)?;
-    let resolved = plan::resolve(request).map_err(plan_error)?;
+    let mut resolved = plan::resolve(request).map_err(plan_error)?;
+    resolved.plan.check_conformance(!args.no_conformance);
     progress::measure(resolved, &stop, exports)
 }

@@ -424,7 +424,7 @@ fn database_passwords_are_never_printed() {
         }
     }
     // --help names the variable but never shows its value.
-    for command in ["run", "study", "verify", "serve"] {
+    for command in ["run", "study", "verify", "conformance", "serve"] {
         let o = run_within(
             restbench()
                 .args([command, "--help"])

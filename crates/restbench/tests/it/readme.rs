@@ -14,6 +14,7 @@ const COMMANDS: &[&[&str]] = &[
     &["doctor"],
     &["load"],
     &["verify"],
+    &["conformance"],
     &["subjects"],
     &["new"],
     &["serve"],
