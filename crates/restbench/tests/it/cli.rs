@@ -584,3 +584,95 @@ fn study_b_reports_against_the_published_figures_and_compares() {
         "{cmp}"
     );
 }
+
+/// A plaintext server that takes each read for one whole request (the shortcut of TechEmpower
+/// #9055): a request that arrives in one piece is answered right, so it passes `verify`, but one
+/// split across two reads gets two answers.
+const ONE_READ_SERVER: &str = r#"import os, socket, threading
+def serve(c):
+    with c:
+        while True:
+            data = c.recv(65536)
+            if not data:
+                return
+            parts = data.split(b' ')
+            ok = len(parts) > 2 and parts[1] == b'/api/test'
+            body = b'Hello, World!' if ok else b'not found'
+            head = b'HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n' % (
+                200 if ok else 404, b'OK' if ok else b'Not Found', len(body))
+            c.sendall(head + body)
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', int(os.environ['PORT'])))
+s.listen(128)
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+"#;
+
+#[test]
+#[ignore = "slow: measures a subject; cargo test -- --include-ignored runs it (CI does)"]
+fn a_subject_that_reads_one_request_per_read_is_measured_but_flagged_nonconformant() {
+    let _turn = turn::take(module_path!());
+    let _turn = one_at_a_time();
+    let subjects = tempfile::tempdir().unwrap();
+    let dir = subjects.path().join("one-read");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("subject.toml"),
+        "id = \"one-read\"\nlanguage = \"python\"\nframework = \"socket\"\nframework_version = \"3\"\nseeds = []\nworkloads = [\"plaintext\"]\ndescription = \"a server that reads each request in one read\"\n\n[requires]\ntools = [\"python3\"]\nhint = \"install python3\"\n\n[start]\ncommand = \"exec python3 server.py\"\n\n[scenarios.single-thread]\nenv = {}\nprocesses = 1\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("server.py"), ONE_READ_SERVER).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let o = restbench()
+        .args(["run", "--quick", "--duration", "1s", "--warmup", "0.5s"])
+        .args(["--scenarios", "single-thread", "--no-calibrate"])
+        .args(["--subjects", "one-read", "--subjects-dir"])
+        .arg(subjects.path())
+        .arg("--out")
+        .arg(out.path())
+        .env("RESTBENCH_CACHE", cache.path())
+        .output()
+        .unwrap();
+    let (stdout, err) = o.text();
+    assert!(o.status.success(), "{stdout}\n{err}");
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("results.json")).unwrap()).unwrap();
+    let cells = results["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 1, "{stdout}");
+    assert_eq!(
+        cells[0]["status"], "ok",
+        "measured, not failed: {}",
+        cells[0]
+    );
+    assert!(
+        cells[0]["requests"].as_u64().unwrap_or(0) > 0,
+        "{}",
+        cells[0]
+    );
+    let flags: Vec<&str> = cells[0]["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f.as_str())
+        .collect();
+    assert!(flags.contains(&"nonconformant"), "{flags:?}");
+    let conformance = &results["conformance"][0];
+    assert_eq!(conformance["subject"], "one-read");
+    let failed: Vec<&str> = conformance["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["verdict"] == "fail")
+        .filter_map(|c| c["case"].as_str())
+        .collect();
+    assert!(
+        failed.iter().any(|c| c.starts_with("split")),
+        "a split request should fail: {failed:?}"
+    );
+    let report = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(report.contains("## Conformance"), "{report}");
+    assert!(report.contains("nonconformant"), "{report}");
+}
