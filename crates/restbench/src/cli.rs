@@ -734,7 +734,8 @@ pub struct LoadArgs {
     /// A request header, 'Name: value' (repeatable).
     #[arg(short = 'H', long = "header", value_name = "HEADER")]
     pub headers: Vec<String>,
-    /// The Content-Type header of every request (hey's -T), as -H 'Content-Type: TYPE' would.
+    /// The Content-Type header of every request (hey's -T), as -H 'Content-Type: TYPE' would
+    /// [default: none, or what -H gives].
     #[arg(short = 'T', long, value_name = "TYPE")]
     pub content_type: Option<String>,
     /// The request body: TEXT, or @FILE to read it from a file.

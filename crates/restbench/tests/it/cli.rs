@@ -108,6 +108,33 @@ fn load_takes_the_flags_of_oha_and_hey() {
 }
 
 #[test]
+fn load_says_what_came_back_and_why_every_404_matters() {
+    let _turn = turn::take(module_path!());
+    let server = TinyServer::answering(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n");
+    let o = restbench()
+        .args([
+            "load",
+            "-q",
+            "-n",
+            "20",
+            "-c",
+            "1",
+            "-t",
+            "1",
+            &server.url("/nope"),
+        ])
+        .output()
+        .unwrap();
+    let out = o.stdout_text();
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines.contains(&"  Status codes: 404: 20"), "{out}");
+    assert!(
+        lines.contains(&"  every answer was 404 Not Found: is the path right?"),
+        "{out}"
+    );
+}
+
+#[test]
 fn load_hints_at_the_flag_meant_by_another_tool() {
     let _turn = turn::take(module_path!());
     for (args, hint) in [
