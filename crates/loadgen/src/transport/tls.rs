@@ -150,6 +150,8 @@ pub fn describe(e: &rustls::Error) -> String {
 }
 
 /// What a refused certificate means and how to get past it, one sentence each.
+// rustls still reports the deprecated `UnsupportedSignatureAlgorithm` for some webpki errors.
+#[allow(deprecated)]
 fn certificate_sentence(c: &CertificateError) -> String {
     const SKIP: &str = "or use --insecure to skip the check";
     match c {
@@ -386,6 +388,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(deprecated)]
     fn every_certificate_error_names_a_fix_in_one_line() {
         for c in [
             CertificateError::UnknownIssuer,
