@@ -33,6 +33,15 @@ impl Target {
                 "spaces and control characters are not allowed; percent-encode them (%20)",
             ));
         }
+        for scheme in ["http:", "https:"] {
+            if let Some(after) = url.strip_prefix(scheme)
+                && !after.starts_with("//")
+            {
+                return Err(invalid(&format!(
+                    "malformed URL: {scheme} must be followed by // (as in {scheme}//localhost:8080/)"
+                )));
+            }
+        }
         let (rest, tls) = if let Some(rest) = url.strip_prefix("http://") {
             (rest, false)
         } else if let Some(rest) = url.strip_prefix("https://") {
@@ -126,6 +135,18 @@ mod tests {
             ("127.0.0.1", 8080, "/api/test?x=1")
         );
         assert_eq!(t.host_header, "127.0.0.1:8080");
+    }
+
+    #[test]
+    fn a_missing_slash_is_a_malformed_url_not_a_bad_port() {
+        let e = Target::parse("http:/localhost:18080/x")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("malformed URL: http: must be followed by //"),
+            "{e}"
+        );
+        assert!(!e.contains("port"), "{e}");
     }
 
     #[test]

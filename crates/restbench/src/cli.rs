@@ -30,9 +30,34 @@ impl Cli {
         if !std::io::stdout().is_terminal() {
             cmd = cmd.term_width(0);
         }
-        let matches = cmd.get_matches();
+        let matches = match cmd.try_get_matches() {
+            Ok(matches) => matches,
+            Err(e) => {
+                let args: Vec<String> = std::env::args().collect();
+                if e.use_stderr()
+                    && let Some(hint) = habit_hint(&args)
+                {
+                    let _ = e.print();
+                    eprintln!("hint: {hint}");
+                    std::process::exit(2);
+                }
+                e.exit()
+            }
+        };
         Self::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
     }
+}
+
+/// A one-line hint for a habit of another load tool that clap refuses with a misleading error:
+/// hey's `-q N` (a per-worker rate) reads here as `--quiet` and then an unexpected argument.
+pub fn habit_hint(args: &[String]) -> Option<&'static str> {
+    if args.get(1).map(String::as_str) != Some("load") {
+        return None;
+    }
+    let rate_after_q = args
+        .windows(2)
+        .any(|w| w[0] == "-q" && w[1].parse::<f64>().is_ok());
+    rate_after_q.then_some("-q is --quiet here; use -R/--rate for requests per second")
 }
 
 #[derive(Debug, Subcommand)]
@@ -688,16 +713,16 @@ pub struct LoadArgs {
     /// The server, as http[s]://host[:port]/path (loopback or a test namespace only).
     pub url: String,
     /// Connections kept open in total.
-    #[arg(short = 'c', long, default_value_t = 10)]
+    #[arg(short = 'c', long, default_value = "10", value_parser = parse_count_u32)]
     pub connections: u32,
     /// Threads, each with its own event loop over its share of the connections.
-    #[arg(short = 't', long, default_value_t = 2)]
+    #[arg(short = 't', long, default_value = "2", value_parser = parse_count_u32)]
     pub threads: u32,
     /// How long to measure (10s, 1m, 500ms; a bare number is seconds) [default: 10s unless -n].
-    #[arg(short = 'd', long, value_parser = parse_duration, conflicts_with = "requests")]
+    #[arg(short = 'd', short_alias = 'z', long, value_parser = parse_load_duration, conflicts_with = "requests")]
     pub duration: Option<Duration>,
-    /// Send exactly this many requests in total, then stop.
-    #[arg(short = 'n', long)]
+    /// Send exactly this many requests in total, then stop (100k and 1m are accepted).
+    #[arg(short = 'n', long, value_parser = parse_count_u64)]
     pub requests: Option<u64>,
     /// Open loop: send at this constant total rate (requests/s); latency counts from each
     /// request's intended send time (coordinated omission corrected, as wrk2).
@@ -709,6 +734,10 @@ pub struct LoadArgs {
     /// A request header, 'Name: value' (repeatable).
     #[arg(short = 'H', long = "header", value_name = "HEADER")]
     pub headers: Vec<String>,
+    /// The Content-Type header of every request (hey's -T), as -H 'Content-Type: TYPE' would
+    /// [default: none, or what -H gives].
+    #[arg(short = 'T', long, value_name = "TYPE")]
+    pub content_type: Option<String>,
     /// The request body: TEXT, or @FILE to read it from a file.
     #[arg(short = 'b', long)]
     pub body: Option<String>,
@@ -716,7 +745,7 @@ pub struct LoadArgs {
     #[arg(long, default_value_t = 1)]
     pub pipeline: u32,
     /// Open a new connection for every request (Connection: close).
-    #[arg(long)]
+    #[arg(long, alias = "disable-keepalive")]
     pub no_keepalive: bool,
     /// Send HTTP/1.0 requests as ab does (implies a new connection per request).
     #[arg(long = "http1.0", conflicts_with = "http2")]
@@ -857,6 +886,55 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
+/// `-d` of `load`: a duration as wrk takes it; a request body there (curl's and hey's `-d`)
+/// gets a hint to `-b`.
+pub fn parse_load_duration(text: &str) -> Result<Duration, String> {
+    parse_duration(text).map_err(|e| {
+        if looks_like_body(text) {
+            format!("{e}; the body is -b/--body; -d is the duration as in wrk")
+        } else {
+            e
+        }
+    })
+}
+
+/// A value that can only have been meant as a request body: JSON, a form, a file reference.
+fn looks_like_body(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with(['{', '[', '@', '"', '<']) || t.contains('=') || t.contains('&')
+}
+
+/// A count as wrk takes it: 1000, 1k or 1m (decimal: 1k = 1000).
+pub fn parse_count(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (digits, factor) = match t.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&t[..i], 1_000),
+        Some((i, 'm' | 'M')) => (&t[..i], 1_000_000),
+        Some((i, 'g' | 'G')) => (&t[..i], 1_000_000_000),
+        _ => (t, 1),
+    };
+    let refuse = || format!("{text:?} is not a count such as 10, 1k or 1m");
+    if let Ok(n) = digits.parse::<u64>() {
+        return n
+            .checked_mul(factor)
+            .ok_or_else(|| format!("{text:?} is too large"));
+    }
+    let x: f64 = digits.parse().map_err(|_| refuse())?;
+    let n = x * factor as f64;
+    if !(n.is_finite() && n >= 0.0 && n.fract() == 0.0 && n < u64::MAX as f64) {
+        return Err(refuse());
+    }
+    Ok(n as u64)
+}
+
+fn parse_count_u64(text: &str) -> Result<u64, String> {
+    parse_count(text)
+}
+
+fn parse_count_u32(text: &str) -> Result<u32, String> {
+    u32::try_from(parse_count(text)?).map_err(|_| format!("{text:?} is too large"))
+}
+
 /// A flag value refused after parsing (out of range, malformed, too large for this machine):
 /// the binary exits with 2, as for clap's own errors.
 #[derive(Debug)]
@@ -873,6 +951,45 @@ impl std::error::Error for BadArgument {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_take_wrk_suffixes() {
+        assert_eq!(parse_count("1k"), Ok(1000));
+        assert_eq!(parse_count("100k"), Ok(100_000));
+        assert_eq!(parse_count("1.5k"), Ok(1500));
+        assert_eq!(parse_count("2M"), Ok(2_000_000));
+        assert_eq!(parse_count("12"), Ok(12));
+        assert!(parse_count("zero").is_err());
+        assert!(parse_count("1.5").is_err());
+        let args =
+            Cli::try_parse_from(["restbench", "load", "-c", "1k", "-n", "100k", "u"]).unwrap();
+        let Command::Load(load) = args.command else {
+            panic!("load")
+        };
+        assert_eq!((load.connections, load.requests), (1000, Some(100_000)));
+    }
+
+    #[test]
+    fn z_is_the_duration_and_a_body_given_to_d_gets_a_hint() {
+        let args = Cli::try_parse_from(["restbench", "load", "-z", "2s", "u"]).unwrap();
+        let Command::Load(load) = args.command else {
+            panic!("load")
+        };
+        assert_eq!(load.duration, Some(Duration::from_secs(2)));
+        let e = parse_load_duration(r#"{"a":1}"#).unwrap_err();
+        assert!(
+            e.ends_with("; the body is -b/--body; -d is the duration as in wrk"),
+            "{e}"
+        );
+        assert!(!parse_load_duration("soon").unwrap_err().contains("-b"));
+    }
+
+    #[test]
+    fn q_with_a_number_is_heys_rate() {
+        let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(habit_hint(&argv(&["restbench", "load", "-q", "100", "u"])).is_some());
+        assert!(habit_hint(&argv(&["restbench", "load", "-q", "u"])).is_none());
+    }
 
     #[test]
     fn durations_as_wrk_takes_them() {

@@ -163,6 +163,10 @@ pub fn spec_from_args(args: &LoadArgs) -> anyhow::Result<LoadSpec> {
         spec.headers
             .push((name.trim().to_string(), value.trim().to_string()));
     }
+    if let Some(content_type) = &args.content_type {
+        spec.headers
+            .push(("Content-Type".to_string(), content_type.trim().to_string()));
+    }
     if let Some(body) = &args.body {
         spec.body = match body.strip_prefix('@') {
             Some(path) => read_body_file(Path::new(path))?,

@@ -130,22 +130,7 @@ impl ServerCertVerifier for AnyCertificate {
 pub fn describe(e: &rustls::Error) -> String {
     use rustls::Error as E;
     match e {
-        E::InvalidCertificate(c) => match c {
-            CertificateError::UnknownIssuer => {
-                "certificate: unknown issuer (pass --cacert FILE with its CA, or --insecure)".into()
-            }
-            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
-                "certificate: name mismatch (it is not valid for the URL's host)".into()
-            }
-            CertificateError::Expired | CertificateError::ExpiredContext { .. } => {
-                "certificate: expired".into()
-            }
-            CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => {
-                "certificate: not valid yet (check the clock)".into()
-            }
-            CertificateError::BadSignature => "certificate: bad signature".into(),
-            other => format!("certificate: {other:?}"),
-        },
+        E::InvalidCertificate(c) => format!("certificate: {}", certificate_sentence(c)),
         E::NoApplicationProtocol
         | E::AlertReceived(rustls::AlertDescription::NoApplicationProtocol) => {
             "protocol: the server accepts none of the offered ALPN protocols (with --http2: it \
@@ -156,8 +141,82 @@ pub fn describe(e: &rustls::Error) -> String {
         E::InvalidMessage(_) | E::InappropriateMessage { .. } => {
             format!("protocol: the server does not speak TLS here (is it plain http://?): {e}")
         }
-        E::PeerIncompatible(p) => format!("protocol: incompatible server: {p:?}"),
+        E::PeerIncompatible(p) => format!(
+            "protocol: the server offers no TLS version or cipher this client speaks \
+             (TLS 1.2 or 1.3): {p:?}"
+        ),
         other => format!("protocol: {other}"),
+    }
+}
+
+/// What a refused certificate means and how to get past it, one sentence each.
+// rustls still reports the deprecated `UnsupportedSignatureAlgorithm` for some webpki errors.
+#[allow(deprecated)]
+fn certificate_sentence(c: &CertificateError) -> String {
+    const SKIP: &str = "or use --insecure to skip the check";
+    match c {
+        CertificateError::UnknownIssuer => format!(
+            "unknown issuer: the server's certificate is not signed by a trusted CA (a \
+             self-signed one?); pass its CA with --cacert FILE, {SKIP}"
+        ),
+        CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
+            format!(
+                "name mismatch: the certificate is not valid for the URL's host; use a host it \
+                 names (its subjectAltName), {SKIP}"
+            )
+        }
+        CertificateError::Expired | CertificateError::ExpiredContext { .. } => {
+            format!("expired: the server's certificate is past its end date; renew it, {SKIP}")
+        }
+        CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => format!(
+            "not valid yet: the certificate's start date is in the future (check the clock), \
+             {SKIP}"
+        ),
+        CertificateError::BadSignature => format!(
+            "bad signature: the certificate was not signed by the key it claims; check the chain \
+             the server sends, {SKIP}"
+        ),
+        CertificateError::BadEncoding => {
+            format!("malformed: the server's certificate cannot be decoded, {SKIP}")
+        }
+        CertificateError::Revoked => {
+            "revoked: the certificate's CA has withdrawn it; the server needs a new one".into()
+        }
+        CertificateError::UnsupportedSignatureAlgorithm
+        | CertificateError::UnsupportedSignatureAlgorithmContext { .. }
+        | CertificateError::UnsupportedSignatureAlgorithmForPublicKeyContext { .. } => format!(
+            "unsupported signature algorithm: make the certificate with RSA-PSS/PKCS#1 SHA-256 or \
+             better, ECDSA or Ed25519, {SKIP}"
+        ),
+        CertificateError::InvalidPurpose | CertificateError::InvalidPurposeContext { .. } => {
+            format!(
+                "wrong purpose: the certificate's extendedKeyUsage does not allow serverAuth; \
+                 make one that does, {SKIP}"
+            )
+        }
+        CertificateError::Other(other) => other_sentence(&format!("{other:?}")),
+        other => format!("{other:?}, {SKIP}"),
+    }
+}
+
+/// webpki's errors that rustls passes on as `Other`, recognised by name (rustls does not
+/// re-export webpki's error type).
+fn other_sentence(debug: &str) -> String {
+    const SKIP: &str = "or use --insecure to skip the check";
+    if debug.contains("CaUsedAsEndEntity") {
+        format!(
+            "the server's certificate is a CA certificate (CA:TRUE), which TLS refuses as a \
+             server certificate; make one with CA:FALSE, {SKIP}"
+        )
+    } else if debug.contains("EndEntityUsedAsCa") {
+        format!(
+            "the certificate chain has a server certificate (CA:FALSE) where a CA should sign; \
+             check the chain the server sends, {SKIP}"
+        )
+    } else if debug.contains("UnsupportedCertVersion") {
+        format!("the certificate is not X.509 version 3; make a v3 one, {SKIP}")
+    } else {
+        format!("{debug}, {SKIP}")
     }
 }
 
@@ -305,6 +364,51 @@ mod tests {
         ));
         assert!(name.contains("name mismatch"));
         assert!(!describe(&rustls::Error::NoApplicationProtocol).contains('\n'));
+    }
+
+    #[test]
+    fn a_ca_used_as_the_server_certificate_is_said_in_words() {
+        #[derive(Debug)]
+        struct CaUsedAsEndEntity;
+        impl std::fmt::Display for CaUsedAsEndEntity {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("CaUsedAsEndEntity")
+            }
+        }
+        impl std::error::Error for CaUsedAsEndEntity {}
+        let e = rustls::Error::InvalidCertificate(CertificateError::Other(rustls::OtherError(
+            std::sync::Arc::new(CaUsedAsEndEntity),
+        )));
+        assert_eq!(
+            describe(&e),
+            "certificate: the server's certificate is a CA certificate (CA:TRUE), which TLS \
+             refuses as a server certificate; make one with CA:FALSE, or use --insecure to skip \
+             the check"
+        );
+    }
+
+    #[test]
+    #[allow(deprecated)]
+    fn every_certificate_error_names_a_fix_in_one_line() {
+        for c in [
+            CertificateError::UnknownIssuer,
+            CertificateError::NotValidForName,
+            CertificateError::Expired,
+            CertificateError::NotValidYet,
+            CertificateError::BadSignature,
+            CertificateError::BadEncoding,
+            CertificateError::UnsupportedSignatureAlgorithm,
+            CertificateError::InvalidPurpose,
+            CertificateError::UnhandledCriticalExtension,
+        ] {
+            let text = describe(&rustls::Error::InvalidCertificate(c));
+            assert!(!text.contains('\n'), "{text}");
+            assert!(text.contains("--insecure"), "{text}");
+        }
+        let unknown = describe(&rustls::Error::InvalidCertificate(
+            CertificateError::UnknownIssuer,
+        ));
+        assert!(unknown.contains("--cacert FILE"), "{unknown}");
     }
 
     #[test]

@@ -130,6 +130,28 @@ fn an_unknown_issuer_is_a_tls_error_with_a_one_line_reason() {
 }
 
 #[test]
+fn a_self_signed_ca_true_certificate_is_refused_in_words_with_the_fix() {
+    let _turn = turn::take(module_path!());
+    let pki = TestPki::self_signed_ca();
+    let server = tls_server(pki.server_config(&[b"http/1.1"]));
+    let ca = pki.ca_file();
+    let mut s = spec(&format!("https://127.0.0.1:{}/", server.addr.port()));
+    s.tls.ca_file = Some(ca.0.clone());
+    s.stop = StopAt::Duration(Duration::from_millis(300));
+    let r = run(&s);
+    assert_eq!(r.requests, 0);
+    assert!(r.errors.tls > 0, "{:?}", r.errors);
+    assert_eq!(
+        r.tls_error.as_deref(),
+        Some(
+            "certificate: the server's certificate is a CA certificate (CA:TRUE), which TLS \
+             refuses as a server certificate; make one with CA:FALSE, or use --insecure to skip \
+             the check"
+        )
+    );
+}
+
+#[test]
 fn cacert_trusts_the_test_ca_and_a_wrong_name_is_a_mismatch() {
     let _turn = turn::take(module_path!());
     let pki = TestPki::new();

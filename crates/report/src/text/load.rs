@@ -6,7 +6,7 @@ use std::fmt::Write;
 use restbench_model::histogram;
 use restbench_model::{LatencySummary, LoadResult, LoadSettings};
 
-use crate::units::{bytes, count, micros};
+use crate::units::{bytes, count, micros, thousands};
 
 /// wrk's report: header, thread stats, optional distribution, totals, errors.
 pub fn load_report(r: &LoadResult, distribution: bool) -> String {
@@ -32,6 +32,7 @@ pub fn load_report(r: &LoadResult, distribution: bool) -> String {
         );
     }
     errors(&mut o, r);
+    status_codes(&mut o, r);
     accounting(&mut o, r);
     let _ = writeln!(o, "Requests/sec: {:>10.2}", r.rps);
     let _ = writeln!(o, "Transfer/sec: {:>10}", bytes(r.bytes_per_s));
@@ -178,6 +179,80 @@ fn errors(o: &mut String, r: &LoadResult) {
     }
 }
 
+/// What came back, as oha and hey print it (`Status codes: 200: 1,234  404: 12`), and a hint
+/// when most answers are one client or server error: the load measured that error, not the
+/// endpoint.
+fn status_codes(o: &mut String, r: &LoadResult) {
+    if r.status_counts.is_empty() {
+        return;
+    }
+    let list: Vec<String> = r
+        .status_counts
+        .iter()
+        .map(|(code, n)| format!("{code}: {}", thousands(*n as f64)))
+        .collect();
+    let _ = writeln!(o, "  Status codes: {}", list.join("  "));
+    if let Some(hint) = dominant_status_hint(r) {
+        let _ = writeln!(o, "  {hint}");
+    }
+}
+
+/// A hint when at least half the answers share one status of 400 or above.
+pub fn dominant_status_hint(r: &LoadResult) -> Option<String> {
+    let answered: u64 = r.status_counts.values().sum();
+    let (code, n) = r
+        .status_counts
+        .iter()
+        .filter(|(code, _)| code.parse::<u16>().is_ok_and(|c| c >= 400))
+        .max_by_key(|(_, n)| **n)?;
+    if answered == 0 || 2 * n < answered {
+        return None;
+    }
+    let code_num: u16 = code.parse().ok()?;
+    let (reason, question) = status_question(code_num);
+    let share = if *n == answered {
+        "every answer was".to_string()
+    } else {
+        format!(
+            "{:.0} % of the answers were",
+            100.0 * *n as f64 / answered as f64
+        )
+    };
+    Some(format!("{share} {code} {reason}: {question}"))
+}
+
+/// The status's reason phrase and what to check first.
+fn status_question(code: u16) -> (&'static str, &'static str) {
+    match code {
+        400 => (
+            "Bad Request",
+            "is the request what the server expects (method, body, Content-Type)?",
+        ),
+        401 => (
+            "Unauthorized",
+            "does the server want credentials (-H 'Authorization: ...')?",
+        ),
+        403 => (
+            "Forbidden",
+            "does the server want credentials or another path?",
+        ),
+        404 => ("Not Found", "is the path right?"),
+        405 => ("Method Not Allowed", "is the method right (-m)?"),
+        411 => ("Length Required", "does the server want a body (-b)?"),
+        413 => (
+            "Content Too Large",
+            "is the body (-b) too large for the server?",
+        ),
+        415 => ("Unsupported Media Type", "is the Content-Type right (-T)?"),
+        429 => (
+            "Too Many Requests",
+            "the server limits the rate: the figures measure its refusal",
+        ),
+        500..=599 => ("(server error)", "the server failed: see its log"),
+        _ => ("(client error)", "is the request what the server expects?"),
+    }
+}
+
 /// TLS handshakes, requests not answered, and a lag behind an open loop's schedule.
 fn accounting(o: &mut String, r: &LoadResult) {
     if let Some(h) = &r.tls_handshake_us {
@@ -220,6 +295,31 @@ fn trim_float(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_status_codes_are_listed_and_a_dominant_error_gets_a_hint() {
+        let mut r = crate::test_support::load_result();
+        r.status_counts = [("200".to_string(), 1234), ("404".to_string(), 12)].into();
+        let text = load_report(&r, false);
+        assert!(
+            text.contains("\n  Status codes: 200: 1,234  404: 12\n"),
+            "{text}"
+        );
+        assert!(!text.contains("is the path right"), "{text}");
+        r.status_counts = [("404".to_string(), 200)].into();
+        assert_eq!(
+            dominant_status_hint(&r).as_deref(),
+            Some("every answer was 404 Not Found: is the path right?")
+        );
+        r.status_counts = [("200".to_string(), 10), ("400".to_string(), 30)].into();
+        assert_eq!(
+            dominant_status_hint(&r).as_deref(),
+            Some(
+                "75 % of the answers were 400 Bad Request: is the request what the server \
+                 expects (method, body, Content-Type)?"
+            )
+        );
+    }
 
     #[test]
     fn an_interrupted_load_says_so_and_when() {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use restbench_loadgen::{CapacitySpec, HttpVersion, LoadError, LoadOutcome, LoadSpec, Progress};
-use restbench_model::{LoadResult, RateStep, Slo, StepServer};
+use restbench_model::{ErrorCounts, LoadResult, RateStep, Slo, StepServer};
 use restbench_report::capacity_text;
 
 use crate::cli::{BadArgument, LoadArgs};
@@ -92,12 +92,7 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
         );
     }
     if result.requests == 0 && !interrupted {
-        let what = if spec.http_version == HttpVersion::Http2 {
-            "an HTTP/2 server"
-        } else {
-            "an HTTP/1.x server"
-        };
-        eprintln!("error: no request was answered (is this {what}?)");
+        eprintln!("{}", no_answer_line(&result.errors, &spec));
     }
     if interrupted {
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
@@ -108,6 +103,31 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(EXIT_WITH_ERRORS)
     })
+}
+
+/// Why no request was answered, when that can be said: the protocol question only when the
+/// server answered something this client could not read, or nothing at all without a known
+/// cause (a TLS failure or timeouts are already the reason).
+fn no_answer_line(e: &ErrorCounts, spec: &LoadSpec) -> String {
+    if e.tls > 0 {
+        return "error: no request was answered (TLS failed: see above)".into();
+    }
+    if e.timeout > 0 && e.timeout == e.total() {
+        return format!(
+            "error: no request was answered: every request timed out after {} (raise --timeout \
+             if the server is this slow)",
+            humantime::format_duration(spec.timeout)
+        );
+    }
+    if e.connect > 0 && e.connect == e.total() {
+        return "error: no request was answered: every connection was refused or failed".into();
+    }
+    let what = if spec.http_version == HttpVersion::Http2 {
+        "an HTTP/2 server"
+    } else {
+        "an HTTP/1.x server"
+    };
+    format!("error: no request was answered (is this {what}?)")
 }
 
 /// `--slo`: the capacity search. The JSON document is the closed-loop probe's result with the
@@ -315,4 +335,41 @@ fn remote_load(args: &LoadArgs, spec: &LoadSpec) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(EXIT_WITH_ERRORS)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_protocol_question_comes_only_when_it_is_the_likely_cause() {
+        let target = restbench_loadgen::Target::parse("http://127.0.0.1:1/").unwrap();
+        let spec = LoadSpec::get(target);
+        let line = |e: ErrorCounts| no_answer_line(&e, &spec);
+        let parse = ErrorCounts {
+            parse: 3,
+            ..ErrorCounts::default()
+        };
+        assert_eq!(
+            line(parse),
+            "error: no request was answered (is this an HTTP/1.x server?)"
+        );
+        let tls = ErrorCounts {
+            tls: 3,
+            ..ErrorCounts::default()
+        };
+        assert_eq!(
+            line(tls),
+            "error: no request was answered (TLS failed: see above)"
+        );
+        let timeout = ErrorCounts {
+            timeout: 3,
+            ..ErrorCounts::default()
+        };
+        assert_eq!(
+            line(timeout),
+            "error: no request was answered: every request timed out after 2s (raise --timeout \
+             if the server is this slow)"
+        );
+    }
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use restbench_testkit::{Outcome, closed_port, turn};
+use restbench_testkit::{Outcome, TinyServer, closed_port, turn};
 
 use crate::support::restbench;
 
@@ -82,6 +82,80 @@ fn load_rejects_bad_flags() {
     ] {
         let o = restbench().args(&args).output().unwrap();
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", o.text().1);
+    }
+}
+
+const OK: &[u8] = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok";
+
+#[test]
+fn load_takes_the_flags_of_oha_and_hey() {
+    let _turn = turn::take(module_path!());
+    let server = TinyServer::answering(OK);
+    let url = server.url("/x");
+    let o = restbench()
+        .args(["load", "-q", "-z", "200ms", "-c", "1", "-t", "1"])
+        .args(["-m", "post", "-T", "application/json", "-b", "{}"])
+        .args(["--disable-keepalive", &url])
+        .output()
+        .unwrap();
+    o.assert_exit(0);
+    let requests = server.requests();
+    let first = requests.first().expect("a request");
+    assert_eq!(first.line(), "POST /x HTTP/1.1");
+    let head = first.head.to_ascii_lowercase();
+    assert!(head.contains("content-type: application/json"), "{head}");
+    assert!(head.contains("connection: close"), "{head}");
+}
+
+#[test]
+fn load_says_what_came_back_and_why_every_404_matters() {
+    let _turn = turn::take(module_path!());
+    let server = TinyServer::answering(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n");
+    let o = restbench()
+        .args([
+            "load",
+            "-q",
+            "-n",
+            "20",
+            "-c",
+            "1",
+            "-t",
+            "1",
+            &server.url("/nope"),
+        ])
+        .output()
+        .unwrap();
+    let out = o.stdout_text();
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines.contains(&"  Status codes: 404: 20"), "{out}");
+    assert!(
+        lines.contains(&"  every answer was 404 Not Found: is the path right?"),
+        "{out}"
+    );
+}
+
+#[test]
+fn load_hints_at_the_flag_meant_by_another_tool() {
+    let _turn = turn::take(module_path!());
+    for (args, hint) in [
+        (
+            vec!["load", "-d", r#"{"a":1}"#, "http://127.0.0.1:1/"],
+            "the body is -b/--body; -d is the duration as in wrk",
+        ),
+        (
+            vec!["load", "-q", "100", "http://127.0.0.1:1/"],
+            "hint: -q is --quiet here; use -R/--rate for requests per second",
+        ),
+        (
+            vec!["load", "http:/localhost:18080/x"],
+            "malformed URL: http: must be followed by // (as in http://localhost:8080/)",
+        ),
+    ] {
+        let o = restbench().args(&args).output().unwrap();
+        o.assert_exit(2);
+        let err = o.stderr_text();
+        assert!(err.lines().any(|l| l.contains(hint)), "{args:?}: {err}");
+        assert!(!err.contains("port is not"), "{args:?}: {err}");
     }
 }
 

@@ -38,6 +38,21 @@ impl TestPki {
         }
     }
 
+    /// What `openssl req -x509` makes by default: one self-signed certificate with CA:TRUE for
+    /// 127.0.0.1 and localhost, served as the server's certificate and trusted as its own CA.
+    pub fn self_signed_ca() -> Self {
+        let key = KeyPair::generate().unwrap();
+        let mut params =
+            CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".to_string()]).unwrap();
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        let cert = params.self_signed(&key).unwrap();
+        Self {
+            ca_pem: cert.pem(),
+            chain: vec![cert.der().clone()],
+            key_der: key.serialize_der(),
+        }
+    }
+
     /// A server configuration offering `alpn`.
     pub fn server_config(&self, alpn: &[&[u8]]) -> Arc<ServerConfig> {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
