@@ -420,6 +420,35 @@ mod tests {
     use restbench_model::StudyInfo;
 
     #[test]
+    fn one_repeat_shows_no_spread_rather_than_a_perfect_one() {
+        let mut once = crate::test_support::cell("x", "echo", "one-cpu", 58_300.0);
+        once.rps.min = 58_300.0;
+        once.rps.max = 58_300.0;
+        once.rps.cv = 0.0;
+        once.rps.ci95 = None;
+        let run = RunResults {
+            schema_version: 1,
+            kind: "run".into(),
+            started_at: "t".into(),
+            finished_at: None,
+            interrupted: false,
+            environment: Default::default(),
+            protocol: Default::default(),
+            cells: vec![once],
+            study: None,
+            noisy_machine: None,
+            conformance: Vec::new(),
+        };
+        let html = render(&run);
+        assert!(!html.contains("58.3k–58.3k"), "a range of one value");
+        assert!(!html.contains("0.0 %"), "a cv of one repeat");
+        assert!(
+            html.contains("one repeat"),
+            "the chart's title says why there is no spread"
+        );
+    }
+
+    #[test]
     fn one_page_over_several_runs_keeps_anchors_unique() {
         let run = |id: &str| RunResults {
             schema_version: 1,

@@ -676,3 +676,36 @@ fn a_subject_that_reads_one_request_per_read_is_measured_but_flagged_nonconforma
     assert!(report.contains("## Conformance"), "{report}");
     assert!(report.contains("nonconformant"), "{report}");
 }
+
+#[test]
+fn run_takes_a_positional_id_as_verify_does_and_refuses_it_beside_subjects() {
+    let _turn = turn::take(module_path!());
+    let tmp = tempfile::tempdir().unwrap();
+    let subjects = tmp.path().join("subjects");
+    std::fs::create_dir(&subjects).unwrap();
+    // An unknown id is refused alike either way: the positional one is the same selection.
+    let refusal = |args: &[&str]| {
+        let o = restbench()
+            .arg("run")
+            .args(args)
+            .arg("--subjects-dir")
+            .arg(&subjects)
+            .arg("--out")
+            .arg(tmp.path().join("out"))
+            .output()
+            .unwrap();
+        (o.status.code(), o.stderr_text())
+    };
+    let positional = refusal(&["no-such-subject"]);
+    let flag = refusal(&["--subjects", "no-such-subject"]);
+    assert!(positional.1.contains("no-such-subject"), "{positional:?}");
+    assert_eq!(positional, flag);
+    assert!(!tmp.path().join("out").exists());
+
+    let (code, err) = refusal(&["rust-hyper", "--subjects", "go-nethttp"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.starts_with("error: the argument '[ID]...' cannot be used with '--subjects <IDS>'"),
+        "{err}"
+    );
+}
