@@ -212,11 +212,17 @@ fn header(o: &mut String, r: &RunResults, title: &str) {
     let count = |s: CellStatus| r.cells.iter().filter(|c| c.status == s).count();
     let subjects: BTreeSet<&str> = r.cells.iter().map(|c| c.subject.as_str()).collect();
     let flagged = r.cells.iter().filter(|c| !c.flags.is_empty()).count();
+    // Only when there are some: an interrupt, not the subjects, kept them from being measured.
+    let interrupted = match count(CellStatus::Interrupted) {
+        0 => String::new(),
+        n => format!("<div class=\"kpi\"><b>{n}</b><span>interrupted</span></div>"),
+    };
     let _ = write!(
         o,
         "<div class=\"kpis\"><div class=\"kpi\"><b>{}</b><span>cells</span></div>\
             <div class=\"kpi\"><b>{}</b><span>measured</span></div><div class=\"kpi\"><b>{}</b>\
             <span>failed</span></div><div class=\"kpi\"><b>{}</b><span>skipped</span></div>\
+            {interrupted}\
             <div class=\"kpi\"><b>{}</b><span>subjects</span></div><div class=\"kpi\"><b>{}</b>\
             <span>cells with flags</span></div></div></header>",
         r.cells.len(),
