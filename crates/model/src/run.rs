@@ -94,6 +94,9 @@ pub enum CellStatus {
     Ok,
     Failed,
     Skipped,
+    /// Not measured because the run was interrupted (Ctrl-C, SIGTERM, SIGHUP): not the
+    /// subject's fault. Documents before this variant never hold it, so they read as before.
+    Interrupted,
 }
 
 /// One subject × workload × scenario.
@@ -474,6 +477,19 @@ pub fn ceiling_drift(start: f64, end: f64) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn interrupted_is_a_status_of_its_own_and_old_statuses_read() {
+        for (status, name) in [
+            (CellStatus::Ok, "\"ok\""),
+            (CellStatus::Failed, "\"failed\""),
+            (CellStatus::Skipped, "\"skipped\""),
+            (CellStatus::Interrupted, "\"interrupted\""),
+        ] {
+            assert_eq!(serde_json::to_string(&status).unwrap(), name);
+            assert_eq!(serde_json::from_str::<CellStatus>(name).unwrap(), status);
+        }
+    }
 
     #[test]
     fn the_server_host_is_kept_and_old_placements_read() {

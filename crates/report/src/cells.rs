@@ -116,12 +116,13 @@ pub fn per_mb(c: &Cell) -> Option<f64> {
         .then(|| c.rps.median / (c.server.rss_peak_bytes as f64 / (1024.0 * 1024.0)))
 }
 
-/// The word for a cell's status in tables: `ok`, `failed`, `skipped`.
+/// The word for a cell's status in tables: `ok`, `failed`, `skipped`, `interrupted`.
 pub fn status_word(s: CellStatus) -> &'static str {
     match s {
         CellStatus::Ok => "ok",
         CellStatus::Failed => "failed",
         CellStatus::Skipped => "skipped",
+        CellStatus::Interrupted => "interrupted",
     }
 }
 

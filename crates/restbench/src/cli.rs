@@ -444,6 +444,9 @@ Every finished cell is written at once to OUT/results.json; Ctrl-C keeps them an
 subject. A subject whose toolchain is missing is skipped with the reason; one that fails to build
 or start fails its own cells and the run goes on.")]
 pub struct RunArgs {
+    /// Subjects to run, as `verify` and `serve` take them (the same as --subjects).
+    #[arg(value_name = "ID", value_delimiter = ',', conflicts_with = "subjects")]
+    pub ids: Vec<String>,
     /// Subjects to run, comma-separated [default: all].
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub subjects: Vec<String>,
@@ -683,6 +686,9 @@ pub struct ReportArgs {
     /// A run's folder or its results.json; report.md and report.html are written beside it.
     #[arg(value_name = "DIR|RESULTS")]
     pub dir: PathBuf,
+    /// Also print report.md to stdout (the paths written then go to stderr).
+    #[arg(long)]
+    pub stdout: bool,
 }
 
 /// `restbench load`.

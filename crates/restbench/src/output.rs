@@ -54,11 +54,12 @@ pub fn write_reports(results: &RunResults, dir: &Path) -> anyhow::Result<Vec<Pat
 
 /// The cell table of a run, fitted to the terminal, on stdout.
 pub fn print_cell_table(results: &RunResults) {
+    use std::io::Write;
     let cells: Vec<_> = results.cells.iter().collect();
-    print!(
-        "{}",
-        restbench_report::text::cell_table(&cells, table_width())
-    );
+    let table = restbench_report::text::cell_table(&cells, table_width());
+    // Written, not print!ed: a closed stdout (`| head -1`, a killed `| tee`) must not turn the
+    // run's exit (130 when interrupted) into a panic; results.json is finalised already.
+    let _ = std::io::stdout().lock().write_all(table.as_bytes());
 }
 
 /// Writes report.md, prints the table, and turns the results into an exit code: 130 when

@@ -124,6 +124,7 @@ impl TerminalProgress {
             CellStatus::Skipped => {
                 format!("{what}: skipped: {}", cell.reason.as_deref().unwrap_or(""))
             }
+            CellStatus::Interrupted => format!("{what}: interrupted"),
         };
         self.say(&line);
     }

@@ -1,16 +1,16 @@
-//! Ctrl-C and SIGTERM: the first asks the current work to stop and keep what it has; the second
-//! exits at once.
+//! Ctrl-C, SIGTERM and SIGHUP (the terminal closed): the first asks the current work to stop and
+//! keep what it has (a run finalises its results.json as interrupted); the second exits at once.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
-use signal_hook::consts::{SIGINT, SIGTERM};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
 /// Installs the handlers and returns the flag they raise.
 pub fn stop_flag() -> anyhow::Result<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(false));
-    for sig in [SIGINT, SIGTERM] {
+    for sig in [SIGINT, SIGTERM, SIGHUP] {
         signal_hook::flag::register_conditional_shutdown(sig, 130, flag.clone())
             .context("cannot install signal handlers")?;
         signal_hook::flag::register(sig, flag.clone()).context("cannot install signal handlers")?;

@@ -42,6 +42,11 @@ use crate::{HarnessError, verify};
 use calibrate::Calibration;
 use results::ResultsFile;
 
+/// The reason of the cells an interrupt kept from being measured: a build or a start that
+/// fails once the stop flag is up failed because of the signal (the terminal sends it to the
+/// build's commands too), not because of the subject.
+const INTERRUPTED: &str = "interrupted before it was measured";
+
 /// Runs the plan; returns the results (also written to `out_dir/results.json`).
 pub fn run(
     plan: &RunPlan,
@@ -163,6 +168,11 @@ impl Run<'_> {
                 .events
                 .note(&format!("built {} in {seconds:.0}s", subject.id)),
             Ok(_) => {}
+            Err(_) if self.stop.load(Ordering::Relaxed) => {
+                return self
+                    .settle(subject, scenarios, CellStatus::Interrupted, INTERRUPTED)
+                    .map(|_| ControlFlow::Break(()));
+            }
             Err(e) => return self.settle(subject, scenarios, CellStatus::Failed, &chain(&e)),
         }
         if self.plan.conformance
@@ -191,6 +201,11 @@ impl Run<'_> {
         self.step(At::scenario(&subject.id, scenario), Step::Starting);
         let mut server = match start_subject(subject, scenario, self.options, None) {
             Ok(s) => s,
+            Err(_) if self.stop.load(Ordering::Relaxed) => {
+                return self
+                    .settle(subject, &[scenario], CellStatus::Interrupted, INTERRUPTED)
+                    .map(|_| ControlFlow::Break(()));
+            }
             Err(e) => return self.settle(subject, &[scenario], CellStatus::Failed, &chain(&e)),
         };
         self.step(At::scenario(&subject.id, scenario), Step::Verifying(None));

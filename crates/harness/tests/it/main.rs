@@ -12,3 +12,4 @@ mod subject_copies;
 mod support;
 mod verifier;
 mod verifier_h2c;
+mod versions;

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use restbench_model::Cell;
 use restbench_model::histogram;
 
-use crate::cells::{CellLabel, open_loop_only};
+use crate::cells::{CellLabel, open_loop_only, single_repeat};
 use crate::escape::html as escape;
 use crate::open_loop;
 use crate::units::{bytes_short, micros_short, si, si_precise, thousands, trimmed as trim};
@@ -93,7 +93,7 @@ fn rps_chart(o: &mut String, ok: &[(&Cell, &CellLabel)], color: &dyn Fn(&CellLab
                 color: svg::series_style(color(l)).0.into(),
                 text: si_precise(c.rps.median),
                 title: format!(
-                    "{}: median {} req/s{}; min {} max {}; cv {:.1} %",
+                    "{}: median {} req/s{}{}",
                     l.label,
                     thousands(c.rps.median),
                     c.rps.ci95.map_or(String::new(), |[a, b]| format!(
@@ -101,9 +101,17 @@ fn rps_chart(o: &mut String, ok: &[(&Cell, &CellLabel)], color: &dyn Fn(&CellLab
                         thousands(a),
                         thousands(b)
                     )),
-                    thousands(c.rps.min),
-                    thousands(c.rps.max),
-                    c.rps.cv * 100.0
+                    // One repeat has no spread: say so rather than a cv of 0 %.
+                    if single_repeat(c) {
+                        "; one repeat".to_string()
+                    } else {
+                        format!(
+                            "; min {} max {}; cv {:.1} %",
+                            thousands(c.rps.min),
+                            thousands(c.rps.max),
+                            c.rps.cv * 100.0
+                        )
+                    }
                 ),
             }
         })

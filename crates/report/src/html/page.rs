@@ -212,11 +212,17 @@ fn header(o: &mut String, r: &RunResults, title: &str) {
     let count = |s: CellStatus| r.cells.iter().filter(|c| c.status == s).count();
     let subjects: BTreeSet<&str> = r.cells.iter().map(|c| c.subject.as_str()).collect();
     let flagged = r.cells.iter().filter(|c| !c.flags.is_empty()).count();
+    // Only when there are some: an interrupt, not the subjects, kept them from being measured.
+    let interrupted = match count(CellStatus::Interrupted) {
+        0 => String::new(),
+        n => format!("<div class=\"kpi\"><b>{n}</b><span>interrupted</span></div>"),
+    };
     let _ = write!(
         o,
         "<div class=\"kpis\"><div class=\"kpi\"><b>{}</b><span>cells</span></div>\
             <div class=\"kpi\"><b>{}</b><span>measured</span></div><div class=\"kpi\"><b>{}</b>\
             <span>failed</span></div><div class=\"kpi\"><b>{}</b><span>skipped</span></div>\
+            {interrupted}\
             <div class=\"kpi\"><b>{}</b><span>subjects</span></div><div class=\"kpi\"><b>{}</b>\
             <span>cells with flags</span></div></div></header>",
         r.cells.len(),
@@ -418,6 +424,35 @@ fn legend(o: &mut String) {
 mod tests {
     use super::*;
     use restbench_model::StudyInfo;
+
+    #[test]
+    fn one_repeat_shows_no_spread_rather_than_a_perfect_one() {
+        let mut once = crate::test_support::cell("x", "echo", "one-cpu", 58_300.0);
+        once.rps.min = 58_300.0;
+        once.rps.max = 58_300.0;
+        once.rps.cv = 0.0;
+        once.rps.ci95 = None;
+        let run = RunResults {
+            schema_version: 1,
+            kind: "run".into(),
+            started_at: "t".into(),
+            finished_at: None,
+            interrupted: false,
+            environment: Default::default(),
+            protocol: Default::default(),
+            cells: vec![once],
+            study: None,
+            noisy_machine: None,
+            conformance: Vec::new(),
+        };
+        let html = render(&run);
+        assert!(!html.contains("58.3k–58.3k"), "a range of one value");
+        assert!(!html.contains("0.0 %"), "a cv of one repeat");
+        assert!(
+            html.contains("one repeat"),
+            "the chart's title says why there is no spread"
+        );
+    }
 
     #[test]
     fn one_page_over_several_runs_keeps_anchors_unique() {

@@ -6,7 +6,8 @@ use std::fmt::Write;
 use restbench_model::{Cell, CellStatus, FindingLevel, RunResults};
 
 use crate::cells::{
-    CellLabel, between_cv_text, first_line, open_loop_only, per_cpu_second, per_mb, status_word,
+    CellLabel, between_cv_text, first_line, open_loop_only, per_cpu_second, per_mb, single_repeat,
+    status_word,
 };
 use crate::escape::html as escape;
 use crate::open_loop::{capacity_rows, equal_load_rows};
@@ -84,20 +85,26 @@ fn measured_row(o: &mut String, c: &Cell, name: &str) {
             escape(&t)
         )
     });
+    // One repeat has no spread to show: `–`, not a range of one value and a cv of 0 %.
+    let (range, cv) = if single_repeat(c) {
+        ("–".to_string(), "–".to_string())
+    } else {
+        (
+            format!("{}–{}", compact(c.rps.min), compact(c.rps.max)),
+            format!("{:.1} %", c.rps.cv * 100.0),
+        )
+    };
     let l = &c.latency_us;
     let _ = write!(
         o,
         "<tr><td>{name}{flags}</td><td class=\"num sep\"><b>{}</b></td>\
-            <td class=\"num\">{ci}</td><td class=\"num\">{}–{}</td>\
-            <td class=\"num\">{:.1} %{between}</td><td class=\"num sep\">{}</td>\
+            <td class=\"num\">{ci}</td><td class=\"num\">{range}</td>\
+            <td class=\"num\">{cv}{between}</td><td class=\"num sep\">{}</td>\
             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
             <td class=\"num sep\">{:.2}{limit}</td><td class=\"num\">{}</td>\
             <td class=\"num\">{}</td><td class=\"num sep\">{}</td>\
             <td class=\"num\">{}</td></tr>",
         thousands(c.rps.median),
-        compact(c.rps.min),
-        compact(c.rps.max),
-        c.rps.cv * 100.0,
         micros_short(l.p50 as f64),
         micros_short(l.p90 as f64),
         micros_short(l.p99 as f64),

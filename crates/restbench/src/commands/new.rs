@@ -42,6 +42,10 @@ pub fn run(args: NewArgs) -> anyhow::Result<ExitCode> {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    println!(
+        "{} is now part of `restbench run`'s default grid; `--subjects` selects",
+        args.name
+    );
     let dir_flag = format!(" --subjects-dir {}", target.display());
     println!(
         "next: edit its sources, then `restbench verify {0}{dir_flag}` and \

@@ -21,7 +21,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     // Refused before the subjects are read: a finished run is never at risk.
     refuse_finished_run(&options::out_dir(cells, &what), cells.measure.force)?;
-    let subjects = subject::select(subject::discover(&root)?, &args.subjects)?;
+    // `run ID…` and `run --subjects IDS` are one selection (clap refuses both at once).
+    let ids = if args.ids.is_empty() {
+        &args.subjects
+    } else {
+        &args.ids
+    };
+    let subjects = subject::select(subject::discover(&root)?, ids)?;
     let workloads = match &cells.workloads {
         w if w.is_empty() => Workload::ALL.to_vec(),
         w => w.clone(),

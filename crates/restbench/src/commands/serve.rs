@@ -1,14 +1,16 @@
 //! `restbench serve ID`: one subject in the foreground, started as `run` starts it.
 
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 use restbench_harness::db;
 use restbench_harness::error::chain;
 use restbench_harness::host::cgroup::Backend;
 use restbench_harness::host::placement::{Placement, available_cpus};
+use restbench_harness::host::process;
 use restbench_harness::serve::{StartOptions, start_subject};
 use restbench_harness::subject::{self, prepare};
 use restbench_model::Workload;
@@ -79,7 +81,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         running.child.log_path().display()
     );
     if let Some(c) = &provision.cluster {
-        eprintln!("database: {}", db::redact(&c.url));
+        let file = c.root().join("database-url");
+        write_secret(&file, &c.url)?;
+        eprintln!(
+            "database: {} (the usable URL, with its password, is in {}, mode 0600)",
+            db::redact(&c.url),
+            file.display()
+        );
     }
     while !stop.load(Ordering::Relaxed) {
         if let Some(status) = running.child.exited() {
@@ -92,4 +100,17 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     drop(provision);
     eprintln!("stopped");
     Ok(ExitCode::SUCCESS)
+}
+
+/// The throwaway cluster's URL, password included, where only this user can read it: stderr is
+/// what `| tee` and CI logs keep, so the password is never printed, yet a client can connect with
+/// `psql "$(cat FILE)"`. The file is in the cluster's folder and goes with it.
+fn write_secret(path: &Path, url: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+    let written = process::create_afresh(path).and_then(|mut f| {
+        f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        writeln!(f, "{url}")
+    });
+    written.with_context(|| format!("cannot write {}", path.display()))
 }

@@ -750,3 +750,148 @@ fn a_subject_that_reads_one_request_per_read_is_measured_but_flagged_nonconforma
     assert!(report.contains("## Conformance"), "{report}");
     assert!(report.contains("nonconformant"), "{report}");
 }
+
+#[test]
+fn run_takes_a_positional_id_as_verify_does_and_refuses_it_beside_subjects() {
+    let _turn = turn::take(module_path!());
+    let tmp = tempfile::tempdir().unwrap();
+    let subjects = tmp.path().join("subjects");
+    std::fs::create_dir(&subjects).unwrap();
+    // An unknown id is refused alike either way: the positional one is the same selection.
+    let refusal = |args: &[&str]| {
+        let o = restbench()
+            .arg("run")
+            .args(args)
+            .arg("--subjects-dir")
+            .arg(&subjects)
+            .arg("--out")
+            .arg(tmp.path().join("out"))
+            .output()
+            .unwrap();
+        (o.status.code(), o.stderr_text())
+    };
+    let positional = refusal(&["no-such-subject"]);
+    let flag = refusal(&["--subjects", "no-such-subject"]);
+    assert!(positional.1.contains("no-such-subject"), "{positional:?}");
+    assert_eq!(positional, flag);
+    assert!(!tmp.path().join("out").exists());
+
+    let (code, err) = refusal(&["rust-hyper", "--subjects", "go-nethttp"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.starts_with("error: the argument '[ID]...' cannot be used with '--subjects <IDS>'"),
+        "{err}"
+    );
+}
+
+/// A subject whose build takes 30 s: an interrupt arrives while it builds.
+const SLOW_BUILD_MANIFEST: &str = r#"
+id = "slow-build"
+language = "python"
+framework = "http.server"
+framework_version = "3"
+workloads = ["plaintext"]
+[requires]
+tools = ["python3"]
+[build]
+commands = ["sleep 30"]
+[start]
+command = "exec python3 -m http.server $PORT --bind 127.0.0.1"
+[scenarios.single-thread]
+env = {}
+"#;
+
+/// Processes of process group `pgid` whose command line is `sleep 30`.
+fn sleeping_in(pgid: u32) -> bool {
+    restbench_testkit::procs::pids().into_iter().any(|pid| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // pid (comm) state ppid pgrp …
+        let group = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(2)?.parse::<u32>().ok());
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        group == Some(pgid) && cmdline == b"sleep\x0030\x00"
+    })
+}
+
+#[test]
+fn an_interrupt_during_a_build_records_interrupted_cells_and_finalises_the_results() {
+    use std::os::unix::process::CommandExt;
+    let _turn = turn::take(module_path!());
+    use nix::sys::signal::Signal::{SIGHUP, SIGINT, SIGTERM};
+    // (signal, stdout a pipe whose reader is gone: `run … | head -1`, or a `| tee` killed by
+    // the same Ctrl-C)
+    for (signal, closed_stdout) in [
+        (SIGINT, false),
+        (SIGHUP, false),
+        (SIGTERM, false),
+        (SIGINT, true),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("subjects/slow-build");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("subject.toml"), SLOW_BUILD_MANIFEST).unwrap();
+        let out = tmp.path().join("out");
+        let stdout = if closed_stdout {
+            let (reader, writer) = std::io::pipe().unwrap();
+            drop(reader);
+            Stdio::from(writer)
+        } else {
+            Stdio::piped()
+        };
+        let child = restbench()
+            .args([
+                "run",
+                "slow-build",
+                "--quick",
+                "--no-calibrate",
+                "--no-cgroups",
+            ])
+            .args(["--no-conformance", "--scenarios", "single-thread"])
+            .arg("--subjects-dir")
+            .arg(tmp.path().join("subjects"))
+            .arg("--out")
+            .arg(&out)
+            .env("RESTBENCH_CACHE", tmp.path().join("cache"))
+            // Its own group, signalled whole, as a terminal signals its foreground job.
+            .process_group(0)
+            .stdin(Stdio::null())
+            .stdout(stdout)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pgid = child.id();
+        let started = Instant::now();
+        while !sleeping_in(pgid) {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "{signal}: the build never started"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid as i32), signal).unwrap();
+        let o = child.wait_with_output().unwrap();
+        let (stdout, err) = o.text();
+        assert!(
+            started.elapsed() < Duration::from_secs(25),
+            "{signal}: waited for the build"
+        );
+        assert_eq!(o.status.code(), Some(130), "{signal}: {stdout}\n{err}");
+        assert!(
+            err.contains("interrupted: the finished cells are kept"),
+            "{signal}: {err}"
+        );
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap())
+                .unwrap();
+        assert_eq!(doc["interrupted"], true, "{signal}: {doc}");
+        assert!(doc["finished_at"].is_string(), "{signal}: {doc}");
+        let cells = doc["cells"].as_array().unwrap();
+        assert_eq!(cells.len(), 1, "{signal}: {doc}");
+        assert_eq!(cells[0]["status"], "interrupted", "{signal}: {doc}");
+        assert_eq!(
+            cells[0]["reason"], "interrupted before it was measured",
+            "{signal}: {doc}"
+        );
+    }
+}

@@ -242,3 +242,97 @@ fn run_with_a_wrong_password_fails_at_once_in_one_line() {
         "a run without a usable database was started anyway"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// `serve`'s database URL
+
+/// A users subject that only needs to be ready: `serve` starts a throwaway cluster for it.
+const USERS_MANIFEST: &str = r#"
+id = "tiny-users"
+language = "python"
+framework = "http.server"
+framework_version = "3"
+workloads = ["plaintext", "users"]
+[requires]
+tools = ["python3"]
+[start]
+command = "exec python3 server.py"
+ready_timeout = "20s"
+[scenarios.single-thread]
+env = {}
+"#;
+
+const USERS_SERVER: &str = r#"
+import os
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Length", "13")
+        self.end_headers()
+        self.wfile.write(b"Hello, World!")
+    def log_message(self, *args):
+        pass
+
+HTTPServer(("127.0.0.1", int(os.environ["PORT"])), Handler).serve_forever()
+"#;
+
+#[test]
+#[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
+fn serve_writes_the_usable_database_url_to_a_private_file_and_prints_only_its_path() {
+    use std::os::unix::fs::PermissionsExt;
+    let _turn = turn::take(module_path!());
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("subjects/tiny-users");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("subject.toml"), USERS_MANIFEST).unwrap();
+    std::fs::write(dir.join("server.py"), USERS_SERVER).unwrap();
+    let mut child = restbench()
+        .args(["serve", "tiny-users", "--subjects-dir"])
+        .arg(t.path().join("subjects"))
+        .env("RESTBENCH_CACHE", t.path().join("cache"))
+        .env_remove("DATABASE_URL")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = lines(child.stderr.take().unwrap());
+    let mut said = Vec::new();
+    let line = loop {
+        match stderr.recv_timeout(Duration::from_secs(90)) {
+            Ok(l) if l.starts_with("database: ") => break l,
+            Ok(l) => said.push(l),
+            Err(_) => {
+                let _ = child.kill();
+                panic!("no database line: {said:?}");
+            }
+        }
+    };
+    // "database: postgres://…:***@… (the usable URL, with its password, is in FILE, mode 0600)"
+    let file = line
+        .split_once(" is in ")
+        .and_then(|(_, rest)| rest.strip_suffix(", mode 0600)"))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("no file in {line:?}"));
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "{}", file.display());
+    let url = std::fs::read_to_string(&file).unwrap().trim().to_string();
+    let password = url
+        .split_once("://")
+        .and_then(|(_, rest)| rest.split_once('@'))
+        .and_then(|(user, _)| user.split_once(':'))
+        .map(|(_, p)| p.to_string())
+        .unwrap_or_else(|| panic!("no password in the file's URL"));
+    let shown = line.split_once(" (").map_or(line.as_str(), |(url, _)| url);
+    assert!(
+        shown.contains(":***@") && !shown.contains(&format!(":{password}@")),
+        "{line}"
+    );
+    check_seeded(&url);
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert!(!file.exists(), "{} outlived the cluster", file.display());
+}

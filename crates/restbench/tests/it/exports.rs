@@ -212,7 +212,24 @@ fn report_takes_a_results_json_path_and_compare_still_takes_runs() {
     let o = restbench().arg("report").arg(&results).output().unwrap();
     let (out, err) = o.text();
     assert_eq!(o.status.code(), Some(0), "{err}");
+    // Only the paths written; the Markdown itself with --stdout.
+    let md = dir.path().join("report.md");
+    let html = dir.path().join("report.html");
+    assert_eq!(
+        out,
+        format!("wrote {}\nwrote {}\n", md.display(), html.display())
+    );
+    let o = restbench()
+        .arg("report")
+        .arg("--stdout")
+        .arg(&results)
+        .output()
+        .unwrap();
+    let (out, err) = o.text();
+    assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(out.contains("rust-hyper"), "{out}");
+    assert_eq!(out, std::fs::read_to_string(&md).unwrap());
+    assert!(err.contains("wrote "), "{err}");
     assert!(dir.path().join("report.md").is_file());
     assert!(dir.path().join("report.html").is_file());
 
@@ -225,4 +242,30 @@ fn report_takes_a_results_json_path_and_compare_still_takes_runs() {
     let (out, err) = o.text();
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(out.contains("2 cells in both runs"), "{out}");
+}
+
+#[test]
+fn report_given_a_load_result_names_the_command_that_takes_it() {
+    let _turn = turn::take(module_path!());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("load.json");
+    // The fields that tell a `load --json` result (`restbench_report::document`).
+    std::fs::write(
+        &path,
+        r#"{"schema_version": 1, "settings": {}, "latency_us": {}, "rps": 100.0}"#,
+    )
+    .unwrap();
+    let o = restbench().arg("report").arg(&path).output().unwrap();
+    let (out, err) = o.text();
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert_eq!(
+        err.trim_end(),
+        format!(
+            "error: {}: this is a `restbench load --json` result: use `restbench compare A B` \
+             for load results",
+            path.display()
+        )
+    );
+    assert!(!dir.path().join("report.md").exists());
 }

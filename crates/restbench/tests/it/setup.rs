@@ -194,6 +194,13 @@ fn new_scaffolds_a_subject_that_subjects_lists() {
         "{}",
         o.stdout_text()
     );
+    // Not silently: the new subject joins the default grid.
+    assert!(
+        o.stdout_text().lines().any(|l| l
+            == "my-server is now part of `restbench run`'s default grid; `--subjects` selects"),
+        "{}",
+        o.stdout_text()
+    );
     let pkg = std::fs::read_to_string(dir.join("my-server/package.json")).unwrap();
     assert!(pkg.contains("\"restbench-my-server\""), "{pkg}");
     assert!(!dir.join("my-server/node_modules").exists());
