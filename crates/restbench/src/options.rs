@@ -9,8 +9,8 @@ use std::time::Duration;
 use anyhow::Context;
 use restbench_harness::plan::study::StudyRequest;
 use restbench_harness::plan::{
-    DEFAULT_DB_POOL, DatabaseRequest, Length, Machine, OpenLoopRequest, RunRequest, Selection,
-    ShapeOverrides,
+    ConformanceStep, DEFAULT_DB_POOL, DatabaseRequest, Length, Machine, OpenLoopRequest,
+    RunRequest, Selection, ShapeOverrides,
 };
 use restbench_harness::runner::Mode;
 use restbench_harness::subject::{self, prepare};
@@ -45,6 +45,7 @@ pub fn run_request(
     cells: &CellArgs,
     root: &Path,
     what: Measured,
+    conformance: ConformanceStep,
 ) -> anyhow::Result<RunRequest> {
     let m = &cells.measure;
     let remote = crate::remote::for_run(&m.remote, m.loadgen_cpus.as_deref())?;
@@ -76,6 +77,7 @@ pub fn run_request(
         calibrate: !cells.no_calibrate,
         cache: prepare::cache_dir(root),
         note: what.note,
+        conformance,
     })
 }
 
@@ -101,6 +103,7 @@ pub fn study_request(args: &StudyArgs, root: &Path) -> anyhow::Result<StudyReque
         open_loop: open_loop(&m.open_loop),
         remote,
         cache: prepare::cache_dir(root),
+        conformance: ConformanceStep::unless_skipped(args.no_conformance),
     })
 }
 

@@ -122,4 +122,32 @@ pub struct RunRequest {
     pub cache: PathBuf,
     /// A sentence for the report about what was measured.
     pub note: Option<String>,
+    pub conformance: ConformanceStep,
+}
+
+/// Whether a subject's conformance cases run before its cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConformanceStep {
+    /// Checked (cached per build).
+    Check,
+    /// `--no-conformance`: not checked, and the results say so.
+    Skip,
+    /// An ad-hoc command (`bench`): no subject folder, no contract to hold it to.
+    NotApplicable,
+}
+
+impl ConformanceStep {
+    /// `Check` unless `--no-conformance` was given.
+    pub fn unless_skipped(no_conformance: bool) -> Self {
+        if no_conformance {
+            Self::Skip
+        } else {
+            Self::Check
+        }
+    }
+
+    /// The sentence the run's note gains, if any.
+    pub(crate) fn note(self) -> Option<String> {
+        (self == Self::Skip).then(|| "Conformance not checked (--no-conformance).".to_string())
+    }
 }

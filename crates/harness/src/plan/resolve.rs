@@ -11,7 +11,8 @@ use restbench_loadgen::{LoadError, StopAt};
 use restbench_model::{RunResults, Slo, StudyInfo};
 
 use super::request::{
-    DatabaseRequest, Length, Machine, OpenLoopRequest, Remote, RunRequest, ShapeOverrides,
+    ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, Remote, RunRequest,
+    ShapeOverrides,
 };
 use crate::db::{self, Provision};
 use crate::error::{HarnessError, chain};
@@ -129,6 +130,7 @@ pub fn resolve(req: RunRequest) -> Result<Resolved, PlanError> {
         study: None,
         open_loop: open_loop(&req.open_loop, req.length)?,
         db_pool: req.database.pool,
+        conformance: req.conformance,
     };
     let plan = assemble(parts, site, req.remote.as_ref());
     if plan.cells() == 0 {
@@ -259,6 +261,7 @@ pub(crate) struct Parts {
     pub study: Option<StudyInfo>,
     pub open_loop: OpenLoop,
     pub db_pool: u32,
+    pub conformance: ConformanceStep,
 }
 
 /// The plan of `parts` on `site`, without its database yet and not calibrated.
@@ -281,13 +284,13 @@ pub(crate) fn assemble(parts: Parts, site: Site, remote: Option<&Remote>) -> Run
         db_cpus: Vec::new(),
         database: String::new(),
         db_pool_total: parts.db_pool,
-        note: parts.note,
+        note: join_notes(parts.note, parts.conformance.note()),
         study: parts.study,
         open_loop: parts.open_loop,
         server_address: remote.map(|r| r.address),
         server_host: remote.and_then(|r| r.server.clone()),
         remote: remote.and_then(|r| r.generators.clone()),
-        conformance: false,
+        conformance: parts.conformance == ConformanceStep::Check,
     }
 }
 
@@ -549,6 +552,7 @@ mod tests {
                 study: None,
                 open_loop: OpenLoop::default(),
                 db_pool: DEFAULT_DB_POOL,
+                conformance: ConformanceStep::Check,
             };
             let site = Site {
                 placement: Placement::split(&[0, 1]),
@@ -588,5 +592,44 @@ mod tests {
         ] {
             assert!(!names_loopback(url), "{url}");
         }
+    }
+
+    #[test]
+    fn the_conformance_step_is_the_requests_and_a_skip_is_said() {
+        let plan = |conformance: ConformanceStep| {
+            let parts = Parts {
+                kind: "run".into(),
+                entries: Vec::new(),
+                workloads: Vec::new(),
+                protocols: Vec::new(),
+                shape: LoadShape::default(),
+                repeats: 1,
+                restarts: 1,
+                out_dir: PathBuf::new(),
+                cache: PathBuf::new(),
+                note: Some("A --quick pass.".into()),
+                study: None,
+                open_loop: OpenLoop::default(),
+                db_pool: DEFAULT_DB_POOL,
+                conformance,
+            };
+            let site = Site {
+                placement: Placement::split(&[0, 1]),
+                backend: Backend::affinity_only("test"),
+            };
+            assemble(parts, site, None)
+        };
+        let checked = plan(ConformanceStep::Check);
+        assert!(checked.conformance);
+        assert_eq!(checked.note.as_deref(), Some("A --quick pass."));
+        let skipped = plan(ConformanceStep::Skip);
+        assert!(!skipped.conformance);
+        assert_eq!(
+            skipped.note.as_deref(),
+            Some("A --quick pass. Conformance not checked (--no-conformance).")
+        );
+        let ad_hoc = plan(ConformanceStep::NotApplicable);
+        assert!(!ad_hoc.conformance);
+        assert_eq!(ad_hoc.note.as_deref(), Some("A --quick pass."));
     }
 }

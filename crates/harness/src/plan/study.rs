@@ -10,7 +10,7 @@ use restbench_model::cpus::format_cpu_list;
 use restbench_model::published::{PublishedStudy, published_study};
 use restbench_model::{Protocol, Scenario, StudyInfo, UnknownName, Workload};
 
-use super::request::{DatabaseRequest, Length, Machine, OpenLoopRequest, Remote};
+use super::request::{ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, Remote};
 use super::resolve::{self, Parts, PlanError, Resolved, Site, assemble, place};
 use crate::host::placement::Placement;
 use crate::runner::{LoadShape, RunEntry};
@@ -35,6 +35,7 @@ pub struct StudyRequest {
     pub remote: Option<Remote>,
     /// The build cache (`prepare::cache_dir` of the subjects folder).
     pub cache: PathBuf,
+    pub conformance: ConformanceStep,
 }
 
 /// One study planned: the published figures it is set against, the subjects it names that the
@@ -92,6 +93,7 @@ impl StudyRequest {
             study: study_info(id, self.length, &shortening, &site.placement, repeats),
             open_loop: resolve::open_loop(&self.open_loop, self.length)?,
             db_pool: self.database.pool,
+            conformance: self.conformance,
         };
         let plan = assemble(parts, site.clone(), self.remote.as_ref());
         if plan.cells() == 0 {

@@ -192,18 +192,6 @@ pub struct RunPlan {
 }
 
 impl RunPlan {
-    /// Turns the conformance step on, or off with a sentence in the run's note saying so.
-    pub fn check_conformance(&mut self, on: bool) {
-        self.conformance = on;
-        if !on {
-            let said = "Conformance not checked (--no-conformance).";
-            self.note = Some(match self.note.take() {
-                Some(note) => format!("{note} {said}"),
-                None => said.into(),
-            });
-        }
-    }
-
     /// The run's protocols that `subject` serves, in the run's order; a protocol it does not
     /// declare gets no cell (not a failure: not every stack speaks h2c).
     pub fn protocols_of(&self, subject: &Subject) -> Vec<Protocol> {

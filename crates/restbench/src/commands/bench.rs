@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use restbench_harness::plan;
+use restbench_harness::plan::{self, ConformanceStep};
 use restbench_harness::subject::ad_hoc;
 use restbench_model::Workload;
 use restbench_model::time::utc_stamp;
@@ -36,7 +36,14 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     refuse_finished_run(&options::out_dir(cells, &what), cells.measure.force)?;
     let stop = signals::stop_flag()?;
     let exports = output::open_exports(&cells.measure.export)?;
-    let request = options::run_request(vec![subject], workloads, cells, &root, what)?;
+    let request = options::run_request(
+        vec![subject],
+        workloads,
+        cells,
+        &root,
+        what,
+        ConformanceStep::NotApplicable,
+    )?;
     let resolved = plan::resolve(request).map_err(plan_error)?;
     progress::measure(resolved, &stop, exports)
 }

@@ -2,6 +2,7 @@
 
 use std::process::ExitCode;
 
+use restbench_harness::plan::ConformanceStep;
 use restbench_harness::{plan, subject};
 use restbench_model::Workload;
 use restbench_model::time::utc_stamp;
@@ -34,8 +35,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     };
     let stop = signals::stop_flag()?;
     let exports = output::open_exports(&cells.measure.export)?;
-    let request = options::run_request(subjects, workloads, cells, &root, what)?;
-    let mut resolved = plan::resolve(request).map_err(plan_error)?;
-    resolved.plan.check_conformance(!args.no_conformance);
+    let conformance = ConformanceStep::unless_skipped(args.no_conformance);
+    let request = options::run_request(subjects, workloads, cells, &root, what, conformance)?;
+    let resolved = plan::resolve(request).map_err(plan_error)?;
     progress::measure(resolved, &stop, exports)
 }

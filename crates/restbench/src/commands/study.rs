@@ -44,16 +44,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
             break;
         }
         let out_dir = out_dir_of(id);
-        let Some(results) = run_one(
-            &request,
-            &site,
-            id,
-            out_dir.clone(),
-            &root,
-            &stop,
-            !args.no_conformance,
-        )?
-        else {
+        let Some(results) = run_one(&request, &site, id, out_dir.clone(), &root, &stop)? else {
             continue;
         };
         if output::any_failed(&results) {
@@ -87,7 +78,6 @@ fn run_one(
     out_dir: PathBuf,
     root: &Path,
     stop: &AtomicBool,
-    conformance: bool,
 ) -> anyhow::Result<Option<RunResults>> {
     let planned = request
         .resolve(id, site, out_dir.clone())
@@ -100,7 +90,6 @@ fn run_one(
         return Ok(None);
     };
     let study = &planned.study;
-    resolved.plan.check_conformance(conformance);
     output::warn(&resolved.warnings);
     let total = resolved.plan.cells();
     let progress = TerminalProgress::new(total);
