@@ -30,6 +30,9 @@ pub enum Flag {
     Errors,
     /// Failed a conformance case of level fail (`restbench conformance`).
     Nonconformant,
+    /// In most of its rounds neither the server nor the generator used its CPU: another process
+    /// took it. Shown, never ranked.
+    Contended,
 }
 
 crate::vocabulary!(Flag, "flag", {
@@ -40,12 +43,15 @@ crate::vocabulary!(Flag, "flag", {
     VerificationWarnings => "verification_warnings",
     Errors => "errors",
     Nonconformant => "nonconformant",
+    Contended => "contended",
 });
 
 impl Flag {
     pub const fn severity(self) -> Severity {
         match self {
-            Flag::Errors | Flag::LimitNotHeld | Flag::Nonconformant => Severity::Severe,
+            Flag::Errors | Flag::LimitNotHeld | Flag::Nonconformant | Flag::Contended => {
+                Severity::Severe
+            }
             _ => Severity::Caution,
         }
     }
@@ -74,6 +80,9 @@ impl Flag {
             Flag::Nonconformant => {
                 "The server failed a conformance case (a request split across reads, Connection: close, HTTP/1.0, framing): its figure may come from reading HTTP in a way real clients would break, so it is shown but ranked apart."
             }
+            Flag::Contended => {
+                "In most of its rounds neither the server used its CPU allowance nor the generator its CPUs: another process on the machine took the CPU, so the figure is nobody's. It is re-measured in later rounds; when it stays so it is shown but never ranked."
+            }
         }
     }
 
@@ -89,6 +98,9 @@ impl Flag {
             Flag::VerificationWarnings => "see the findings",
             Flag::Errors => "some requests failed",
             Flag::Nonconformant => "the server failed a conformance case, so it is ranked apart",
+            Flag::Contended => {
+                "neither the server nor the generator used its CPU (another process took it), so it is not ranked"
+            }
         }
     }
 }

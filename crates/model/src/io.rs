@@ -131,6 +131,7 @@ mod tests {
             study: None,
             noisy_machine: None,
             conformance: Vec::new(),
+            groups: Vec::new(),
         };
         write_results(&d, &results).unwrap();
         assert_eq!(read_run(&d).unwrap(), results);

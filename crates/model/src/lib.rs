@@ -8,6 +8,8 @@
 //! - Vocabulary: [`Workload`], [`Scenario`], [`Protocol`] and [`Flag`], each a closed set whose
 //!   names, `Display` and `FromStr` come from one macro ([`vocabulary!`], in [`names`], with
 //!   [`UnknownName`]); CPU lists ([`cpus`]) and UTC timestamps ([`time`]).
+//! - Verdicts under noise: [`interval`] (intervals on figures and on ratios, paired by round)
+//!   and [`rounds`] (interleaved rounds, contended slices, rankings with ties, the stop rule).
 //! - [`merge`]: several generators' load results (shards of one load) merged into one, exactly.
 //!
 //! Every engine converts its own types into these explicitly, so the on-disk schema changes only
@@ -21,12 +23,14 @@ pub mod cpus;
 pub mod documents;
 pub mod flag;
 pub mod histogram;
+pub mod interval;
 pub mod io;
 pub mod load;
 pub mod merge;
 pub mod names;
 pub mod protocol;
 pub mod published;
+pub mod rounds;
 pub mod run;
 pub mod scenario;
 pub mod time;
@@ -44,6 +48,7 @@ pub use documents::{
 };
 pub use flag::{Flag, Severity};
 pub use histogram::{HistogramError, LatencySummary};
+pub use interval::Interval;
 pub use io::{DocumentError, read_load, read_results, read_run, write_results};
 pub use load::{
     ErrorCounts, LoadResult, LoadSettings, LoadgenCpu, SecondSample, Shard, ShardSummary, ThreadRps,
@@ -55,9 +60,11 @@ pub use published::{
     PublishedFigure, PublishedLatency, PublishedStudy, StudyInfo, UnavailableSystem,
     published_studies, published_study,
 };
+pub use rounds::{GroupRounds, PairRatio, RankEntry, Round, RoundsPolicy, Saturation};
 pub use run::{
-    Cell, CellPlacement, CellStatus, CellSubject, Environment, Finding, FindingLevel, LoadgenUsage,
-    RepeatResult, RestartSpread, RpsStats, RunProtocol, RunResults, ServerUsage, UsageSource,
+    Cell, CellIntervals, CellPlacement, CellStatus, CellSubject, Environment, Finding,
+    FindingLevel, LoadgenUsage, RepeatResult, RestartSpread, RpsStats, RunProtocol, RunResults,
+    ServerUsage, UsageSource,
 };
 pub use scenario::{SCENARIO_ORDER, Scenario};
 pub use workload::Workload;

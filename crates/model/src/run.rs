@@ -35,6 +35,10 @@ pub struct RunResults {
     /// cells were measured; empty in documents from before conformance checks.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub conformance: Vec<crate::SubjectConformance>,
+    /// Each group's rounds (same workload, scenario, protocol) and what they decided: the
+    /// paired ratios, the rankings with ties. Empty in documents from before rounds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<crate::GroupRounds>,
 }
 
 /// Facts about the machine and restbench, for reading figures later.
@@ -85,6 +89,10 @@ pub struct RunProtocol {
     /// Server processes each cell's repeats were split over (`--restarts`), when 2 or more.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restarts: Option<u32>,
+    /// How the repeats were taken as interleaved rounds; absent in documents from before rounds
+    /// (each cell's repeats then ran back to back).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<crate::RoundsPolicy>,
 }
 
 /// Whether a cell was measured.
@@ -152,6 +160,23 @@ pub struct Cell {
     /// this is their spread within and between processes (absent with one process).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restarts: Option<RestartSpread>,
+    /// The 95 % intervals over the rounds that counted (two or more).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intervals: Option<CellIntervals>,
+}
+
+/// A cell's figures with their 95 % intervals over its rounds (geometric mean, t on logs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellIntervals {
+    pub rps: crate::Interval,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_us: Option<crate::Interval>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_us_per_req: Option<crate::Interval>,
+    /// Rounds whose slice counted, and rounds whose slice was contended.
+    pub rounds: u32,
+    #[serde(default)]
+    pub contended_rounds: u32,
 }
 
 /// How the repeats of a cell spread within one server process and between processes: one
@@ -288,6 +313,7 @@ impl Cell {
             generators: Vec::new(),
             protocol: crate::protocol::default_protocol(),
             restarts: None,
+            intervals: None,
         }
     }
 
@@ -369,6 +395,12 @@ pub struct RepeatResult {
     /// documents written before it was recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timeseries: Vec<SecondSample>,
+    /// The round of the group this repeat was measured in (from 0); absent before rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
+    /// What limited this slice; a `contended` slice does not count in the figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saturation: Option<crate::Saturation>,
 }
 
 /// What the server used while it was measured (its whole process tree).

@@ -239,6 +239,7 @@ pub(crate) mod tests {
             study: None,
             noisy_machine: None,
             conformance: Vec::new(),
+            groups: Vec::new(),
         }
     }
 

@@ -299,6 +299,8 @@ fn svg_charts() {
             errors: Default::default(),
             server_cpu_cores: 1.0,
             loadgen_cpu_cores: 1.0,
+            round: None,
+            saturation: None,
             timeseries: (0..3)
                 .map(|i| restbench_model::SecondSample {
                     second: i,

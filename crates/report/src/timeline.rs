@@ -94,6 +94,8 @@ mod tests {
             errors: Default::default(),
             server_cpu_cores: 0.0,
             loadgen_cpu_cores: 0.0,
+            round: None,
+            saturation: None,
             timeseries: seconds
                 .iter()
                 .enumerate()

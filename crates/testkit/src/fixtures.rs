@@ -19,6 +19,7 @@ pub fn run_results(cells: Vec<Cell>) -> RunResults {
         study: None,
         noisy_machine: None,
         conformance: Vec::new(),
+        groups: Vec::new(),
     }
 }
 

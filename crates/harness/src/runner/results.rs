@@ -37,6 +37,7 @@ impl ResultsFile {
             study: plan.study.clone(),
             noisy_machine: None,
             conformance: Vec::new(),
+            groups: Vec::new(),
         };
         let file = Self {
             dir: plan.out_dir.clone(),
@@ -131,5 +132,6 @@ fn run_protocol(plan: &RunPlan) -> RunProtocol {
         db_pool_total: plan.db_pool_total,
         note: plan.note.clone(),
         restarts: (plan.restarts > 1).then_some(plan.restarts),
+        rounds: None,
     }
 }

@@ -123,6 +123,8 @@ impl Totals {
                 errors: e,
                 server_cpu_cores: sample.cpu.as_secs_f64() / secs,
                 loadgen_cpu_cores: (outcome.cpu_user + outcome.cpu_system).as_secs_f64() / secs,
+                round: None,
+                saturation: None,
                 timeseries: outcome.seconds(),
             });
         }

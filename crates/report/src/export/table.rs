@@ -326,6 +326,8 @@ pub(crate) mod tests {
             errors: Default::default(),
             server_cpu_cores: 1.0,
             loadgen_cpu_cores: 1.0,
+            round: None,
+            saturation: None,
             timeseries: Vec::new(),
         };
         three.repeats = vec![repeat.clone(), repeat.clone(), repeat.clone()];
@@ -353,6 +355,7 @@ pub(crate) mod tests {
             study: None,
             noisy_machine: None,
             conformance: Vec::new(),
+            groups: Vec::new(),
         }
     }
 

@@ -444,6 +444,7 @@ mod tests {
             study: None,
             noisy_machine: None,
             conformance: Vec::new(),
+            groups: Vec::new(),
         };
         let html = render(&run);
         assert!(!html.contains("58.3k–58.3k"), "a range of one value");
@@ -468,6 +469,7 @@ mod tests {
             study: StudyInfo::new(id, true, "short"),
             noisy_machine: None,
             conformance: Vec::new(),
+            groups: Vec::new(),
         };
         let (a, b) = (run("a"), run("b"));
         let html = render_many(&[&a, &b]);
@@ -512,6 +514,7 @@ mod tests {
             }),
             noisy_machine: None,
             conformance: Vec::new(),
+            groups: Vec::new(),
         };
         let html = render(&r);
         assert!(!html.contains("<img") && !html.contains("a<b>") && !html.contains("run <1>"));
@@ -540,6 +543,7 @@ mod tests {
             study: None,
             noisy_machine: None,
             conformance: Vec::new(),
+            groups: Vec::new(),
         };
         let html = render(&r);
         assert!(html.contains("between processes 14.1% over 2 processes"));

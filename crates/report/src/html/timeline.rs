@@ -178,6 +178,8 @@ mod tests {
             errors: Default::default(),
             server_cpu_cores: 1.0,
             loadgen_cpu_cores: 1.0,
+            round: None,
+            saturation: None,
             timeseries: (0..3)
                 .map(|i| SecondSample {
                     second: i,

@@ -75,6 +75,8 @@ fn ok_cell(s: &Spec<'_>, seed: u64) -> Cell {
             server_cpu_cores: s.cpu_cores,
             loadgen_cpu_cores: 0.8,
             // Ten seconds, with a pause (a GC, say) now and then.
+            round: None,
+            saturation: None,
             timeseries: (0..10)
                 .map(|i| {
                     let pause = rng.next() < 0.1;
@@ -433,6 +435,7 @@ fn sample() -> RunResults {
             db_pool_total: 100,
             note: Some("study a: wrk's 2 threads and 10 connections".into()),
             restarts: None,
+            rounds: None,
         },
         cells,
         study: StudyInfo::new(
@@ -442,6 +445,7 @@ fn sample() -> RunResults {
         ),
         noisy_machine: restbench_model::run::ceiling_drift(520_000.0, 430_000.0),
         conformance: conformance(),
+        groups: Vec::new(),
     }
 }
 
