@@ -4,7 +4,9 @@
 
 use std::fmt;
 
-use restbench_model::{Cell, Protocol, Scenario, SubjectConformance, VerifyOutcome, Workload};
+use restbench_model::{
+    Cell, GroupRounds, Protocol, Scenario, SubjectConformance, VerifyOutcome, Workload,
+};
 
 /// What happens during a run or a verify session, as it happens.
 #[derive(Debug, Clone, Copy)]
@@ -21,6 +23,23 @@ pub enum RunEvent<'a> {
         done: usize,
         total: usize,
     },
+    /// A round of a group ended: `round` (from 1) of at least `min_rounds` and at most
+    /// `max_rounds`, with `unsettled` of its `pairs` still beyond the target; `done` is the
+    /// run's estimated share of work finished (0..1), for an ETA.
+    RoundDone {
+        workload: Workload,
+        scenario: Scenario,
+        protocol: Protocol,
+        round: u32,
+        min_rounds: u32,
+        max_rounds: u32,
+        measured: usize,
+        pairs: usize,
+        unsettled: usize,
+        done: f64,
+    },
+    /// A group's rounds are over: the order of every round, the paired ratios, the rankings.
+    GroupDone(&'a GroupRounds),
     /// Something worth a line of its own.
     Note(&'a str),
     /// Verify: a tool the subject needs is missing here.
@@ -86,6 +105,8 @@ pub enum Step {
         i: u32,
         n: u32,
     },
+    /// The short discarded slice before a round's measured one.
+    Rewarming,
     CapacityProbe,
     /// Capacity search step `n` (from 1), loading at `rate` req/s.
     CapacityStep {
@@ -111,6 +132,7 @@ impl fmt::Display for Step {
             }
             Step::WarmingUp => f.write_str("warming up"),
             Step::Measuring { i, n } => write!(f, "measuring {i}/{n}"),
+            Step::Rewarming => f.write_str("re-warming"),
             Step::CapacityProbe => f.write_str("capacity: closed-loop probe"),
             Step::CapacityStep { n, rate } => write!(f, "capacity step {n} at {rate:.0}/s"),
             Step::EqualLoad { rate } => write!(f, "equal load at {rate:.0}/s"),

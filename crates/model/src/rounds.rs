@@ -42,14 +42,24 @@ pub enum Saturation {
     Server,
     /// The generator used its CPUs (or reached its ceiling): the figure is a floor.
     Client,
-    /// Neither did: another process took the CPU, so the figure is nobody's.
+    /// Neither did, and another process (or the hypervisor) took the server's CPU: the figure
+    /// is nobody's.
     Contended,
+    /// Neither did, and nothing else took the CPU: the server limited itself (one thread, a
+    /// lock, a wait). The figure is the server's.
+    Unsaturated,
 }
 
 impl Saturation {
+    /// Whether a slice of this kind counts in the cell's figures.
+    pub fn counts(self) -> bool {
+        self != Saturation::Contended
+    }
+
     /// A closed-loop slice judged from what each side used: `server_cores` of `allowed_cores`,
     /// `loadgen_cores` of `loadgen_cpus`; `client_bound` when the generator was judged the
-    /// limit otherwise (its calibrated ceiling).
+    /// limit otherwise (its calibrated ceiling). Neither is `Contended`; the caller turns it
+    /// into [`Saturation::Unsaturated`] when it can tell that nobody else took the CPU.
     pub fn of(
         server_cores: f64,
         allowed_cores: f64,

@@ -331,9 +331,21 @@ pub struct MeasureArgs {
         value_parser = vocabulary::<Protocol>
     )]
     pub protocols: Vec<Protocol>,
-    /// Repeats per cell [default: 3; 1 with --quick].
+    /// Rounds every cell gets: in each round every cell of a group (same workload, scenario,
+    /// protocol) is measured once, in a fresh random order [default: 3].
     #[arg(long)]
     pub repeats: Option<u32>,
+    /// Add rounds until every paired ratio of a group is within ± this width, such as 3%
+    /// (or --max-rounds) [default: 3%; --quick and --faithful take a fixed count].
+    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    pub target_ci: Option<f64>,
+    /// The most rounds a group gets [default: 10; the repeats + 2 with --quick].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub max_rounds: Option<u32>,
+    /// Seed of the rounds' random orders, to repeat a run's orders [default: from the clock;
+    /// results.json records it].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
     /// Server processes the repeats of a cell are split over: 2 or more stop and start the
     /// server afresh (new cgroup, readiness wait, warm-up) between groups of repeats, and record
     /// the variance between processes beside the CV within one; 1 keeps one process per cell

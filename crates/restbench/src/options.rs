@@ -10,7 +10,7 @@ use anyhow::Context;
 use restbench_harness::plan::study::StudyRequest;
 use restbench_harness::plan::{
     ConformanceStep, DEFAULT_DB_POOL, DatabaseRequest, Length, Machine, OpenLoopRequest,
-    RunRequest, Selection, ShapeOverrides,
+    RoundsRequest, RunRequest, Selection, ShapeOverrides,
 };
 use restbench_harness::runner::Mode;
 use restbench_harness::subject::{self, prepare};
@@ -66,6 +66,7 @@ pub fn run_request(
             warmup: cells.warmup,
             repeats: m.repeats,
             restarts: m.restarts,
+            rounds: rounds_request(m),
         },
         machine: machine(m),
         database: DatabaseRequest {
@@ -95,6 +96,7 @@ pub fn study_request(args: &StudyArgs, root: &Path) -> anyhow::Result<StudyReque
         duration: args.duration,
         repeats: m.repeats,
         restarts: m.restarts,
+        rounds: rounds_request(m),
         machine: machine(m),
         database: DatabaseRequest {
             url: m.database_url.clone(),
@@ -105,6 +107,15 @@ pub fn study_request(args: &StudyArgs, root: &Path) -> anyhow::Result<StudyReque
         cache: prepare::cache_dir(root),
         conformance: ConformanceStep::unless_skipped(args.no_conformance),
     })
+}
+
+/// `--target-ci`, `--max-rounds`, `--seed`.
+fn rounds_request(m: &MeasureArgs) -> RoundsRequest {
+    RoundsRequest {
+        target_ci: m.target_ci,
+        max_rounds: m.max_rounds,
+        seed: m.seed,
+    }
 }
 
 /// A list flag's values, each once, in the order first given: the command line's rule for every

@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use restbench_harness::events::{At, Observer, RunEvent, Step};
@@ -15,6 +15,10 @@ use restbench_model::{Cell, CellStatus};
 pub struct TerminalProgress {
     bar: Option<ProgressBar>,
     current: Mutex<String>,
+    /// When the first round ended, and the estimate of work done then: the ETA is drawn from
+    /// the rounds' own pace, not from builds and starts.
+    rounds: Mutex<Option<(Instant, f64)>>,
+    eta: Mutex<String>,
 }
 
 impl TerminalProgress {
@@ -33,6 +37,8 @@ impl TerminalProgress {
         Self {
             bar,
             current: Mutex::new(String::new()),
+            rounds: Mutex::new(None),
+            eta: Mutex::new(String::new()),
         }
     }
 
@@ -57,6 +63,27 @@ impl Observer for TerminalProgress {
             RunEvent::LoadProgress(fraction) => self.load_progress(fraction),
             RunEvent::CellDone { cell, done, total } => self.cell_done(cell, done, total),
             RunEvent::Note(message) => self.say(message),
+            RunEvent::RoundDone {
+                workload,
+                scenario,
+                round,
+                min_rounds,
+                max_rounds,
+                pairs,
+                unsettled,
+                done,
+                ..
+            } => {
+                self.update_eta(done);
+                if round >= min_rounds && pairs > 0 {
+                    self.say(&format!(
+                        "{workload} · {scenario}: round {round} (of {min_rounds}–{max_rounds}), \
+                         {} of {pairs} ratios settled{}",
+                        pairs - unsettled,
+                        self.eta.lock().map(|e| e.clone()).unwrap_or_default()
+                    ));
+                }
+            }
             RunEvent::Conformed {
                 conformance,
                 cached,
@@ -87,8 +114,27 @@ impl TerminalProgress {
     }
 
     fn load_progress(&self, fraction: f64) {
-        if let (Some(bar), Ok(c)) = (&self.bar, self.current.lock()) {
-            bar.set_message(format!("{c} {:>3.0}%", fraction * 100.0));
+        if let (Some(bar), Ok(c), Ok(eta)) = (&self.bar, self.current.lock(), self.eta.lock()) {
+            bar.set_message(format!("{c} {:>3.0}%{eta}", fraction * 100.0));
+        }
+    }
+
+    /// The ETA from the pace of the rounds since the first one ended: `, ETA 12 min`.
+    fn update_eta(&self, done: f64) {
+        let (Ok(mut first), Ok(mut eta)) = (self.rounds.lock(), self.eta.lock()) else {
+            return;
+        };
+        let Some((at, then)) = *first else {
+            *first = Some((Instant::now(), done));
+            return;
+        };
+        let pace = (done - then) / at.elapsed().as_secs_f64().max(1e-3);
+        if pace > 0.0 {
+            let left = (1.0 - done).max(0.0) / pace;
+            *eta = format!(
+                ", ETA {}",
+                restbench_harness::runner::costs::human_duration(left)
+            );
         }
     }
 
@@ -139,6 +185,9 @@ pub fn measure(
 ) -> anyhow::Result<ExitCode> {
     crate::output::warn(&resolved.warnings);
     let progress = TerminalProgress::new(resolved.plan.cells());
+    for line in resolved.plan_lines() {
+        progress.note(&line);
+    }
     for note in resolved.opening_notes() {
         progress.note(&note);
     }

@@ -263,7 +263,8 @@ impl Cluster {
         };
         let conf = [
             listen.as_str(),
-            "-c max_connections=300",
+            // Every server of a group stays up during its rounds, each with its own pool.
+            "-c max_connections=1000",
             "-c shared_buffers=128MB",
             "-c fsync=off",
             "-c synchronous_commit=off",

@@ -7,9 +7,13 @@
 //! - [`placement`]: which CPUs the server, the generator and the database are pinned to.
 //! - [`sample`]: CPU and memory of a server's whole process tree, and a server's usage over one
 //!   load ([`sample::ServerSample`]).
+//! - [`contention`]: who else used the server's CPUs during a slice (busy time beyond the
+//!   server's, steal, the busiest other process), so a contended slice is told from a server
+//!   that limited itself.
 //! - [`environment`]: the host's facts recorded in every result (CPU, kernel, versions).
 
 pub mod cgroup;
+pub mod contention;
 pub mod environment;
 pub mod placement;
 pub mod process;

@@ -9,7 +9,7 @@ pub mod resolve;
 pub mod study;
 
 pub use request::{
-    ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, Remote, RunRequest,
-    Selection, ShapeOverrides,
+    ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, Remote, RoundsRequest,
+    RunRequest, Selection, ShapeOverrides,
 };
 pub use resolve::{DEFAULT_DB_POOL, PlanError, Resolved, Site, resolve};

@@ -58,6 +58,17 @@ pub struct ShapeOverrides {
     pub warmup: Option<Duration>,
     pub repeats: Option<u32>,
     pub restarts: Option<u32>,
+    pub rounds: RoundsRequest,
+}
+
+/// How the rounds are taken (`--target-ci`, `--max-rounds`, `--seed`); `None` keeps the
+/// length's default.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RoundsRequest {
+    /// A fraction: `0.03` adds rounds until every paired ratio is within ±3 %.
+    pub target_ci: Option<f64>,
+    pub max_rounds: Option<u32>,
+    pub seed: Option<u64>,
 }
 
 /// Where the generator, the server and the database run on this machine, and how limits hold.

@@ -11,8 +11,8 @@ use restbench_loadgen::{LoadError, StopAt};
 use restbench_model::{RunResults, Slo, StudyInfo};
 
 use super::request::{
-    ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, Remote, RunRequest,
-    ShapeOverrides,
+    ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, Remote, RoundsRequest,
+    RunRequest, ShapeOverrides,
 };
 use crate::db::{self, Provision};
 use crate::error::{HarnessError, chain};
@@ -111,8 +111,10 @@ pub fn resolve(req: RunRequest) -> Result<Resolved, PlanError> {
     let quick_note = req
         .length
         .is_quick()
-        .then(|| "A --quick pass: one short repeat per cell, for a first look only.".to_string());
+        .then(|| "A --quick pass: a few short rounds per cell, for a first look only.".to_string());
     let repeats = repeats(req.shape.repeats, req.length);
+    let open_loop = open_loop(&req.open_loop, req.length)?;
+    let rounds = rounds(&req.shape.rounds, req.length, repeats, &open_loop)?;
     let parts = Parts {
         kind: req.kind,
         entries: RunEntry::all(req.selection.subjects, &req.selection.scenarios),
@@ -128,7 +130,8 @@ pub fn resolve(req: RunRequest) -> Result<Resolved, PlanError> {
             req.remote.as_ref().map(|r| r.note.clone()),
         ),
         study: None,
-        open_loop: open_loop(&req.open_loop, req.length)?,
+        open_loop,
+        rounds,
         db_pool: req.database.pool,
         conformance: req.conformance,
     };
@@ -162,14 +165,62 @@ fn run_shape(flags: &ShapeOverrides, length: Length, loadgen_cpus: usize) -> Loa
     }
 }
 
-/// Repeats per cell: as asked (at least one), else one for a first look and three otherwise.
-pub fn repeats(given: Option<u32>, length: Length) -> u32 {
-    given
-        .unwrap_or(match length {
-            Length::Quick => 1,
-            _ => 3,
-        })
-        .max(1)
+/// Repeats per cell — the rounds always taken: as asked (at least one), else three.
+pub fn repeats(given: Option<u32>, _length: Length) -> u32 {
+    given.unwrap_or(3).max(1)
+}
+
+/// The default target of a run's rounds: every paired ratio within ±3 %.
+pub const DEFAULT_TARGET_CI: f64 = 0.03;
+
+/// The default cap on a group's rounds when a target is set.
+pub const DEFAULT_MAX_ROUNDS: u32 = 10;
+
+/// How the closed-loop repeats are taken as rounds: `min_rounds` = the repeats; a full run adds
+/// rounds up to `--max-rounds` (10) until every ratio is within `--target-ci` (3 %); `--quick`
+/// and `--faithful` take a fixed count, with two more rounds at most to re-measure a contended
+/// cell. `None` when the run measures no closed loop.
+pub fn rounds(
+    req: &RoundsRequest,
+    length: Length,
+    repeats: u32,
+    open_loop: &OpenLoop,
+) -> Result<Option<restbench_model::RoundsPolicy>, PlanError> {
+    if !open_loop.mode.throughput() {
+        return Ok(None);
+    }
+    if let Some(t) = req.target_ci
+        && !(t > 0.0 && t < 1.0)
+    {
+        return Err(PlanError::BadArgument(format!(
+            "--target-ci {:.1}%: give a width between 0 and 100 %, such as 3%",
+            t * 100.0
+        )));
+    }
+    let fixed = matches!(length, Length::Quick | Length::Faithful) && req.target_ci.is_none();
+    let target_ci = (!fixed).then(|| req.target_ci.unwrap_or(DEFAULT_TARGET_CI));
+    let max_rounds = match (req.max_rounds, fixed) {
+        (Some(m), _) => m,
+        (None, true) => repeats + 2,
+        (None, false) => DEFAULT_MAX_ROUNDS.max(repeats),
+    };
+    if max_rounds < repeats {
+        return Err(PlanError::BadArgument(format!(
+            "--max-rounds {max_rounds} is below the {repeats} repeats every cell gets: raise it              or lower --repeats"
+        )));
+    }
+    let seed = req.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+    });
+    Ok(Some(restbench_model::RoundsPolicy {
+        seed,
+        min_rounds: repeats,
+        max_rounds,
+        target_ci,
+        rewarm_s: if length.is_quick() { 0.5 } else { 1.0 },
+    }))
 }
 
 /// `--restarts` when not given: two server processes per cell, so every full run carries the
@@ -260,6 +311,7 @@ pub(crate) struct Parts {
     pub note: Option<String>,
     pub study: Option<StudyInfo>,
     pub open_loop: OpenLoop,
+    pub rounds: Option<restbench_model::RoundsPolicy>,
     pub db_pool: u32,
     pub conformance: ConformanceStep,
 }
@@ -287,6 +339,7 @@ pub(crate) fn assemble(parts: Parts, site: Site, remote: Option<&Remote>) -> Run
         note: join_notes(parts.note, parts.conformance.note()),
         study: parts.study,
         open_loop: parts.open_loop,
+        rounds: parts.rounds,
         server_address: remote.map(|r| r.address),
         server_host: remote.and_then(|r| r.server.clone()),
         remote: remote.and_then(|r| r.generators.clone()),
@@ -415,6 +468,49 @@ impl Resolved {
         crate::runner::run(&self.plan, stop, observer)
     }
 
+    /// The run's plan in a few lines, before anything is built: the grid, the rounds budget and
+    /// the expected time from what builds, starts and warm-ups cost on earlier runs here.
+    pub fn plan_lines(&self) -> Vec<String> {
+        use crate::runner::costs::{Costs, estimate, human_duration};
+        let plan = &self.plan;
+        let costs = Costs::load(&plan.cache);
+        let built = |id: &str| {
+            plan.entries
+                .iter()
+                .find(|e| e.subject.id == id)
+                .is_some_and(|e| crate::subject::prepare::is_built(&e.subject, &plan.cache))
+        };
+        let e = estimate(plan, &costs, &built);
+        let mut lines = vec![format!(
+            "plan: {} cells in {} groups (workload × scenario × protocol)",
+            e.cells, e.groups
+        )];
+        if let Some(r) = &plan.rounds {
+            let target = r.target_ci.map_or("a fixed count".to_string(), |t| {
+                format!("until every ratio is within ±{:.0} %", t * 100.0)
+            });
+            lines.push(format!(
+                "rounds: {} to {} per group, {target}; seed {}",
+                r.min_rounds, r.max_rounds, r.seed
+            ));
+        }
+        let range = if (e.max_s - e.min_s).abs() < 1.0 {
+            human_duration(e.min_s)
+        } else {
+            format!("{} to {}", human_duration(e.min_s), human_duration(e.max_s))
+        };
+        let guess = if e.unmeasured > 0 {
+            format!(
+                " ({} subjects not yet measured here: guessed)",
+                e.unmeasured
+            )
+        } else {
+            String::new()
+        };
+        lines.push(format!("expected time: {range}{guess}"));
+        lines
+    }
+
     /// The lines a `run` or `bench` starts with: the database it started, and where it writes
     /// on which placement and backend.
     pub fn opening_notes(&self) -> Vec<String> {
@@ -516,8 +612,63 @@ mod tests {
             4,
             "what the user asked for stands"
         );
-        assert_eq!(repeats(None, Length::Quick), 1);
+        assert_eq!(
+            repeats(None, Length::Quick),
+            3,
+            "three rounds, for an interval"
+        );
         assert_eq!(repeats(Some(0), Length::Default), 1);
+    }
+
+    #[test]
+    fn rounds_adapt_in_full_runs_and_are_fixed_in_quick_ones() {
+        let throughput = OpenLoop::default();
+        let none = RoundsRequest::default();
+        let full = rounds(&none, Length::Default, 3, &throughput)
+            .unwrap()
+            .unwrap();
+        assert_eq!((full.min_rounds, full.max_rounds), (3, DEFAULT_MAX_ROUNDS));
+        assert_eq!(full.target_ci, Some(DEFAULT_TARGET_CI));
+        let quick = rounds(&none, Length::Quick, 3, &throughput)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (quick.min_rounds, quick.max_rounds),
+            (3, 5),
+            "two to re-measure"
+        );
+        assert_eq!(quick.target_ci, None);
+        let seeded = RoundsRequest {
+            seed: Some(7),
+            target_ci: Some(0.05),
+            max_rounds: Some(20),
+        };
+        let r = rounds(&seeded, Length::Quick, 3, &throughput)
+            .unwrap()
+            .unwrap();
+        assert_eq!((r.seed, r.target_ci, r.max_rounds), (7, Some(0.05), 20));
+        let bad = RoundsRequest {
+            target_ci: Some(1.5),
+            ..none
+        };
+        assert!(matches!(
+            rounds(&bad, Length::Default, 3, &throughput),
+            Err(PlanError::BadArgument(m)) if m.contains("--target-ci")
+        ));
+        let low = RoundsRequest {
+            max_rounds: Some(2),
+            ..none
+        };
+        assert!(rounds(&low, Length::Default, 3, &throughput).is_err());
+        let capacity = OpenLoop {
+            mode: Mode::Capacity,
+            ..OpenLoop::default()
+        };
+        assert!(
+            rounds(&none, Length::Default, 3, &capacity)
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]
@@ -551,6 +702,7 @@ mod tests {
                 note: None,
                 study: None,
                 open_loop: OpenLoop::default(),
+                rounds: None,
                 db_pool: DEFAULT_DB_POOL,
                 conformance: ConformanceStep::Check,
             };
@@ -610,6 +762,7 @@ mod tests {
                 note: Some("A --quick pass.".into()),
                 study: None,
                 open_loop: OpenLoop::default(),
+                rounds: None,
                 db_pool: DEFAULT_DB_POOL,
                 conformance,
             };

@@ -28,6 +28,7 @@ pub struct StudyRequest {
     pub duration: Option<Duration>,
     pub repeats: Option<u32>,
     pub restarts: Option<u32>,
+    pub rounds: super::request::RoundsRequest,
     pub machine: Machine,
     /// The pool is [`resolve::DEFAULT_DB_POOL`], seed 003's.
     pub database: DatabaseRequest,
@@ -79,6 +80,8 @@ impl StudyRequest {
                 })?;
         let (shape, shortening) = self.shape(id, site);
         let repeats = resolve::repeats(self.repeats, self.length);
+        let open_loop = resolve::open_loop(&self.open_loop, self.length)?;
+        let rounds = resolve::rounds(&self.rounds, self.length, repeats, &open_loop)?;
         let parts = Parts {
             kind: format!("study {id}"),
             entries,
@@ -91,7 +94,8 @@ impl StudyRequest {
             cache: self.cache.clone(),
             note: self.remote.as_ref().map(|r| r.note.clone()),
             study: study_info(id, self.length, &shortening, &site.placement, repeats),
-            open_loop: resolve::open_loop(&self.open_loop, self.length)?,
+            open_loop,
+            rounds,
             db_pool: self.database.pool,
             conformance: self.conformance,
         };

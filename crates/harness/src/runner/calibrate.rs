@@ -119,6 +119,15 @@ impl<'a> Calibration<'a> {
         }
     }
 
+    /// A round's calibration, at most a second long: the ceiling now, beside the round's
+    /// slices (the best ceiling is kept); `None` when the run does not calibrate.
+    pub fn round(&mut self, stop: &AtomicBool) -> Option<f64> {
+        let d = self.plan.calibration?.min(Duration::from_secs(1));
+        let now = loadgen_ceiling(&self.plan.placement, &self.plan.shape, d, stop).ok()?;
+        self.ceiling = Some(self.ceiling.map_or(now.rps, |c| c.max(now.rps)));
+        Some(now.rps)
+    }
+
     /// Calibrates once more at the end of a run that calibrated at its start.
     pub fn drift(&self, stop: &AtomicBool, observer: &dyn Observer) -> Option<Drift> {
         let (Some(start), Some(d)) = (self.plan.loadgen_ceiling_rps, self.plan.calibration) else {

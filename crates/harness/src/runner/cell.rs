@@ -1,14 +1,13 @@
 //! One cell of a run (subject × scenario × workload × protocol) against a started server: its
-//! verification, its throughput, its open-loop measures, and the cell they fill.
+//! verification and its open-loop measures (its closed-loop slices are its group's rounds).
 
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use restbench_model::{Cell, CellStatus, Finding, FindingLevel, Protocol, Scenario, Workload};
 
-use super::calibrate::Calibration;
 use super::plan::RunPlan;
-use super::{measure, open_loop, verdict};
+use super::{open_loop, verdict};
 use crate::db::Database;
 use crate::error::chain;
 use crate::events::{At, Observer, RunEvent, Step};
@@ -36,27 +35,6 @@ pub struct CellRun<'a> {
 }
 
 impl CellRun<'_> {
-    /// Verifies, then measures what the plan asks for; the cell as it ended, or `Break` when the
-    /// run was interrupted (the cell in flight is dropped).
-    pub fn run(
-        mut self,
-        common: &[Finding],
-        db: Option<&Database>,
-        calibration: &mut Calibration,
-    ) -> ControlFlow<(), Cell> {
-        let mut cell = self.verify(common, db);
-        if cell.status == CellStatus::Failed {
-            return ControlFlow::Continue(cell);
-        }
-        if self.plan.open_loop.mode.throughput() {
-            self.throughput(&mut cell, calibration)?;
-        }
-        if cell.status == CellStatus::Ok && self.plan.open_loop.any() {
-            self.open_loop(&mut cell)?;
-        }
-        ControlFlow::Continue(cell)
-    }
-
     /// Says that the cell entered `step`.
     pub fn step(&self, step: Step) {
         let at = At::cell(&self.subject.id, self.scenario, self.workload);
@@ -92,35 +70,6 @@ impl CellRun<'_> {
         }
         cell.findings = findings;
         cell
-    }
-
-    /// The closed-loop repeats, judged into the cell; a rate above the generator's ceiling
-    /// calibrates it again first.
-    pub fn throughput(
-        &mut self,
-        cell: &mut Cell,
-        calibration: &mut Calibration,
-    ) -> ControlFlow<()> {
-        match measure::measure(self) {
-            Ok(Some(m)) => {
-                let rates: Vec<f64> = m.repeats.iter().map(|(o, _)| o.rps()).collect();
-                let median = crate::stats::median(&rates);
-                calibration.check(median, &self.subject.id, self.stop, self.observer);
-                verdict::fill_cell(
-                    cell,
-                    m,
-                    &self.plan.placement,
-                    &self.server.limit,
-                    calibration.ceiling(),
-                );
-            }
-            Ok(None) => return ControlFlow::Break(()),
-            Err(e) => {
-                cell.status = CellStatus::Failed;
-                cell.reason = Some(chain(&e));
-            }
-        }
-        ControlFlow::Continue(())
     }
 
     /// The capacity search and equal-load steps, judged into the cell.

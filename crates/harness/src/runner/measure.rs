@@ -1,25 +1,25 @@
-//! Measuring one cell: the warm-up (discarded; time slices repeat until the rate settles, capped)
-//! and the repeats, each with the server's CPU and memory over the same interval.
+//! The loads of one cell: the warm-up (discarded; time slices repeat until the rate settles,
+//! capped), the re-warm slice of a round, and a measured slice with the server's CPU and memory
+//! over the same interval. The rounds that order them are [`super::rounds`].
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use restbench_loadgen::{HttpVersion, LoadOutcome, LoadSpec, Progress, StopAt, Target};
-use restbench_model::{Protocol, ShardSummary};
+use restbench_model::{Protocol, Saturation, ShardSummary};
 
 use super::cell::CellRun;
 use super::plan::RunPlan;
 use crate::HarnessError;
-use crate::events::{Observer, RunEvent, Step};
+use crate::events::{Observer, RunEvent};
 use crate::host::placement::{Placement, pin_current_thread};
 use crate::host::sample::ServerSample;
-use crate::serve::start::restart_subject;
 use crate::workload;
 
-/// What the repeats of one cell measured.
+/// What the repeats of one cell measured: its slices, one per round it was measured in.
 pub struct Measurement {
-    pub repeats: Vec<(LoadOutcome, ServerSample)>,
+    pub repeats: Vec<Slice>,
     /// How long the time warm-up ran before the rate settled (zero for a warm-up by count).
     pub warmup: Duration,
     /// False when the time warm-up reached its cap with the rate still changing.
@@ -30,63 +30,23 @@ pub struct Measurement {
     pub processes: Vec<u32>,
 }
 
-/// Warms up and measures the repeats of one cell. With `plan.restarts` of 2 or more the repeats
-/// are split over that many server processes: between groups the server is stopped and started
-/// afresh (a new cgroup, the readiness wait) and warmed up again, so `cell.server` may be a new
-/// process on return.
-pub fn measure(cell: &mut CellRun) -> Result<Option<Measurement>, HarnessError> {
-    let plan = cell.plan;
-    let processes = plan.restarts.clamp(1, plan.repeats.max(1));
-    let mut spec = cell_spec(cell)?;
-    let mut warmup_spent = Duration::ZERO;
-    let mut settled = true;
-    let mut repeats = Vec::new();
-    let mut generators = Vec::new();
-    let mut process_of = Vec::new();
-    for i in 0..plan.repeats {
-        if cell.stopped() {
-            return Ok(None);
-        }
-        let process = process_of_repeat(i, plan.repeats, processes);
-        if i == 0 || process != process_of_repeat(i - 1, plan.repeats, processes) {
-            if i > 0 {
-                cell.step(Step::Restarting {
-                    process: process + 1,
-                    processes,
-                });
-                restart_subject(cell.server, cell.subject, cell.scenario, cell.options)?;
-                spec = cell_spec(cell)?;
-            }
-            cell.step(Step::WarmingUp);
-            let (spent, ok) = warm_up(cell, &spec)?;
-            warmup_spent += spent;
-            settled &= ok;
-            spec.stop = plan.shape.stop;
-        }
-        check_alive(cell)?;
-        cell.step(Step::Measuring {
-            i: i + 1,
-            n: plan.repeats,
-        });
-        let Some((outcome, sample, hosts)) = measured_load(cell, &spec)? else {
-            return Ok(None);
-        };
-        if cell.stopped() {
-            return Ok(None);
-        }
-        if !hosts.is_empty() {
-            generators.push(hosts);
-        }
-        repeats.push((outcome, sample));
-        process_of.push(process);
+/// One measured slice of a cell: the load, the server's usage over it, the round it belonged
+/// to and what limited it.
+pub struct Slice {
+    pub outcome: LoadOutcome,
+    pub sample: ServerSample,
+    pub round: Option<u32>,
+    /// `None` where it cannot be judged (a server on another host, one CPU for both sides).
+    pub saturation: Option<Saturation>,
+    /// Who took the CPU, in words, when the slice was contended.
+    pub contention: Option<String>,
+}
+
+impl Slice {
+    /// Whether the slice counts in the cell's figures (it was not contended).
+    pub fn counts(&self) -> bool {
+        self.saturation.is_none_or(Saturation::counts)
     }
-    Ok(Some(Measurement {
-        repeats,
-        warmup: warmup_spent,
-        warmup_settled: settled,
-        generators,
-        processes: process_of,
-    }))
 }
 
 /// The server process (from 0) repeat `i` of `repeats` runs in, with the repeats split as evenly
@@ -153,6 +113,17 @@ pub(crate) fn warm_up(cell: &CellRun, spec: &LoadSpec) -> Result<(Duration, bool
         warmup_spent = spent;
     }
     Ok((warmup_spent, settled))
+}
+
+/// The short slice before a round's measured one, discarded: caches and connections warm
+/// again after the other subjects' slices.
+pub(crate) fn rewarm(cell: &CellRun, spec: &LoadSpec, d: Duration) -> Result<(), HarnessError> {
+    if d.is_zero() {
+        return Ok(());
+    }
+    let mut warm = spec.clone();
+    warm.stop = StopAt::Duration(d);
+    load_once(cell.plan, &warm, cell.stop, cell.observer).map(|_| ())
 }
 
 /// An error when the server has exited.

@@ -1,20 +1,25 @@
-//! The run loop: for each subject and scenario, prepare → start → ready → verify → warm up →
-//! measure N repeats → stop, reported as [`RunEvent`]s. The run's `results.json`
-//! ([`results::ResultsFile`]) is one consumer of those events, the caller's [`Observer`] the
-//! other.
+//! The run loop: every subject prepared (built, conformance), then per scenario every server
+//! started and each group of cells (workload × protocol) verified and measured together in
+//! interleaved rounds, then the servers stopped — reported as [`RunEvent`]s. The run's
+//! `results.json` ([`results::ResultsFile`]) is one consumer of those events, the caller's
+//! [`Observer`] the other.
 //!
-//! By job: [`plan`] (what a run is asked to do), [`cell`] (one cell's verify and measures),
-//! [`measure`] (warm-up and repeats), [`open_loop`] (capacity and equal-load steps),
-//! [`verdict`] (figures and flags), [`calibrate`] (the generator's ceiling), [`results`] (the
-//! document on disk); this module is the loop over the cells and the one place that decides
-//! which cell comes next. Where servers run is a [`ServerLocation`], chosen once from the plan.
+//! By job: [`plan`] (what a run is asked to do), [`cell`] (one cell's verify and open-loop
+//! measures), [`rounds`] (a group's rounds: order, re-warm, saturation, the stop rule),
+//! [`measure`] (warm-up and slices), [`open_loop`] (capacity and equal-load steps), [`verdict`]
+//! (figures, intervals and flags), [`calibrate`] (the generator's ceiling), [`costs`] (what
+//! builds, starts and warm-ups took, for the next estimate), [`results`] (the document on
+//! disk); this module is the loop and the one place that decides what comes next. Where
+//! servers run is a [`ServerLocation`], chosen once from the plan.
 
 pub mod calibrate;
 pub mod cell;
+pub mod costs;
 pub mod measure;
 pub mod open_loop;
 pub mod plan;
 pub mod results;
+pub mod rounds;
 pub mod verdict;
 
 use std::cell::RefCell;
@@ -22,12 +27,14 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use restbench_model::{Cell, CellStatus, Flag, RunResults, Scenario, SubjectConformance};
+use restbench_model::{
+    Cell, CellStatus, Flag, Protocol, RunResults, Scenario, SubjectConformance, Workload,
+};
 
 pub use crate::events::{At, Observer, RunEvent, Step};
 pub use crate::host::sample::ServerSample;
 pub use cell::CellRun;
-pub use measure::{Measurement, warmup_settled};
+pub use measure::{Measurement, Slice, warmup_settled};
 pub use plan::{LoadShape, Mode, OpenLoop, RunEntry, RunPlan};
 pub use verdict::is_client_bound;
 
@@ -40,7 +47,9 @@ use crate::subject::prepare::Prepared;
 use crate::verify::conformance::{self, session as conformance_cache};
 use crate::{HarnessError, verify};
 use calibrate::Calibration;
+use costs::Costs;
 use results::ResultsFile;
+use rounds::{Group, Member, Started};
 
 /// The reason of the cells an interrupt kept from being measured: a build or a start that
 /// fails once the stop flag is up failed because of the signal (the terminal sends it to the
@@ -61,6 +70,7 @@ pub fn run(
     let db = connect_database(plan, &reporters);
     let location = plan.server_location();
     let options = location.start_options(plan.start_options());
+    let min_rounds = plan.rounds.as_ref().map_or(0, |r| r.min_rounds);
     let mut run = Run {
         plan,
         stop,
@@ -72,12 +82,23 @@ pub fn run(
         done: 0,
         total: plan.cells(),
         nonconformant: Vec::new(),
+        groups: 0,
+        work: rounds::Work {
+            planned: (plan.cells() as u32 * min_rounds) as f64,
+            done: 0.0,
+        },
+        costs: Costs::load(&plan.cache),
     };
-    for entry in &plan.entries {
-        if run.subject(&entry.subject, &entry.scenarios)?.is_break() {
-            break;
+    let mut cleanups = Vec::new();
+    if let ControlFlow::Continue(ready) = run.prepare_all(&mut cleanups)? {
+        for scenario in scenarios_of(plan) {
+            if stop.load(Ordering::Relaxed) || run.scenario(scenario, &ready)?.is_break() {
+                break;
+            }
         }
     }
+    run.costs.store(&plan.cache);
+    drop(cleanups);
     let calibration = run.calibration;
     let interrupted = stop.load(Ordering::Relaxed);
     let drift = (!interrupted)
@@ -93,6 +114,17 @@ pub fn run(
         results.noisy_machine = drift.noisy_machine;
     }
     file.finish()
+}
+
+/// The scenarios of the plan's entries, each once, in the order they first appear.
+fn scenarios_of(plan: &RunPlan) -> Vec<Scenario> {
+    let mut out: Vec<Scenario> = Vec::new();
+    for s in plan.entries.iter().flat_map(|e| e.scenarios.iter()) {
+        if !out.contains(s) {
+            out.push(*s);
+        }
+    }
+    out
 }
 
 /// The run's database, seeded; without one (none asked for, or unreachable) users cells fail.
@@ -146,105 +178,241 @@ struct Run<'a> {
     total: usize,
     /// Subjects that failed a fail-level conformance case: their cells are flagged.
     nonconformant: Vec<String>,
+    /// Groups measured so far: each gets its own orders from the seed.
+    groups: u32,
+    /// Slices planned and done, for the ETA.
+    work: rounds::Work,
+    /// What builds, starts and warm-ups cost here, for the next run's estimate.
+    costs: Costs,
 }
 
 type Flow = Result<ControlFlow<()>, HarnessError>;
 
-impl Run<'_> {
-    /// One subject: built where it is served, then each of its scenarios in turn.
-    fn subject(&mut self, subject: &Subject, scenarios: &[Scenario]) -> Flow {
-        if self.plan.cells_of(subject).is_empty() {
-            return Ok(ControlFlow::Continue(()));
-        }
-        if let Some(reason) = self.location.unavailable(subject) {
-            return self.settle(subject, scenarios, CellStatus::Skipped, &reason);
-        }
-        self.step(At::subject(&subject.id), Step::Building);
-        let prepared = self.location.prepare(subject, self.options);
-        // What the subject left where it was served goes when it is done, however it ends.
-        let _cleanup = CleansUp(self.location, subject);
-        match prepared {
-            Ok(Prepared::Built { seconds }) => self
-                .events
-                .note(&format!("built {} in {seconds:.0}s", subject.id)),
-            Ok(_) => {}
-            Err(_) if self.stop.load(Ordering::Relaxed) => {
-                return self
-                    .settle(subject, scenarios, CellStatus::Interrupted, INTERRUPTED)
-                    .map(|_| ControlFlow::Break(()));
-            }
-            Err(e) => return self.settle(subject, scenarios, CellStatus::Failed, &chain(&e)),
-        }
-        if self.plan.conformance
-            && let Some(c) = self.conformance(subject, scenarios)
-            && !c.conformant()
-        {
-            self.nonconformant.push(subject.id.clone());
-        }
-        for &scenario in scenarios {
+impl<'a> Run<'a> {
+    /// Every subject built where it is served (and its conformance checked) before any is
+    /// measured, so the servers of a group can be up together; the entries ready to start.
+    fn prepare_all(
+        &mut self,
+        cleanups: &mut Vec<CleansUp<'a>>,
+    ) -> Result<ControlFlow<(), Vec<usize>>, HarnessError> {
+        let mut ready = Vec::new();
+        for (i, entry) in self.plan.entries.iter().enumerate() {
             if self.stop.load(Ordering::Relaxed) {
                 return Ok(ControlFlow::Break(()));
             }
-            if self.scenario(subject, scenario)?.is_break() {
+            let (subject, scenarios) = (&entry.subject, &entry.scenarios);
+            if self.plan.cells_of(subject).is_empty() {
+                continue;
+            }
+            if let Some(reason) = self.location.unavailable(subject) {
+                self.settle(subject, scenarios, CellStatus::Skipped, &reason)?;
+                continue;
+            }
+            self.step(At::subject(&subject.id), Step::Building);
+            let prepared = self.location.prepare(subject, self.options);
+            // What the subject left where it was served goes when the run is done.
+            cleanups.push(CleansUp(self.location, subject));
+            match prepared {
+                Ok(Prepared::Built { seconds }) => {
+                    self.costs.built(&subject.id, seconds);
+                    self.events
+                        .note(&format!("built {} in {seconds:.0}s", subject.id))
+                }
+                Ok(_) => {}
+                Err(_) if self.stop.load(Ordering::Relaxed) => {
+                    self.settle(subject, scenarios, CellStatus::Interrupted, INTERRUPTED)?;
+                    return Ok(ControlFlow::Break(()));
+                }
+                Err(e) => {
+                    self.settle(subject, scenarios, CellStatus::Failed, &chain(&e))?;
+                    continue;
+                }
+            }
+            if self.plan.conformance
+                && let Some(c) = self.conformance(subject, scenarios)
+                && !c.conformant()
+            {
+                self.nonconformant.push(subject.id.clone());
+            }
+            ready.push(i);
+        }
+        Ok(ControlFlow::Continue(ready))
+    }
+
+    /// One scenario: every ready subject's server started, then each group of cells (workload
+    /// × protocol) measured in rounds against those servers, then every server stopped.
+    fn scenario(&mut self, scenario: Scenario, ready: &[usize]) -> Flow {
+        let plan = self.plan;
+        let mut started: Vec<Started> = Vec::new();
+        for &i in ready {
+            let entry = &plan.entries[i];
+            if !entry.scenarios.contains(&scenario) {
+                continue;
+            }
+            if self
+                .start(&entry.subject, scenario, &mut started)?
+                .is_break()
+            {
+                stop_all(&mut started);
                 return Ok(ControlFlow::Break(()));
             }
         }
-        Ok(ControlFlow::Continue(()))
+        let flow = self.groups_of(scenario, &mut started);
+        stop_all(&mut started);
+        flow
     }
 
-    /// One scenario: the server started once, then every cell of it against that server.
-    fn scenario(&mut self, subject: &Subject, scenario: Scenario) -> Flow {
+    /// Starts `subject` in `scenario` and checks what every cell of it shares; a subject that
+    /// cannot start fails (or skips) its cells of the scenario.
+    fn start<'p>(
+        &mut self,
+        subject: &'p Subject,
+        scenario: Scenario,
+        started: &mut Vec<Started<'p>>,
+    ) -> Flow {
         if !subject.scenarios.contains_key(&scenario) {
             let reason = format!("{} declares no {scenario} scenario", subject.id);
-            return self.settle(subject, &[scenario], CellStatus::Skipped, &reason);
+            self.settle(subject, &[scenario], CellStatus::Skipped, &reason)?;
+            return Ok(ControlFlow::Continue(()));
         }
         self.step(At::scenario(&subject.id, scenario), Step::Starting);
-        let mut server = match start_subject(subject, scenario, self.options, None) {
+        let server = match start_subject(subject, scenario, self.options, None) {
             Ok(s) => s,
             Err(_) if self.stop.load(Ordering::Relaxed) => {
                 return self
                     .settle(subject, &[scenario], CellStatus::Interrupted, INTERRUPTED)
                     .map(|_| ControlFlow::Break(()));
             }
-            Err(e) => return self.settle(subject, &[scenario], CellStatus::Failed, &chain(&e)),
+            Err(e) => {
+                self.settle(subject, &[scenario], CellStatus::Failed, &chain(&e))?;
+                return Ok(ControlFlow::Continue(()));
+            }
         };
+        self.costs
+            .started(&subject.id, server.ready_after.as_secs_f64());
         self.step(At::scenario(&subject.id, scenario), Step::Verifying(None));
-        let protocols = self.plan.protocols_of(subject);
-        let common: Vec<_> = protocols
+        // One start serves every protocol: the subjects that declare h2c serve it on the
+        // same port as HTTP/1.1 (prior knowledge is told apart by the connection preface).
+        let common = self
+            .plan
+            .protocols_of(subject)
             .iter()
             .map(|p| (*p, verify::common_over(server.addr, *p)))
             .collect();
-        // One start serves every protocol: the subjects that declare h2c serve it on the
-        // same port as HTTP/1.1 (prior knowledge is told apart by the connection preface).
-        for (workload, protocol) in self.plan.cells_of(subject) {
-            if self.stop.load(Ordering::Relaxed) {
-                return Ok(ControlFlow::Break(()));
+        started.push(Started {
+            subject,
+            server,
+            common,
+        });
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// Each group of the scenario: its cells verified, measured together in rounds, then each
+    /// one's open-loop measures; every cell recorded.
+    fn groups_of(&mut self, scenario: Scenario, started: &mut [Started]) -> Flow {
+        let plan = self.plan;
+        for &workload in &plan.workloads {
+            for &protocol in &plan.protocols {
+                if self.stop.load(Ordering::Relaxed) {
+                    return Ok(ControlFlow::Break(()));
+                }
+                let mut members = self.verified(scenario, workload, protocol, started)?;
+                if members.is_empty() {
+                    continue;
+                }
+                let group = Group {
+                    plan,
+                    scenario,
+                    workload,
+                    protocol,
+                    index: self.groups,
+                    options: self.options,
+                    location: self.location,
+                    stop: self.stop,
+                    observer: self.events,
+                };
+                self.groups += 1;
+                if let Some(policy) = &plan.rounds {
+                    let ControlFlow::Continue(record) = group.measure(
+                        policy,
+                        started,
+                        &mut members,
+                        &mut self.calibration,
+                        &mut self.work,
+                    ) else {
+                        return Ok(ControlFlow::Break(()));
+                    };
+                    self.events.event(&RunEvent::GroupDone(&record));
+                }
+                for mut m in members {
+                    let s = &mut started[m.started];
+                    if m.cell.status == CellStatus::Ok && plan.open_loop.any() {
+                        let mut cell = group_cell(&group, s);
+                        if cell.open_loop(&mut m.cell).is_break() {
+                            return Ok(ControlFlow::Break(()));
+                        }
+                    }
+                    self.costs.warmed(&s.subject.id, m.cell.warmup_s);
+                    self.record(m.cell)?;
+                }
             }
-            let common: Vec<_> = common
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// The group's cells verified against their servers: the failed ones recorded, the others
+    /// returned as members, labelled (a subject twice in a group is told apart by its
+    /// settings).
+    fn verified(
+        &mut self,
+        scenario: Scenario,
+        workload: Workload,
+        protocol: Protocol,
+        started: &mut [Started],
+    ) -> Result<Vec<Member>, HarnessError> {
+        let mut members = Vec::new();
+        for (k, s) in started.iter_mut().enumerate() {
+            if !self
+                .plan
+                .cells_of(s.subject)
+                .contains(&(workload, protocol))
+            {
+                continue;
+            }
+            let common: Vec<_> = s
+                .common
                 .iter()
                 .filter(|(p, _)| *p == protocol)
                 .flat_map(|(_, f)| f.clone())
                 .collect();
             let cell = CellRun {
                 plan: self.plan,
-                subject,
+                subject: s.subject,
                 scenario,
                 workload,
                 protocol,
-                server: &mut server,
+                server: &mut s.server,
                 options: self.options,
                 location: self.location,
                 stop: self.stop,
                 observer: self.events,
-            };
-            let ControlFlow::Continue(cell) = cell.run(&common, self.db, &mut self.calibration)
-            else {
-                return Ok(ControlFlow::Break(()));
-            };
-            self.record(cell)?;
+            }
+            .verify(&common, self.db);
+            if cell.status == CellStatus::Failed {
+                self.unplan(1);
+                self.record(cell)?;
+                continue;
+            }
+            members.push(Member::new(k, s.subject.id.clone(), cell));
         }
-        server.child.stop(Duration::from_secs(5));
-        Ok(ControlFlow::Continue(()))
+        label_twins(&mut members);
+        Ok(members)
+    }
+
+    /// `cells` planned cells will not be measured: the ETA stops counting them.
+    fn unplan(&mut self, cells: usize) {
+        let min_rounds = self.plan.rounds.as_ref().map_or(0, |r| r.min_rounds);
+        self.work.planned = (self.work.planned - (cells as u32 * min_rounds) as f64).max(0.0);
     }
 
     /// The subject's conformance: cached for this build, else its cases against it started in
@@ -312,16 +480,17 @@ impl Run<'_> {
         scenarios: &[Scenario],
         status: CellStatus,
         reason: &str,
-    ) -> Flow {
+    ) -> Result<(), HarnessError> {
         for &scenario in scenarios {
             for (workload, protocol) in self.plan.cells_of(subject) {
+                self.unplan(1);
                 let mut cell = Cell::new(&subject.cell_subject(), workload, scenario)
                     .with_status(status, reason);
                 cell.protocol = protocol.name().into();
                 self.record(cell)?;
             }
         }
-        Ok(ControlFlow::Continue(()))
+        Ok(())
     }
 
     /// A finished cell, with where the run's database and server ran, to every consumer.
@@ -352,6 +521,57 @@ fn record_database(plan: &RunPlan, location: &dyn ServerLocation, cell: &mut Cel
     cell.placement.database = plan.database.clone();
     if let Some(host) = location.host_name() {
         cell.placement.server_host = host;
+    }
+}
+
+/// The cell run of a group's member, for its open-loop measures.
+fn group_cell<'x>(group: &'x Group, s: &'x mut Started) -> CellRun<'x> {
+    CellRun {
+        plan: group.plan,
+        subject: s.subject,
+        scenario: group.scenario,
+        workload: group.workload,
+        protocol: group.protocol,
+        server: &mut s.server,
+        options: group.options,
+        location: group.location,
+        stop: group.stop,
+        observer: group.observer,
+    }
+}
+
+/// Stops every started server.
+fn stop_all(started: &mut [Started]) {
+    for s in started {
+        s.server.child.stop(Duration::from_secs(5));
+    }
+}
+
+/// Members that share a subject id (a study's variants) get their differing settings in
+/// their label, so the rounds and ratios name each one.
+fn label_twins(members: &mut [Member]) {
+    let ids: Vec<String> = members.iter().map(|m| m.cell.subject.clone()).collect();
+    for i in 0..members.len() {
+        let twins: Vec<usize> = (0..members.len()).filter(|j| ids[*j] == ids[i]).collect();
+        if twins.len() < 2 {
+            continue;
+        }
+        let mine = &members[i].cell.settings;
+        let differing: Vec<String> = mine
+            .iter()
+            .filter(|(k, v)| {
+                twins
+                    .iter()
+                    .any(|j| members[*j].cell.settings.get(*k) != Some(*v))
+            })
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let position = twins.iter().position(|j| *j == i).unwrap_or(0) + 1;
+        members[i].label = if differing.is_empty() {
+            format!("{}#{position}", ids[i])
+        } else {
+            format!("{} ({})", ids[i], differing.join(" "))
+        };
     }
 }
 

@@ -189,6 +189,9 @@ pub struct RunPlan {
     /// Run the conformance cases (cached per build) before a subject's cells; off for `bench`
     /// and with `--no-conformance`.
     pub conformance: bool,
+    /// How the closed-loop repeats are taken as interleaved rounds; `None` when the run
+    /// measures no closed loop.
+    pub rounds: Option<restbench_model::RoundsPolicy>,
 }
 
 impl RunPlan {

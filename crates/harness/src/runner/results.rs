@@ -58,6 +58,10 @@ impl ResultsFile {
                 self.results.conformance.push((*conformance).clone());
                 self.write()
             }
+            RunEvent::GroupDone(group) => {
+                self.results.groups.push((*group).clone());
+                self.write()
+            }
             RunEvent::Calibrated { ceiling_rps } => {
                 self.results.environment.loadgen_ceiling_rps = Some(*ceiling_rps);
                 Ok(())
@@ -132,6 +136,6 @@ fn run_protocol(plan: &RunPlan) -> RunProtocol {
         db_pool_total: plan.db_pool_total,
         note: plan.note.clone(),
         restarts: (plan.restarts > 1).then_some(plan.restarts),
-        rounds: None,
+        rounds: plan.rounds.clone(),
     }
 }

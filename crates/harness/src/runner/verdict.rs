@@ -2,9 +2,10 @@
 //! generator usage, and the flags a reader must see (client-bound, noisy, limit not held …).
 
 use restbench_model::histogram::{self, new_latency_histogram};
+use restbench_model::interval::log_interval;
 use restbench_model::{
-    Cell, CellPlacement, ErrorCounts, FindingLevel, Flag, LatencySummary, LoadgenUsage,
-    RepeatResult, RestartSpread, RpsStats, ServerUsage, UsageSource,
+    Cell, CellIntervals, CellPlacement, ErrorCounts, FindingLevel, Flag, LatencySummary,
+    LoadgenUsage, RepeatResult, RestartSpread, RpsStats, Saturation, ServerUsage, UsageSource,
 };
 
 use super::measure::Measurement;
@@ -36,7 +37,7 @@ pub fn fill_cell(
     cell.bytes_per_s = stats::median(&t.bytes_per_s);
     cell.server = t.server_usage(limit);
     cell.placement = limit.clone();
-    cell.restarts = RestartSpread::of(&t.rps, &m.processes);
+    cell.restarts = RestartSpread::of(&t.rps, &t.processes);
     cell.warmup_s = m.warmup.as_secs_f64();
     cell.generators = crate::remote::combine_generators(&m.generators);
     let loadgen_cores = t.loadgen_cpu / t.server_time.max(1e-9);
@@ -52,6 +53,43 @@ pub fn fill_cell(
         client_bound,
     };
     raise_flags(cell, client_bound, limit, m.warmup_settled);
+    cell.intervals = intervals(&cell.repeats);
+    let contended = cell
+        .repeats
+        .iter()
+        .filter(|r| r.saturation == Some(Saturation::Contended))
+        .count();
+    let counted = cell.repeats.len() - contended;
+    if contended > 0 && (contended > counted || counted == 0) {
+        cell.raise(Flag::Contended);
+    }
+}
+
+/// The 95 % intervals of a cell's counted repeats (not contended): req/s, p99 and CPU µs per
+/// request; `None` with fewer than two.
+pub fn intervals(repeats: &[RepeatResult]) -> Option<CellIntervals> {
+    let counted: Vec<&RepeatResult> = repeats
+        .iter()
+        .filter(|r| r.saturation.is_none_or(Saturation::counts))
+        .collect();
+    let values =
+        |f: &dyn Fn(&RepeatResult) -> f64| -> Vec<f64> { counted.iter().map(|r| f(r)).collect() };
+    let rps = log_interval(&values(&|r| r.rps))?;
+    Some(CellIntervals {
+        rps,
+        p99_us: log_interval(&values(&|r| r.latency_us.p99 as f64)),
+        cpu_us_per_req: log_interval(&values(&cpu_us_per_req)),
+        rounds: counted.len() as u32,
+        contended_rounds: (repeats.len() - counted.len()) as u32,
+    })
+}
+
+/// Server CPU µs per answered request of one repeat.
+pub fn cpu_us_per_req(r: &RepeatResult) -> f64 {
+    if r.requests == 0 {
+        return 0.0;
+    }
+    r.server_cpu_cores * r.duration_s * 1e6 / r.requests as f64
 }
 
 /// The sums and series over a cell's repeats.
@@ -70,6 +108,8 @@ struct Totals {
     cpu_source: UsageSource,
     cg_peak: Option<u64>,
     cg_means: Vec<f64>,
+    /// The server process of each counted repeat.
+    processes: Vec<u32>,
 }
 
 impl Totals {
@@ -90,8 +130,30 @@ impl Totals {
             cpu_source: UsageSource::Cgroup,
             cg_peak: None,
             cg_means: Vec::new(),
+            processes: Vec::new(),
         };
-        for (outcome, sample) in &m.repeats {
+        // A contended slice is kept in the repeats but left out of the figures, unless no
+        // slice counts (the cell is then flagged and never ranked).
+        let any_counts = m.repeats.iter().any(|r| r.counts());
+        for (i, slice) in m.repeats.iter().enumerate() {
+            let (outcome, sample) = (&slice.outcome, &slice.sample);
+            let secs = outcome.duration.as_secs_f64().max(1e-9);
+            cell.repeats.push(RepeatResult {
+                rps: outcome.rps(),
+                requests: outcome.answered,
+                duration_s: secs,
+                latency_us: LatencySummary::from_histogram(&outcome.latency),
+                errors: outcome.errors,
+                server_cpu_cores: sample.cpu.as_secs_f64() / secs,
+                loadgen_cpu_cores: (outcome.cpu_user + outcome.cpu_system).as_secs_f64() / secs,
+                round: slice.round,
+                saturation: slice.saturation,
+                timeseries: outcome.seconds(),
+            });
+            if any_counts && !slice.counts() {
+                continue;
+            }
+            t.processes.push(m.processes.get(i).copied().unwrap_or(0));
             let _ = histogram::merge(&mut t.merged, &outcome.latency);
             let e = outcome.errors;
             t.errors += e;
@@ -99,7 +161,6 @@ impl Totals {
             t.requests += outcome.answered;
             t.bytes_per_s
                 .push(outcome.bytes as f64 / outcome.duration.as_secs_f64().max(1e-9));
-            let secs = outcome.duration.as_secs_f64().max(1e-9);
             t.server_cpu += sample.cpu.as_secs_f64();
             t.proc_cpu += sample.proc_cpu.as_secs_f64();
             if sample.cpu_source == UsageSource::Proc {
@@ -115,18 +176,6 @@ impl Totals {
             if let Some(m) = sample.memory.cgroup_mean {
                 t.cg_means.push(m as f64);
             }
-            cell.repeats.push(RepeatResult {
-                rps: outcome.rps(),
-                requests: outcome.answered,
-                duration_s: secs,
-                latency_us: LatencySummary::from_histogram(&outcome.latency),
-                errors: e,
-                server_cpu_cores: sample.cpu.as_secs_f64() / secs,
-                loadgen_cpu_cores: (outcome.cpu_user + outcome.cpu_system).as_secs_f64() / secs,
-                round: None,
-                saturation: None,
-                timeseries: outcome.seconds(),
-            });
         }
         t
     }

@@ -73,6 +73,18 @@ fn cache_folder_name(subjects_root: &Path) -> String {
     format!("{name}-{h:016x}")
 }
 
+/// True when `prepare` would take `subject` from the cache (or it has nothing to build).
+pub fn is_built(subject: &Subject, cache: &Path) -> bool {
+    if subject.build_commands.is_empty() {
+        return true;
+    }
+    let stamp = cache.join("stamps").join(&subject.id);
+    build_hash(subject).is_ok_and(|hash| {
+        std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == hash)
+            && outputs_present(subject, cache)
+    })
+}
+
 /// Builds `subject` unless its stamp is current. The log of every build is kept in the cache.
 pub fn prepare(subject: &Subject, cache: &Path) -> Result<Prepared, HarnessError> {
     if subject.build_commands.is_empty() {

@@ -142,7 +142,16 @@ fn restarts_split_the_repeats_over_fresh_server_processes() {
     let results = bench_hello(
         python,
         dir.path(),
-        &["--duration", "300ms", "--repeats", "2", "--restarts", "2"],
+        &[
+            "--duration",
+            "300ms",
+            "--repeats",
+            "2",
+            "--max-rounds",
+            "2",
+            "--restarts",
+            "2",
+        ],
     );
     let cell = &results["cells"][0];
     assert_eq!(cell["status"], "ok", "{cell}");

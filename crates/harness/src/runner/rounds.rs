@@ -1,0 +1,636 @@
+//! A group's cells (same workload, scenario, protocol) measured in interleaved rounds: every
+//! server of the group is up, each is warmed up once, and in each round the generator's ceiling
+//! is measured and then every cell that still needs it gets a short re-warm slice and a measured
+//! slice, in a fresh seeded order. A slice where neither side used its CPU and something else
+//! did is contended and does not count; the cell is measured again in a later round. Rounds are
+//! added until every paired ratio is within the target or the cap is reached.
+
+use std::ops::ControlFlow;
+use std::time::Duration;
+
+use restbench_model::rounds::{self, Series};
+use restbench_model::{
+    Cell, CellStatus, Finding, GroupRounds, PairRatio, Protocol, Round, RoundsPolicy, Saturation,
+    Scenario, Workload,
+};
+
+use super::calibrate::Calibration;
+use super::cell::CellRun;
+use super::measure::{self, Measurement, Slice};
+use super::plan::RunPlan;
+use super::verdict::{self, is_client_bound};
+use crate::HarnessError;
+use crate::error::chain;
+use crate::events::{Observer, RunEvent, Step};
+use crate::host::contention::{Snapshot, is_restbench};
+use crate::serve::ServerLocation;
+use crate::serve::start::{RunningSubject, StartOptions, restart_subject};
+use crate::subject::Subject;
+
+/// A subject started for a scenario, with the findings common to the scenario per protocol.
+pub struct Started<'p> {
+    pub subject: &'p Subject,
+    pub server: RunningSubject,
+    pub common: Vec<(Protocol, Vec<Finding>)>,
+}
+
+/// One cell of a group as its rounds go.
+pub struct Member {
+    /// Index into the scenario's started servers.
+    pub started: usize,
+    /// The subject's id, with its settings when the group holds the subject twice.
+    pub label: String,
+    pub cell: Cell,
+    slices: Vec<Slice>,
+    processes: Vec<u32>,
+    generators: Vec<Vec<restbench_model::ShardSummary>>,
+    warmup: Duration,
+    warmup_settled: bool,
+    failed: Option<String>,
+}
+
+impl Member {
+    pub fn new(started: usize, label: String, cell: Cell) -> Self {
+        Self {
+            started,
+            label,
+            cell,
+            slices: Vec::new(),
+            processes: Vec::new(),
+            generators: Vec::new(),
+            warmup: Duration::ZERO,
+            warmup_settled: true,
+            failed: None,
+        }
+    }
+
+    fn active(&self) -> bool {
+        self.failed.is_none()
+    }
+
+    /// Slices that count.
+    fn valid(&self) -> usize {
+        self.slices.iter().filter(|s| s.counts()).count()
+    }
+
+    /// The slice of `round` that counted, as a figure (`None`: not measured then, or it did not
+    /// count).
+    fn per_round(&self, rounds: u32, figure: &dyn Fn(&Slice) -> f64) -> Vec<Option<f64>> {
+        (0..rounds)
+            .map(|r| {
+                self.slices
+                    .iter()
+                    .find(|s| s.round == Some(r) && s.counts())
+                    .map(figure)
+            })
+            .collect()
+    }
+}
+
+/// Where a group runs and who watches: what every slice of it needs.
+pub struct Group<'a> {
+    pub plan: &'a RunPlan,
+    pub scenario: Scenario,
+    pub workload: Workload,
+    pub protocol: Protocol,
+    /// The group's number in the run, so each group gets its own orders from the seed.
+    pub index: u32,
+    pub options: &'a StartOptions<'a>,
+    pub location: &'a dyn ServerLocation,
+    pub stop: &'a std::sync::atomic::AtomicBool,
+    pub observer: &'a dyn Observer,
+}
+
+/// The run's estimate of work, in slices, for the ETA.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Work {
+    pub planned: f64,
+    pub done: f64,
+}
+
+impl Work {
+    pub fn fraction(&self) -> f64 {
+        if self.planned <= 0.0 {
+            0.0
+        } else {
+            (self.done / self.planned).min(1.0)
+        }
+    }
+}
+
+impl Group<'_> {
+    fn cell_run<'x>(&'x self, started: &'x mut Started<'_>) -> CellRun<'x> {
+        CellRun {
+            plan: self.plan,
+            subject: started.subject,
+            scenario: self.scenario,
+            workload: self.workload,
+            protocol: self.protocol,
+            server: &mut started.server,
+            options: self.options,
+            location: self.location,
+            stop: self.stop,
+            observer: self.observer,
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Measures `members` in rounds and fills their cells; the group's record, or `Break` when
+    /// the run was interrupted.
+    pub fn measure(
+        &self,
+        policy: &RoundsPolicy,
+        started: &mut [Started],
+        members: &mut [Member],
+        calibration: &mut Calibration,
+        work: &mut Work,
+    ) -> ControlFlow<(), GroupRounds> {
+        for m in members.iter_mut() {
+            self.warm(&mut started[m.started], m)?;
+        }
+        let processes = self.plan.restarts.clamp(1, policy.min_rounds.max(1));
+        let mut process = 0;
+        let mut rounds: Vec<Round> = Vec::new();
+        let mut pairs = Vec::new();
+        for r in 0..policy.max_rounds {
+            if self.stopped() {
+                return ControlFlow::Break(());
+            }
+            let p = measure::process_of_repeat(
+                r.min(policy.min_rounds.saturating_sub(1)),
+                policy.min_rounds,
+                processes,
+            );
+            if p != process {
+                process = p;
+                self.restart_all(started, members, p, processes)?;
+            }
+            let ceiling_rps = calibration.round(self.stop);
+            let needed = needed(&standings(members), &pairs, r, policy);
+            let order = rounds::round_order(policy.seed, self.index, r, needed.len());
+            let mut round = Round {
+                order: Vec::new(),
+                ceiling_rps,
+                contended: Vec::new(),
+            };
+            for k in order.into_iter().map(|k| needed[k]) {
+                let m = &mut members[k];
+                round.order.push(m.label.clone());
+                let n = if r < policy.min_rounds {
+                    policy.min_rounds
+                } else {
+                    policy.max_rounds
+                };
+                self.slice(&mut started[m.started], m, r, process, n, calibration)?;
+                if m.slices.last().is_some_and(|s| !s.counts()) {
+                    round.contended.push(m.label.clone());
+                }
+            }
+            rounds.push(round);
+            pairs = self.pairs(members, r + 1, policy);
+            work.done += needed.len() as f64;
+            if r + 1 > policy.min_rounds {
+                work.planned += needed.len() as f64;
+            }
+            let unsettled = pairs.iter().filter(|p| !p.settled).count();
+            self.observer.event(&RunEvent::RoundDone {
+                workload: self.workload,
+                scenario: self.scenario,
+                protocol: self.protocol,
+                round: r + 1,
+                min_rounds: policy.min_rounds,
+                max_rounds: policy.max_rounds,
+                measured: needed.len(),
+                pairs: pairs.len(),
+                unsettled,
+                done: work.fraction(),
+            });
+            if may_stop(&standings(members), &pairs, r + 1, policy) {
+                break;
+            }
+        }
+        ControlFlow::Continue(self.finish(started, members, rounds, calibration, policy))
+    }
+
+    /// The member's one full warm-up in this group.
+    fn warm(&self, started: &mut Started, m: &mut Member) -> ControlFlow<()> {
+        if self.stopped() {
+            return ControlFlow::Break(());
+        }
+        let cell = self.cell_run(started);
+        cell.step(Step::WarmingUp);
+        match measure::cell_spec(&cell).and_then(|spec| measure::warm_up(&cell, &spec)) {
+            Ok((spent, settled)) => {
+                m.warmup += spent;
+                m.warmup_settled &= settled;
+            }
+            Err(e) => m.failed = Some(chain(&e)),
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Every active member's server started afresh (`--restarts`) and warmed up again.
+    fn restart_all(
+        &self,
+        started: &mut [Started],
+        members: &mut [Member],
+        process: u32,
+        processes: u32,
+    ) -> ControlFlow<()> {
+        for m in members.iter_mut().filter(|m| m.active()) {
+            let s = &mut started[m.started];
+            let cell = self.cell_run(s);
+            cell.step(Step::Restarting {
+                process: process + 1,
+                processes,
+            });
+            let subject = s.subject;
+            if let Err(e) = restart_subject(&mut s.server, subject, self.scenario, self.options) {
+                m.failed = Some(chain(&e));
+                continue;
+            }
+            self.warm(s, m)?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// One re-warm and one measured slice of `m` in round `r`, judged for saturation.
+    fn slice(
+        &self,
+        started: &mut Started,
+        m: &mut Member,
+        r: u32,
+        process: u32,
+        n: u32,
+        calibration: &Calibration,
+    ) -> ControlFlow<()> {
+        if self.stopped() {
+            return ControlFlow::Break(());
+        }
+        let policy_rewarm = self
+            .plan
+            .rounds
+            .as_ref()
+            .map_or(Duration::ZERO, |p| Duration::from_secs_f64(p.rewarm_s));
+        let mut cell = self.cell_run(started);
+        let measured = (|| -> Result<Option<Slice>, HarnessError> {
+            let mut spec = measure::cell_spec(&cell)?;
+            spec.stop = self.plan.shape.stop;
+            cell.step(Step::Rewarming);
+            measure::rewarm(&cell, &spec, policy_rewarm)?;
+            measure::check_alive(&mut cell)?;
+            cell.step(Step::Measuring { i: r + 1, n });
+            let snapshot = Snapshot::take(&self.plan.placement.server);
+            let Some((outcome, sample, hosts)) = measure::measured_load(&cell, &spec)? else {
+                return Ok(None);
+            };
+            // A server that exits during the slice fails the cell, with why.
+            measure::check_alive(&mut cell)?;
+            if !hosts.is_empty() {
+                m.generators.push(hosts);
+            }
+            let server = (cell.server.child.pgid(), cell.server.limit.allowed_cores);
+            Ok(Some(self.judge(
+                outcome,
+                sample,
+                r,
+                &snapshot,
+                server,
+                calibration,
+            )))
+        })();
+        match measured {
+            Ok(Some(slice)) => {
+                m.slices.push(slice);
+                m.processes.push(process);
+            }
+            Ok(None) => return ControlFlow::Break(()),
+            Err(_) if self.stopped() => return ControlFlow::Break(()),
+            Err(e) => m.failed = Some(chain(&e)),
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// What limited a slice: the server (its allowance), the generator (its CPUs or ceiling),
+    /// nobody (the server's own limit), or another process (contended).
+    /// `server` is its process group and the cores its scenario allows.
+    fn judge(
+        &self,
+        outcome: restbench_loadgen::LoadOutcome,
+        sample: crate::host::sample::ServerSample,
+        r: u32,
+        snapshot: &Snapshot,
+        (server_pgid, allowed): (i32, f64),
+        calibration: &Calibration,
+    ) -> Slice {
+        let plan = self.plan;
+        let secs = outcome.duration.as_secs_f64().max(1e-9);
+        let server_cpu = sample.cpu.as_secs_f64();
+        let loadgen_cpu = (outcome.cpu_user + outcome.cpu_system).as_secs_f64();
+        let placement = &plan.placement;
+        let here = plan.server_host.is_none();
+        let mut slice = Slice {
+            outcome,
+            sample,
+            round: Some(r),
+            saturation: None,
+            contention: None,
+        };
+        if !here || placement.shared {
+            return slice;
+        }
+        let local_generator = plan.remote.is_none();
+        let loadgen_cpus = if local_generator {
+            placement.loadgen.len() as f64
+        } else {
+            0.0
+        };
+        let client_bound = local_generator
+            && is_client_bound(
+                slice.outcome.rps(),
+                loadgen_cpu / secs,
+                placement,
+                calibration.ceiling(),
+            );
+        let mut saturation = Saturation::of(
+            server_cpu / secs,
+            allowed,
+            loadgen_cpu / secs,
+            loadgen_cpus,
+            client_bound,
+        );
+        if saturation == Saturation::Contended {
+            let taken = snapshot.finish(server_cpu, &|pid, pgrp| {
+                is_restbench(pid) || pgrp == server_pgid
+            });
+            if taken.someone_took_it() {
+                slice.contention = Some(taken.describe());
+            } else {
+                saturation = Saturation::Unsaturated;
+            }
+        }
+        slice.saturation = Some(saturation);
+        slice
+    }
+
+    /// The paired ratios of the members still in the running, after `rounds` rounds.
+    fn pairs(&self, members: &[Member], rounds: u32, policy: &RoundsPolicy) -> Vec<PairRatio> {
+        let (rps, cpu) = series(members, rounds);
+        rounds::pair_ratios(&rps, &cpu, policy.target_ci)
+    }
+
+    /// Every member's cell filled from its slices, and the group's record.
+    fn finish(
+        &self,
+        started: &[Started],
+        members: &mut [Member],
+        rounds_done: Vec<Round>,
+        calibration: &Calibration,
+        policy: &RoundsPolicy,
+    ) -> GroupRounds {
+        for m in members.iter_mut() {
+            if let Some(why) = m.failed.take() {
+                m.cell.status = CellStatus::Failed;
+                m.cell.reason = Some(why);
+                continue;
+            }
+            let contention: Vec<String> = m
+                .slices
+                .iter()
+                .filter_map(|s| s.contention.clone())
+                .collect();
+            let measurement = Measurement {
+                repeats: std::mem::take(&mut m.slices),
+                warmup: m.warmup,
+                warmup_settled: m.warmup_settled,
+                generators: std::mem::take(&mut m.generators),
+                processes: std::mem::take(&mut m.processes),
+            };
+            let limit = started[m.started].server.limit.clone();
+            verdict::fill_cell(
+                &mut m.cell,
+                measurement,
+                &self.plan.placement,
+                &limit,
+                calibration.ceiling(),
+            );
+            if let Some(first) = contention.first() {
+                self.observer.note(&format!(
+                    "{} {}: {} of its slices contended ({first})",
+                    m.label,
+                    self.workload,
+                    contention.len()
+                ));
+            }
+        }
+        group_record(self, members, rounds_done, policy)
+    }
+}
+
+/// The figures of the members that may be ranked (measured, not contended), per round.
+fn series(members: &[Member], rounds: u32) -> (Vec<Series>, Vec<Series>) {
+    let mut rps = Vec::new();
+    let mut cpu = Vec::new();
+    for m in members.iter().filter(|m| m.active()) {
+        rps.push(Series {
+            subject: m.label.clone(),
+            values: m.per_round(rounds, &|s| s.outcome.rps()),
+        });
+        cpu.push(Series {
+            subject: m.label.clone(),
+            values: m.per_round(rounds, &|s| {
+                let answered = s.outcome.answered.max(1) as f64;
+                s.sample.cpu.as_secs_f64() * 1e6 / answered
+            }),
+        });
+    }
+    (rps, cpu)
+}
+
+/// Where a member stands between rounds: what the stop rule and the next round's choice need.
+#[derive(Debug, Clone)]
+struct Standing {
+    label: String,
+    active: bool,
+    valid: usize,
+}
+
+fn standings(members: &[Member]) -> Vec<Standing> {
+    members
+        .iter()
+        .map(|m| Standing {
+            label: m.label.clone(),
+            active: m.active(),
+            valid: m.valid(),
+        })
+        .collect()
+}
+
+/// The members round `r` measures: all in the first `min_rounds`; later, those with fewer
+/// counted slices than `min_rounds` (a contended slice is measured again) and those in a pair
+/// not yet within the target.
+fn needed(members: &[Standing], pairs: &[PairRatio], r: u32, policy: &RoundsPolicy) -> Vec<usize> {
+    members
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.active)
+        .filter(|(_, m)| {
+            r < policy.min_rounds
+                || m.valid < policy.min_rounds as usize
+                || pairs
+                    .iter()
+                    .any(|p| !p.settled && (p.a == m.label || p.b == m.label))
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The group may stop after `rounds`: at the cap; else once every member has its counted
+/// slices and the pairs settle ([`rounds::may_stop`]).
+fn may_stop(members: &[Standing], pairs: &[PairRatio], rounds: u32, policy: &RoundsPolicy) -> bool {
+    if rounds >= policy.max_rounds {
+        return true;
+    }
+    let complete = members
+        .iter()
+        .filter(|m| m.active)
+        .all(|m| m.valid >= policy.min_rounds as usize);
+    complete && rounds::may_stop(policy, rounds, pairs)
+}
+
+/// The group's record: its rounds, the paired ratios of the cells that may be ranked, and the
+/// two rankings with ties.
+fn group_record(
+    group: &Group,
+    members: &[Member],
+    rounds_done: Vec<Round>,
+    policy: &RoundsPolicy,
+) -> GroupRounds {
+    let n = rounds_done.len() as u32;
+    let rankable: Vec<&Member> = members
+        .iter()
+        .filter(|m| {
+            m.cell.status == CellStatus::Ok && !m.cell.has_flag(restbench_model::Flag::Contended)
+        })
+        .collect();
+    let per_round = |m: &Member, f: &dyn Fn(&restbench_model::RepeatResult) -> f64| Series {
+        subject: m.label.clone(),
+        values: (0..n)
+            .map(|r| {
+                m.cell
+                    .repeats
+                    .iter()
+                    .find(|x| x.round == Some(r) && x.saturation.is_none_or(Saturation::counts))
+                    .map(f)
+            })
+            .collect(),
+    };
+    let rps: Vec<Series> = rankable.iter().map(|m| per_round(m, &|x| x.rps)).collect();
+    let cpu: Vec<Series> = rankable
+        .iter()
+        .map(|m| per_round(m, &verdict::cpu_us_per_req))
+        .collect();
+    let pairs = rounds::pair_ratios(&rps, &cpu, policy.target_ci);
+    let settled = pairs.iter().all(|p| p.settled);
+    let by_rps: Vec<(String, f64)> = rankable
+        .iter()
+        .map(|m| (m.label.clone(), m.cell.rps.median))
+        .collect();
+    let by_cpu: Vec<(String, f64)> = rankable
+        .iter()
+        .map(|m| (m.label.clone(), m.cell.server.cpu_us_per_req))
+        .collect();
+    GroupRounds {
+        workload: group.workload.name().into(),
+        scenario: group.scenario.name().into(),
+        protocol: group.protocol.name().into(),
+        ranking: rounds::rank(&by_rps, &pairs, true),
+        efficiency: rounds::rank(&by_cpu, &pairs, false),
+        rounds: rounds_done,
+        settled,
+        pairs,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn standing(label: &str, valid: usize) -> Standing {
+        Standing {
+            label: label.into(),
+            active: true,
+            valid,
+        }
+    }
+
+    fn pair(a: &str, b: &str, settled: bool) -> PairRatio {
+        PairRatio {
+            a: a.into(),
+            b: b.into(),
+            rps: restbench_model::Interval {
+                estimate: 1.0,
+                low: 0.9,
+                high: 1.1,
+                n: 3,
+            },
+            cpu_us_per_req: None,
+            settled,
+        }
+    }
+
+    #[test]
+    fn a_contended_cell_is_measured_again_and_settled_pairs_rest() {
+        let p = RoundsPolicy {
+            seed: 1,
+            min_rounds: 3,
+            max_rounds: 6,
+            target_ci: Some(0.03),
+            rewarm_s: 0.0,
+        };
+        // c's third slice was contended: two count.
+        let mut members = vec![standing("a", 3), standing("b", 3), standing("c", 2)];
+        let settled = vec![
+            pair("a", "b", true),
+            pair("a", "c", true),
+            pair("b", "c", true),
+        ];
+        assert_eq!(
+            needed(&members, &settled, 1, &p),
+            vec![0, 1, 2],
+            "all in the first rounds"
+        );
+        assert_eq!(
+            needed(&members, &settled, 3, &p),
+            vec![2],
+            "then the contended one"
+        );
+        assert!(
+            !may_stop(&members, &settled, 3, &p),
+            "c lacks a counted slice"
+        );
+        let unsettled = vec![
+            pair("a", "b", false),
+            pair("a", "c", true),
+            pair("b", "c", true),
+        ];
+        members[2].valid = 3;
+        assert_eq!(
+            needed(&members, &unsettled, 3, &p),
+            vec![0, 1],
+            "the unsettled pair"
+        );
+        assert!(!may_stop(&members, &unsettled, 4, &p));
+        assert!(may_stop(&members, &unsettled, 6, &p), "the cap ends it");
+        assert!(may_stop(&members, &settled, 3, &p), "settled and complete");
+        members[0].active = false;
+        assert_eq!(
+            needed(&members, &unsettled, 3, &p),
+            vec![1],
+            "a failed cell rests"
+        );
+    }
+}

@@ -1,0 +1,198 @@
+//! Interleaved rounds against real servers: two tiny Python servers measured together, with a
+//! CPU hog started on the server's CPU whenever one of them is measured. That one's slices are
+//! contended (neither side used its CPU, something else took it): they do not count, the cell
+//! is measured again in later rounds, and, staying contended, it is flagged and never ranked.
+//! No test asserts a speed.
+
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use restbench_harness::events::{Observer, RunEvent, Step};
+use restbench_harness::host::placement::{Placement, available_cpus, pin_current_thread};
+use restbench_harness::plan::{
+    ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, RoundsRequest, RunRequest,
+    Selection, ShapeOverrides, resolve,
+};
+use restbench_harness::subject::ad_hoc;
+use restbench_model::{Flag, Protocol, Saturation, Scenario, Workload};
+use restbench_testkit::turn;
+
+const SERVER: &str = r#"
+import sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+class Hello(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    wbufsize = 1 << 16
+    disable_nagle_algorithm = True
+
+    def do_GET(self):
+        if self.path == "/api/test":
+            status, body = 200, b"Hello, World!"
+        else:
+            status, body = 404, b"not found"
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+HTTPServer(("127.0.0.1", int(sys.argv[1])), Hello).serve_forever()
+"#;
+
+/// Spins on the server's CPU while `on` is set; says when it is asked to, through the events.
+struct Hog {
+    on: Arc<AtomicBool>,
+    victim: &'static str,
+}
+
+impl Observer for Hog {
+    fn event(&self, event: &RunEvent) {
+        if let RunEvent::Step { at, step } = event {
+            let hog = matches!(step, Step::Measuring { .. }) && at.subject == self.victim;
+            self.on.store(hog, Ordering::Relaxed);
+        } else if matches!(event, RunEvent::RoundDone { .. }) {
+            self.on.store(false, Ordering::Relaxed);
+        }
+    }
+}
+
+#[test]
+#[ignore = "slow: two real servers measured in rounds (about 30 s); cargo test -- --include-ignored runs it (CI does)"]
+fn a_cell_whose_cpu_is_taken_is_contended_remeasured_and_never_ranked() {
+    let _turn = turn::take(module_path!());
+    if !Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let placement = Placement::split(&available_cpus());
+    if placement.shared {
+        eprintln!("skipped: one CPU, generator and server share it");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hello.py"), SERVER).unwrap();
+    let workloads = [Workload::Plaintext];
+    let subjects = ["hello-a", "hello-b"]
+        .map(|name| {
+            ad_hoc::subject(
+                "python3 hello.py {port}",
+                name,
+                &workloads,
+                dir.path().into(),
+            )
+            .unwrap()
+        })
+        .to_vec();
+    let request = RunRequest {
+        kind: "run".into(),
+        selection: Selection {
+            subjects,
+            workloads: workloads.to_vec(),
+            scenarios: vec![Scenario::SingleThread],
+            protocols: vec![Protocol::H1],
+        },
+        length: Length::Quick,
+        shape: ShapeOverrides {
+            connections: Some(2),
+            threads: Some(1),
+            duration: Some(std::time::Duration::from_secs(1)),
+            warmup: Some(std::time::Duration::ZERO),
+            repeats: Some(3),
+            restarts: Some(1),
+            rounds: RoundsRequest {
+                seed: Some(1),
+                ..RoundsRequest::default()
+            },
+        },
+        machine: Machine {
+            cgroups: false,
+            ..Machine::default()
+        },
+        database: DatabaseRequest {
+            url: None,
+            pool: 10,
+        },
+        open_loop: OpenLoopRequest::default(),
+        remote: None,
+        calibrate: false,
+        out_dir: dir.path().join("out"),
+        cache: dir.path().join("cache"),
+        note: None,
+        conformance: ConformanceStep::NotApplicable,
+    };
+    let mut resolved = resolve(request).unwrap();
+    let server_cpu = resolved.plan.placement.server[0];
+    let on = Arc::new(AtomicBool::new(false));
+    let done = Arc::new(AtomicBool::new(false));
+    let hog = {
+        let (on, done) = (on.clone(), done.clone());
+        std::thread::spawn(move || {
+            let _ = pin_current_thread(&[server_cpu]);
+            let mut x = 1u64;
+            while !done.load(Ordering::Relaxed) {
+                if on.load(Ordering::Relaxed) {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                } else {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            }
+            std::hint::black_box(x);
+        })
+    };
+    let observer = Hog {
+        on,
+        victim: "hello-a",
+    };
+    let results = resolved.run(&AtomicBool::new(false), &observer);
+    done.store(true, Ordering::Relaxed);
+    hog.join().unwrap();
+    let results = results.unwrap();
+
+    let a = results
+        .cells
+        .iter()
+        .find(|c| c.subject == "hello-a")
+        .unwrap();
+    let saturations: Vec<Option<Saturation>> = a.repeats.iter().map(|r| r.saturation).collect();
+    assert!(
+        saturations
+            .iter()
+            .all(|s| *s == Some(Saturation::Contended)),
+        "every hogged slice is contended: {saturations:?}"
+    );
+    assert_eq!(a.repeats.len(), 5, "measured again up to the cap (3 + 2)");
+    assert!(a.has_flag(Flag::Contended), "{:?}", a.flags);
+    let group = &results.groups[0];
+    assert_eq!(group.rounds.len(), 5);
+    assert!(
+        group
+            .rounds
+            .iter()
+            .all(|r| r.contended.contains(&"hello-a".to_string())),
+        "{:?}",
+        group.rounds
+    );
+    assert!(
+        group.ranking.iter().all(|e| e.subject != "hello-a"),
+        "a contended cell is never ranked: {:?}",
+        group.ranking
+    );
+    assert!(
+        group
+            .pairs
+            .iter()
+            .all(|p| p.a != "hello-a" && p.b != "hello-a")
+    );
+    // The order of every round is recorded, and the seed with it.
+    assert_eq!(results.protocol.rounds.as_ref().unwrap().seed, 1);
+    assert!(group.rounds.iter().all(|r| !r.order.is_empty()));
+}
