@@ -134,10 +134,20 @@ fn generator_lines(r: &LoadResult) -> String {
 }
 
 pub fn read_load_result(path: &Path) -> anyhow::Result<LoadResult> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = read_document(path)?;
     serde_json::from_str(&text)
         .with_context(|| format!("{} is not a `restbench load --json` result", path.display()))
+}
+
+/// A document the user names (a results.json, a load result), read whole within
+/// [`DOCUMENT_LIMIT`](restbench_model::io::DOCUMENT_LIMIT): `/dev/zero` is refused in one line
+/// instead of filling memory.
+pub fn read_document(path: &Path) -> anyhow::Result<String> {
+    Ok(restbench_model::io::read_limited_string(
+        path,
+        restbench_model::io::DOCUMENT_LIMIT,
+        "the document",
+    )?)
 }
 
 /// Warnings said before a run starts, one line each on stderr.

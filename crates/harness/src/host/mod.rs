@@ -7,10 +7,13 @@
 //! - [`placement`]: which CPUs the server, the generator and the database are pinned to.
 //! - [`sample`]: CPU and memory of a server's whole process tree, and a server's usage over one
 //!   load ([`sample::ServerSample`]).
+//! - [`procfs`]: what /proc says of a process (parent, state, command line, inherited
+//!   environment) and who listens on a port, each file read within a limit.
 //! - [`environment`]: the host's facts recorded in every result (CPU, kernel, versions).
 
 pub mod cgroup;
 pub mod environment;
 pub mod placement;
 pub mod process;
+pub mod procfs;
 pub mod sample;

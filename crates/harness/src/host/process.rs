@@ -13,11 +13,13 @@ use std::net::{SocketAddr, TcpListener};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
+use super::procfs;
 use crate::HarnessError;
 
 /// How to start a child.
@@ -49,6 +51,8 @@ pub struct ManagedChild {
     pgid: Pid,
     guard: Option<(Child, ChildStdin)>,
     log: PathBuf,
+    /// Set once the log's copier has written everything (the child's output pipe closed).
+    log_done: Option<Arc<LogDone>>,
     stopped: bool,
 }
 
@@ -80,15 +84,31 @@ impl ManagedChild {
                 )
             })?
         };
-        let log2 = log.try_clone().map_err(spawn_err)?;
+        // A real log is fed through a pipe and capped (its head and its tail kept); /dev/null
+        // takes everything as it is. stdout and stderr share it, in the order written.
+        let (out, err, log_done) = if spec.log == Path::new("/dev/null") {
+            let err = log.try_clone().map_err(spawn_err)?;
+            (Stdio::from(log), Stdio::from(err), None)
+        } else {
+            let (reader, writer) = std::io::pipe().map_err(spawn_err)?;
+            let err = writer.try_clone().map_err(spawn_err)?;
+            let done = Arc::new(LogDone::default());
+            let capped = CappedLog::new(log, LOG_KEEP, LOG_KEEP);
+            let flag = done.clone();
+            std::thread::Builder::new()
+                .name(format!("log-{}", spec.name))
+                .spawn(move || copy_capped(reader, capped, &flag))
+                .map_err(spawn_err)?;
+            (Stdio::from(writer), Stdio::from(err), Some(done))
+        };
         let mut cmd = Command::new("/bin/sh");
         cmd.arg("-c")
             .arg(&spec.shell_command)
             .current_dir(&spec.cwd)
             .envs(&spec.env)
             .stdin(Stdio::null())
-            .stdout(Stdio::from(log))
-            .stderr(Stdio::from(log2))
+            .stdout(out)
+            .stderr(err)
             .process_group(0);
         let cpus = spec.cpus.clone();
         let user = spec.user;
@@ -108,6 +128,7 @@ impl ManagedChild {
             pgid,
             guard,
             log: spec.log.clone(),
+            log_done,
             stopped: false,
         })
     }
@@ -129,8 +150,12 @@ impl ManagedChild {
         self.child.try_wait().ok().flatten()
     }
 
-    /// The last `lines` lines of the child's output.
+    /// The last `lines` lines of the child's output. A child that just exited may have output
+    /// still in the pipe: the copier gets a moment to write it.
     pub fn log_tail(&self, lines: usize) -> String {
+        if let Some(done) = &self.log_done {
+            done.wait(Duration::from_millis(300));
+        }
         tail(&self.log, lines)
     }
 
@@ -178,6 +203,154 @@ impl Drop for ManagedChild {
     fn drop(&mut self) {
         self.stop(Duration::from_secs(3));
     }
+}
+
+/// How much of a child's output its log keeps: this many bytes from its start and as many from
+/// its end, with one line saying how much was cut between them. A server writing 200 MiB in a
+/// cell leaves a log of about 2 MiB.
+pub const LOG_KEEP: u64 = 1 << 20;
+
+/// Set when a log's copier has written all there was.
+#[derive(Default)]
+pub struct LogDone {
+    done: Mutex<bool>,
+    changed: Condvar,
+}
+
+impl LogDone {
+    fn set(&self) {
+        *self.done.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.changed.notify_all();
+    }
+
+    /// Waits up to `limit` for the copier to finish; true when it has.
+    fn wait(&self, limit: Duration) -> bool {
+        let done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        let (done, _) = self
+            .changed
+            .wait_timeout_while(done, limit, |d| !*d)
+            .unwrap_or_else(|e| e.into_inner());
+        *done
+    }
+}
+
+/// A log file that keeps the first `head` bytes written to it and the last `keep`, and says
+/// how many bytes between them were cut. The head is written as it comes; the tail is held in
+/// memory and rewritten after the head now and then (and at the end).
+struct CappedLog {
+    file: File,
+    head: u64,
+    keep: usize,
+    /// Bytes of the head on disk.
+    written: u64,
+    tail: std::collections::VecDeque<u8>,
+    cut: u64,
+    dirty: bool,
+}
+
+impl CappedLog {
+    fn new(file: File, head: u64, keep: u64) -> Self {
+        Self {
+            file,
+            head,
+            keep: keep as usize,
+            written: 0,
+            tail: std::collections::VecDeque::new(),
+            cut: 0,
+            dirty: false,
+        }
+    }
+
+    fn take(&mut self, mut bytes: &[u8]) -> std::io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        if self.written < self.head {
+            let n = bytes.len().min((self.head - self.written) as usize);
+            self.file.write_all_at(&bytes[..n], self.written)?;
+            self.written += n as u64;
+            bytes = &bytes[n..];
+        }
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        self.tail.extend(bytes);
+        let over = self.tail.len().saturating_sub(self.keep);
+        if over > 0 {
+            self.tail.drain(..over);
+            self.cut += over as u64;
+        }
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// Writes the tail (and the line saying what was cut) after the head.
+    fn flush(&mut self) -> std::io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        if !self.dirty {
+            return Ok(());
+        }
+        let mut out = Vec::with_capacity(self.tail.len() + 160);
+        if self.cut > 0 {
+            out.extend_from_slice(
+                format!(
+                    "\n[restbench: {} bytes of output cut here; a log keeps the first {} and the \
+                     last {}]\n",
+                    self.cut,
+                    restbench_model::io::size_words(self.head),
+                    restbench_model::io::size_words(self.keep as u64)
+                )
+                .as_bytes(),
+            );
+        }
+        let (a, b) = self.tail.as_slices();
+        out.extend_from_slice(a);
+        out.extend_from_slice(b);
+        self.file.write_all_at(&out, self.written)?;
+        self.file.set_len(self.written + out.len() as u64)?;
+        self.dirty = false;
+        Ok(())
+    }
+}
+
+/// Copies a child's output from `from` into `log` until every writer has closed the pipe (the
+/// child and whatever it started that kept it). The tail is rewritten at most every 250 ms while
+/// output flows, and when it pauses, so a flood costs a bounded amount of writing.
+fn copy_capped(mut from: std::io::PipeReader, mut log: CappedLog, done: &LogDone) {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    use std::os::fd::AsFd;
+    const EVERY: Duration = Duration::from_millis(250);
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut flushed = Instant::now();
+    loop {
+        let mut fds = [PollFd::new(from.as_fd(), PollFlags::POLLIN)];
+        match poll(&mut fds, PollTimeout::from(250u16)) {
+            Ok(0) => {
+                let _ = log.flush();
+                continue;
+            }
+            Ok(_) => {}
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(_) => break,
+        }
+        match from.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                if log.take(&buf[..n]).is_err() {
+                    break;
+                }
+                if flushed.elapsed() >= EVERY {
+                    let _ = log.flush();
+                    flushed = Instant::now();
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    let _ = log.flush();
+    // A log that cannot be written any more (a full disk) still drains the pipe, so the child
+    // never blocks on its output.
+    let _ = std::io::copy(&mut from, &mut std::io::sink());
+    done.set();
 }
 
 /// True while any process of the group exists.
@@ -342,16 +515,17 @@ pub fn write_afresh(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     create_afresh(path)?.write_all(bytes)
 }
 
-/// The last lines of a file.
+/// The last lines of a file (its last 16 KiB at most, however long it grows meanwhile).
 pub fn tail(path: &Path, lines: usize) -> String {
+    const TAIL_BYTES: u64 = 16 * 1024;
     let Ok(mut f) = File::open(path) else {
         return String::new();
     };
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-    let _ = f.seek(SeekFrom::Start(len.saturating_sub(16 * 1024)));
+    let _ = f.seek(SeekFrom::Start(len.saturating_sub(TAIL_BYTES)));
     let mut s = String::new();
     let mut bytes = Vec::new();
-    let _ = f.read_to_end(&mut bytes);
+    let _ = f.take(TAIL_BYTES).read_to_end(&mut bytes);
     s.push_str(&String::from_utf8_lossy(&bytes));
     let all: Vec<&str> = s.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
@@ -381,46 +555,10 @@ pub fn ensure_port_free(port: u16) -> Result<(), HarnessError> {
 
 /// `pid NNN (name)` of the process listening on a TCP port, from /proc.
 pub fn port_holder(port: u16) -> Option<String> {
-    let mut inodes = Vec::new();
-    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-        let Ok(text) = std::fs::read_to_string(table) else {
-            continue;
-        };
-        for line in text.lines().skip(1) {
-            let cols: Vec<&str> = line.split_whitespace().collect();
-            if cols.len() < 10 || cols[3] != "0A" {
-                continue; // not LISTEN
-            }
-            let local_port = cols[1]
-                .rsplit(':')
-                .next()
-                .and_then(|p| u16::from_str_radix(p, 16).ok());
-            if local_port == Some(port) {
-                inodes.push(format!("socket:[{}]", cols[9]));
-            }
-        }
+    match procfs::listeners(port)? {
+        Some(pid) => Some(format!("pid {pid} ({})", procfs::comm(pid))),
+        None => Some("another process".into()),
     }
-    if inodes.is_empty() {
-        return None;
-    }
-    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let pid = entry.file_name().to_string_lossy().to_string();
-        if !pid.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else {
-            continue;
-        };
-        for fd in fds.flatten() {
-            if let Ok(target) = std::fs::read_link(fd.path())
-                && inodes.iter().any(|i| target.as_os_str() == i.as_str())
-            {
-                let name = std::fs::read_to_string(entry.path().join("comm")).unwrap_or_default();
-                return Some(format!("pid {pid} ({})", name.trim()));
-            }
-        }
-    }
-    Some("another process".into())
 }
 
 /// Waits until `addr` accepts a connection and answers HTTP, the child exits, or time runs out.
