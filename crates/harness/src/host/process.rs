@@ -42,7 +42,15 @@ pub struct SpawnSpec {
     /// Cgroup folders the child joins before exec (one per v1 hierarchy); the guard empties and
     /// removes them if restbench dies.
     pub cgroup_dirs: Vec<PathBuf>,
+    /// The TCP port the child serves on: a listener still there once the group is stopped is
+    /// an escapee (stopped when restbench started it, named either way).
+    pub port: Option<u16>,
 }
+
+/// The variable every child starts with, set to a value of its own: what the child starts
+/// inherits it (a double fork and a `setsid` keep the environment), so whatever left the
+/// process group is still found by it, in /proc, when the child is stopped.
+pub const SPAWN_TOKEN_ENV: &str = "RESTBENCH_SPAWN";
 
 /// A running child and its process group.
 pub struct ManagedChild {
@@ -53,6 +61,11 @@ pub struct ManagedChild {
     log: PathBuf,
     /// Set once the log's copier has written everything (the child's output pipe closed).
     log_done: Option<Arc<LogDone>>,
+    /// `RESTBENCH_SPAWN=…`, as it appears in the environment of everything the child started.
+    token: String,
+    port: Option<u16>,
+    /// What the stop found outside the group, one sentence each.
+    escapees: Vec<String>,
     stopped: bool,
 }
 
@@ -101,11 +114,14 @@ impl ManagedChild {
                 .map_err(spawn_err)?;
             (Stdio::from(writer), Stdio::from(err), Some(done))
         };
+        become_subreaper();
+        let token = spawn_token();
         let mut cmd = Command::new("/bin/sh");
         cmd.arg("-c")
             .arg(&spec.shell_command)
             .current_dir(&spec.cwd)
             .envs(&spec.env)
+            .env(SPAWN_TOKEN_ENV, &token[SPAWN_TOKEN_ENV.len() + 1..])
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err)
@@ -121,7 +137,13 @@ impl ManagedChild {
         install_pre_exec(&mut cmd, cpus, user, cgroup_procs);
         let child = cmd.spawn().map_err(spawn_err)?;
         let pgid = Pid::from_raw(child.id() as i32);
-        let guard = spawn_guard(pgid, spec.remove_on_death.as_deref(), &spec.cgroup_dirs).ok();
+        let guard = spawn_guard(
+            pgid,
+            &token,
+            spec.remove_on_death.as_deref(),
+            &spec.cgroup_dirs,
+        )
+        .ok();
         Ok(Self {
             name: spec.name.clone(),
             child,
@@ -129,6 +151,9 @@ impl ManagedChild {
             guard,
             log: spec.log.clone(),
             log_done,
+            token,
+            port: spec.port,
+            escapees: Vec::new(),
             stopped: false,
         })
     }
@@ -180,12 +205,54 @@ impl ManagedChild {
         while group_alive(self.pgid) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(10));
         }
-        if let Some((mut guard, stdin)) = self.guard.take() {
+        self.stop_escapees();
+        if let Some(done) = &self.log_done {
+            // Bounded: an escapee that could not be stopped may hold the pipe open.
+            done.wait(Duration::from_secs(1));
+        }
+        if let Some((mut guard, mut stdin)) = self.guard.take() {
             // The guard wakes, finds the group gone, and removes what it was given (a folder,
             // cgroups): a stopped child's folder is gone too, so data that must survive a stop
-            // belongs to another child's guard (see `db::Cluster`'s janitor).
+            // belongs to another child's guard (see `db::Cluster`'s janitor). "stopped" tells it
+            // the escapees were seen to already.
+            use std::io::Write;
+            let _ = stdin.write_all(b"stopped\n");
             drop(stdin);
             let _ = guard.wait();
+        }
+    }
+
+    /// What the last stop found outside the process group — processes the child started that
+    /// left it (a `setsid` daemon, a server that daemonised itself, a listener left on its
+    /// port) — one sentence each, saying whether it was stopped. Each was also said on stderr.
+    pub fn escapees(&self) -> &[String] {
+        &self.escapees
+    }
+
+    /// Finds what the child started outside its group (by the inherited [`SPAWN_TOKEN_ENV`], and
+    /// the listener on its port), stops it (SIGTERM, a moment, SIGKILL; reaped when it is ours,
+    /// as orphans are with the subreaper), and says what was found.
+    fn stop_escapees(&mut self) {
+        let found = find_escapees(&self.token, self.port);
+        if found.is_empty() {
+            return;
+        }
+        let pids: Vec<i32> = found.iter().filter(|e| e.ours).map(|e| e.pid).collect();
+        let survivors = terminate(&pids);
+        for e in found {
+            let what = format!(
+                "{}: pid {} ({}) {}",
+                self.name, e.pid, e.command, e.how
+            );
+            let note = if !e.ours {
+                format!("{what}; restbench did not start it, so it is left running")
+            } else if let Some(error) = survivors.iter().find(|(p, _)| *p == e.pid) {
+                format!("{what} and could not be stopped: {}", error.1)
+            } else {
+                format!("{what}; stopped")
+            };
+            eprintln!("warning: {note}");
+            self.escapees.push(note);
         }
     }
 
@@ -203,6 +270,121 @@ impl Drop for ManagedChild {
     fn drop(&mut self) {
         self.stop(Duration::from_secs(3));
     }
+}
+
+/// `RESTBENCH_SPAWN=<pid>-<n>-<nanoseconds>`: unique to one child of one restbench.
+fn spawn_token() -> String {
+    static SPAWNED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = SPAWNED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!("{SPAWN_TOKEN_ENV}={}-{n}-{nanos}", std::process::id())
+}
+
+/// Makes restbench the child subreaper (`PR_SET_CHILD_SUBREAPER`, once): a process its children
+/// orphan (the middle of a double fork exits) is reparented to restbench instead of init, so it
+/// stays ours to find, stop and reap. Without it (an old kernel) escapees are still found by
+/// their environment.
+fn become_subreaper() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = nix::sys::prctl::set_child_subreaper(true);
+    });
+}
+
+/// A process found outside a stopped child's group.
+#[derive(Debug)]
+struct Escapee {
+    pid: i32,
+    command: String,
+    /// `started outside its process group`, `holds port N`.
+    how: String,
+    /// Started by the child (its environment says so, or it is restbench's own orphan):
+    /// restbench stops it; another's listener is only named.
+    ours: bool,
+}
+
+/// The live processes carrying `token`, and the holder of `port` if something still listens
+/// there. Zombies of ours among them are reaped, not reported: they have ended.
+fn find_escapees(token: &str, port: Option<u16>) -> Vec<Escapee> {
+    let me = std::process::id() as i32;
+    let mut found = Vec::new();
+    for pid in procfs::pids() {
+        if pid == me || !procfs::environ_has(pid, token) {
+            continue;
+        }
+        match procfs::parent_and_state(pid) {
+            Some((parent, 'Z')) => {
+                if parent == me {
+                    reap(pid);
+                }
+            }
+            Some(_) => found.push(Escapee {
+                pid,
+                command: procfs::command_line(pid),
+                how: "was started outside its process group and outlived it".into(),
+                ours: true,
+            }),
+            None => {}
+        }
+    }
+    if let Some(port) = port
+        && let Some(Some(holder)) = procfs::listeners(port)
+    {
+        if let Some(e) = found.iter_mut().find(|e| e.pid == holder) {
+            e.how.push_str(&format!(", holding port {port}"));
+        } else if holder != me {
+            let parent = procfs::parent_and_state(holder).map(|(p, _)| p);
+            found.push(Escapee {
+                pid: holder,
+                command: procfs::command_line(holder),
+                how: format!("still holds port {port} after the stop"),
+                ours: parent == Some(me),
+            });
+        }
+    }
+    found
+}
+
+/// SIGTERM to each, up to a second to end, then SIGKILL and another second; ours are reaped.
+/// Returns those still alive, with why.
+fn terminate(pids: &[i32]) -> Vec<(i32, String)> {
+    use nix::sys::signal::kill;
+    let alive = |pid: i32| {
+        reap(pid);
+        procfs::parent_and_state(pid).is_some_and(|(_, state)| state != 'Z')
+    };
+    let mut errors: Vec<(i32, String)> = Vec::new();
+    for signal in [Signal::SIGTERM, Signal::SIGKILL] {
+        for &pid in pids.iter().filter(|&&p| alive(p)) {
+            if let Err(e) = kill(Pid::from_raw(pid), signal) {
+                errors.retain(|(p, _)| *p != pid);
+                errors.push((pid, format!("{signal}: {}", e.desc())));
+            }
+        }
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while pids.iter().any(|&p| alive(p)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    pids.iter()
+        .filter(|&&p| alive(p))
+        .map(|&p| {
+            let why = errors
+                .iter()
+                .find(|(e, _)| *e == p)
+                .map_or_else(|| "it is still running after SIGKILL".into(), |e| e.1.clone());
+            (p, why)
+        })
+        .collect()
+}
+
+/// Collects `pid`'s exit status if it is restbench's child (an orphan reparented to us) and has
+/// ended; any other pid is left alone (`waitpid` fails on it and nothing changes).
+fn reap(pid: i32) {
+    use nix::sys::wait::{WaitPidFlag, waitpid};
+    let _ = waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG));
 }
 
 /// How much of a child's output its log keeps: this many bytes from its start and as many from
@@ -423,11 +605,21 @@ fn install_pre_exec(
 /// cgroups, and removes `dir`.
 fn spawn_guard(
     pgid: Pid,
+    token: &str,
     dir: Option<&Path>,
     cgroups: &[PathBuf],
 ) -> std::io::Result<(Child, ChildStdin)> {
     let quote = |p: &Path| format!("'{}'", p.display().to_string().replace('\'', "'\\''"));
-    let mut script = format!("read _ignored; kill -KILL -{} 2>/dev/null", pgid.as_raw());
+    // Unless restbench said it stopped the child itself (escapees included), restbench ended:
+    // whatever carries the child's token outside the group is killed too.
+    let mut script = format!(
+        "read _why; kill -KILL -{pgid} 2>/dev/null; \
+         if [ \"$_why\" != stopped ]; then for _env in /proc/[0-9]*/environ; do \
+         grep -qxzF {token} \"$_env\" 2>/dev/null || continue; \
+         _pid=${{_env#/proc/}}; kill -KILL \"${{_pid%/environ}}\" 2>/dev/null; done; fi",
+        pgid = pgid.as_raw(),
+        token = quote(Path::new(token)),
+    );
     for cg in cgroups {
         // Processes that left the group are still in the cgroup; rmdir succeeds once it is empty.
         script.push_str(&format!(

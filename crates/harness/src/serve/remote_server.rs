@@ -272,6 +272,8 @@ impl ServerHost {
             log: log.clone(),
             remove_on_death: None,
             cgroup_dirs: Vec::new(),
+            // The port is the other host's; the agent there looks after it.
+            port: None,
         };
         let mut child = ManagedChild::spawn(&spec)?;
         // The agent builds nothing here (prepare did) but waits up to the subject's own ready
