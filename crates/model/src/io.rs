@@ -106,7 +106,7 @@ pub fn read_run(path: &Path) -> Result<RunResults, DocumentError> {
 // ---------------------------------------------------------------------------------------------
 
 /// The most a results or load document may hold: far beyond a full grid of cells.
-pub const DOCUMENT_LIMIT: u64 = 256 << 20;
+pub const DOCUMENT_LIMIT: u64 = 128 << 20;
 
 /// Why a file read with [`read_limited`] was refused.
 #[derive(Debug, thiserror::Error)]
@@ -144,7 +144,11 @@ pub fn size_words(bytes: u64) -> String {
 /// file is refused from its size without being read; a device or a pipe (whose size says
 /// nothing: `/dev/zero` has none) is read up to `limit` + 1 bytes and refused there, so memory
 /// stays bounded whatever the file is. `what` names the file in messages (`"the body file"`).
-pub fn read_limited(path: &Path, limit: u64, what: &'static str) -> Result<Vec<u8>, LimitedReadError> {
+pub fn read_limited(
+    path: &Path,
+    limit: u64,
+    what: &'static str,
+) -> Result<Vec<u8>, LimitedReadError> {
     use std::io::Read;
     let read_error = |source| LimitedReadError::Read {
         what,
@@ -213,10 +217,9 @@ pub fn write_atomic_with(
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let name = path.file_name().map_or_else(
-        || "output".into(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+    let name = path
+        .file_name()
+        .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
     static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let tmp = dir.join(format!(".{name}.{}-{n}.tmp", std::process::id()));
@@ -375,7 +378,11 @@ mod limited_tests {
         .unwrap_err();
         assert_eq!(full.raw_os_error(), Some(libc_enospc()));
         assert_eq!(std::fs::read(&path).unwrap(), b"the last good one");
-        assert!(others(&dir, "report.html").is_empty(), "{:?}", others(&dir, "report.html"));
+        assert!(
+            others(&dir, "report.html").is_empty(),
+            "{:?}",
+            others(&dir, "report.html")
+        );
         // A new file is either whole or absent.
         let fresh = dir.join("fresh.json");
         assert!(write_atomic_with(&fresh, |_| Err(io::Error::other("no space"))).is_err());

@@ -187,13 +187,15 @@ impl Backend {
                 if let Some(base) = cpuset {
                     let dir = base.join(&name);
                     // A v1 cpuset takes no task before it has CPUs and memory nodes.
-                    let mems = super::procfs::read_kernel_text(base.join("cpuset.mems")).map_err(|e| {
-                        fail(format!("cannot read {}/cpuset.mems", base.display()), e)
-                    })?;
+                    let mems =
+                        super::procfs::read_kernel_text(base.join("cpuset.mems")).map_err(|e| {
+                            fail(format!("cannot read {}/cpuset.mems", base.display()), e)
+                        })?;
                     write(&dir.join("cpuset.mems"), mems.trim())?;
-                    let all = super::procfs::read_kernel_text(base.join("cpuset.cpus")).map_err(|e| {
-                        fail(format!("cannot read {}/cpuset.cpus", base.display()), e)
-                    })?;
+                    let all =
+                        super::procfs::read_kernel_text(base.join("cpuset.cpus")).map_err(|e| {
+                            fail(format!("cannot read {}/cpuset.cpus", base.display()), e)
+                        })?;
                     let list = if cpus.is_empty() {
                         all.trim().to_string()
                     } else {

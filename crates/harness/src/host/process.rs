@@ -240,10 +240,7 @@ impl ManagedChild {
         let pids: Vec<i32> = found.iter().filter(|e| e.ours).map(|e| e.pid).collect();
         let survivors = terminate(&pids);
         for e in found {
-            let what = format!(
-                "{}: pid {} ({}) {}",
-                self.name, e.pid, e.command, e.how
-            );
+            let what = format!("{}: pid {} ({}) {}", self.name, e.pid, e.command, e.how);
             let note = if !e.ours {
                 format!("{what}; restbench did not start it, so it is left running")
             } else if let Some(error) = survivors.iter().find(|(p, _)| *p == e.pid) {
@@ -315,11 +312,8 @@ fn find_escapees(token: &str, port: Option<u16>) -> Vec<Escapee> {
             continue;
         }
         match procfs::parent_and_state(pid) {
-            Some((parent, 'Z')) => {
-                if parent == me {
-                    reap(pid);
-                }
-            }
+            Some((parent, 'Z')) if parent == me => reap(pid),
+            Some((_, 'Z')) => {}
             Some(_) => found.push(Escapee {
                 pid,
                 command: procfs::command_line(pid),
@@ -371,10 +365,10 @@ fn terminate(pids: &[i32]) -> Vec<(i32, String)> {
     pids.iter()
         .filter(|&&p| alive(p))
         .map(|&p| {
-            let why = errors
-                .iter()
-                .find(|(e, _)| *e == p)
-                .map_or_else(|| "it is still running after SIGKILL".into(), |e| e.1.clone());
+            let why = errors.iter().find(|(e, _)| *e == p).map_or_else(
+                || "it is still running after SIGKILL".into(),
+                |e| e.1.clone(),
+            );
             (p, why)
         })
         .collect()

@@ -12,12 +12,12 @@ pub const KERNEL_FILE_LIMIT: u64 = 64 << 20;
 /// `std::fs::read_to_string`.
 pub fn read_kernel_text(path: impl AsRef<Path>) -> std::io::Result<String> {
     use restbench_model::io::{LimitedReadError, read_limited_string};
-    read_limited_string(path.as_ref(), KERNEL_FILE_LIMIT, "the kernel's file").map_err(|e| {
-        match e {
+    read_limited_string(path.as_ref(), KERNEL_FILE_LIMIT, "the kernel's file").map_err(
+        |e| match e {
             LimitedReadError::Read { source, .. } => source,
             e => std::io::Error::other(e.to_string()),
-        }
-    })
+        },
+    )
 }
 
 /// Every process id in /proc.

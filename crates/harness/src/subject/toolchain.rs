@@ -289,7 +289,8 @@ const MANIFEST_FILE_LIMIT: u64 = 4 << 20;
 
 /// The `go 1.26.0` directive of a go.mod: the oldest Go that builds the module.
 pub fn go_mod_minimum(path: &Path) -> Option<Version> {
-    let text = restbench_model::io::read_limited_string(path, MANIFEST_FILE_LIMIT, "go.mod").ok()?;
+    let text =
+        restbench_model::io::read_limited_string(path, MANIFEST_FILE_LIMIT, "go.mod").ok()?;
     text.lines()
         .map(str::trim)
         .find_map(|l| l.strip_prefix("go "))

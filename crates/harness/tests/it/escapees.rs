@@ -210,7 +210,10 @@ fn marked(mark: &str) -> Vec<String> {
                 let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
                 let holds = |b: &[u8]| b.windows(mark.len()).any(|w| w == mark.as_bytes());
                 (holds(&cmdline) || holds(&environ)).then(|| {
-                    format!("pid {pid}: {}", String::from_utf8_lossy(&cmdline).replace('\0', " "))
+                    format!(
+                        "pid {pid}: {}",
+                        String::from_utf8_lossy(&cmdline).replace('\0', " ")
+                    )
                 })
             })
             .collect()
