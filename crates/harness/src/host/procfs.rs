@@ -33,13 +33,19 @@ pub fn pids() -> Vec<i32> {
 
 /// A process's parent and state letter (`R`, `S`, `Z`…), from /proc/PID/stat.
 pub fn parent_and_state(pid: i32) -> Option<(i32, char)> {
+    stat(pid).map(|(parent, state, _)| (parent, state))
+}
+
+/// A process's parent, state letter and process group, from /proc/PID/stat.
+pub fn stat(pid: i32) -> Option<(i32, char, i32)> {
     let stat = read_kernel_text(format!("/proc/{pid}/stat")).ok()?;
     // The command name is in parentheses and may hold anything: fields follow the last ')'.
     let rest = &stat[stat.rfind(')')? + 1..];
     let mut fields = rest.split_whitespace();
     let state = fields.next()?.chars().next()?;
     let parent = fields.next()?.parse().ok()?;
-    Some((parent, state))
+    let group = fields.next()?.parse().ok()?;
+    Some((parent, state, group))
 }
 
 /// The process's name (`comm`).
