@@ -838,6 +838,56 @@ mod tests {
         assert!(text.contains(&format!("[restbench: {cut} bytes of output cut here")));
     }
 
+    /// Live processes (not zombies) started with `token` in their environment.
+    fn carrying(token: &str) -> Vec<i32> {
+        procfs::pids()
+            .into_iter()
+            .filter(|&p| procfs::environ_has(p, token))
+            .filter(|&p| procfs::parent_and_state(p).is_some_and(|(_, s)| s != 'Z'))
+            .collect()
+    }
+
+    #[test]
+    fn a_setsid_escapee_is_stopped_and_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child =
+            ManagedChild::spawn(&spec("(setsid sleep 600 &); exec sleep 600", dir.path())).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        let token = child.token.clone();
+        assert_eq!(carrying(&token).len(), 2, "the child and its escapee");
+        child.stop(Duration::from_millis(500));
+        assert!(carrying(&token).is_empty(), "{:?}", carrying(&token));
+        let notes = child.escapees();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("sleep 600") && notes[0].ends_with("stopped"),
+            "{notes:?}"
+        );
+    }
+
+    #[test]
+    fn the_guard_kills_escapees_when_restbench_ends_without_a_stop() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child =
+            ManagedChild::spawn(&spec("(setsid sleep 600 &); exec sleep 600", dir.path())).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        let token = child.token.clone();
+        assert_eq!(carrying(&token).len(), 2);
+        // restbench's end as the guard sees it: its pipe closes with nothing said.
+        let (mut guard, stdin) = child.guard.take().unwrap();
+        drop(stdin);
+        let _ = guard.wait();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !carrying(&token).is_empty() && Instant::now() < deadline {
+            for p in carrying(&token) {
+                reap(p);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(carrying(&token).is_empty(), "{:?}", carrying(&token));
+        child.stop(Duration::from_millis(100));
+    }
+
     #[test]
     fn stop_kills_the_whole_group_including_grandchildren() {
         let dir = tempfile::tempdir().unwrap();
