@@ -34,6 +34,8 @@ pub enum DocumentError {
         "{path} has schema version {found}; this restbench reads version {SCHEMA_VERSION} (use the restbench that wrote it, or a newer one)"
     )]
     Version { path: PathBuf, found: u32 },
+    #[error(transparent)]
+    Limited(#[from] LimitedReadError),
     #[error("cannot write results to {path}")]
     Write {
         path: PathBuf,
@@ -46,16 +48,11 @@ pub enum DocumentError {
 /// or an interrupt never sees half a document.
 pub fn write_results(dir: &Path, results: &RunResults) -> Result<(), DocumentError> {
     let path = dir.join(RESULTS_FILE);
-    let tmp = dir.join(format!(".{RESULTS_FILE}.tmp"));
     let text = serde_json::to_string_pretty(results).map_err(|e| DocumentError::Write {
         path: path.clone(),
         source: e.into(),
     })?;
-    std::fs::write(&tmp, text).map_err(|source| DocumentError::Write {
-        path: tmp.clone(),
-        source,
-    })?;
-    std::fs::rename(&tmp, &path).map_err(|source| DocumentError::Write { path, source })
+    write_atomic(&path, text.as_bytes()).map_err(|source| DocumentError::Write { path, source })
 }
 
 /// Reads a `results.json`.
@@ -77,10 +74,7 @@ fn read_versioned<T: DeserializeOwned>(path: &Path) -> Result<T, DocumentError> 
     struct Probe {
         schema_version: Option<u32>,
     }
-    let text = std::fs::read_to_string(path).map_err(|source| DocumentError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = read_limited_string(path, DOCUMENT_LIMIT, "the document")?;
     let parse_error = |source| DocumentError::Parse {
         path: path.to_path_buf(),
         source,
@@ -104,6 +98,155 @@ pub fn read_run(path: &Path) -> Result<RunResults, DocumentError> {
     } else {
         read_results(path)
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files read and written whole, for every crate: a stated size limit on each read, and each
+// write a replacement that is either whole or not there.
+// ---------------------------------------------------------------------------------------------
+
+/// The most a results or load document may hold: far beyond a full grid of cells.
+pub const DOCUMENT_LIMIT: u64 = 128 << 20;
+
+/// Why a file read with [`read_limited`] was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum LimitedReadError {
+    #[error("cannot read {what} {path}")]
+    Read {
+        what: &'static str,
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error(
+        "{what} {path} is larger than {} (or endless, as a device or a pipe can be); restbench reads at most that",
+        size_words(*limit)
+    )]
+    TooLarge {
+        what: &'static str,
+        path: PathBuf,
+        limit: u64,
+    },
+    #[error("{what} {path} is not UTF-8 text")]
+    NotText { what: &'static str, path: PathBuf },
+}
+
+/// `64 MiB`, `16 KiB`, `100 bytes`: a limit as a message says it.
+pub fn size_words(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} bytes"),
+    }
+}
+
+/// Reads the whole of `path`, refusing it when it holds more than `limit` bytes. A regular
+/// file is refused from its size without being read; a device or a pipe (whose size says
+/// nothing: `/dev/zero` has none) is read up to `limit` + 1 bytes and refused there, so memory
+/// stays bounded whatever the file is. `what` names the file in messages (`"the body file"`).
+pub fn read_limited(
+    path: &Path,
+    limit: u64,
+    what: &'static str,
+) -> Result<Vec<u8>, LimitedReadError> {
+    use std::io::Read;
+    let read_error = |source| LimitedReadError::Read {
+        what,
+        path: path.to_path_buf(),
+        source,
+    };
+    let too_large = || LimitedReadError::TooLarge {
+        what,
+        path: path.to_path_buf(),
+        limit,
+    };
+    let file = std::fs::File::open(path).map_err(read_error)?;
+    let size = match file.metadata() {
+        Ok(m) if m.is_file() => m.len(),
+        _ => 0,
+    };
+    if size > limit {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(size as usize + 1);
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(read_error)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// [`read_limited`] for a text file.
+pub fn read_limited_string(
+    path: &Path,
+    limit: u64,
+    what: &'static str,
+) -> Result<String, LimitedReadError> {
+    String::from_utf8(read_limited(path, limit, what)?).map_err(|_| LimitedReadError::NotText {
+        what,
+        path: path.to_path_buf(),
+    })
+}
+
+/// Replaces `path` with `bytes` atomically: written to a temporary file in the same folder,
+/// flushed to disk, then renamed over `path`, so a full disk or an interrupt leaves the previous
+/// file (or none) and never half of the new one; the temporary file is removed when anything
+/// fails. A target that exists and is not a regular file (`/dev/stdout`, a pipe, `/dev/full`)
+/// cannot be replaced, and is written in place.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_with(path, |file| {
+        use std::io::Write;
+        file.write_all(bytes)
+    })
+}
+
+/// [`write_atomic`] with the content written by `fill` (tests give a writer that fails).
+pub fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut std::fs::File) -> io::Result<()>,
+) -> io::Result<()> {
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+    {
+        let mut file = std::fs::OpenOptions::new().write(true).open(path)?;
+        return fill(&mut file);
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.{}-{n}.tmp", std::process::id()));
+    let written = (|| {
+        // Never through a link planted at the temporary name: removed, then created anew.
+        match std::fs::remove_file(&tmp) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        fill(&mut file)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, path)?;
+        // The rename is durable once the folder is.
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 #[cfg(test)]
@@ -175,5 +318,94 @@ mod tests {
             }
         }
         std::fs::remove_dir_all(&d).unwrap();
+    }
+}
+
+#[cfg(test)]
+mod limited_tests {
+    use super::*;
+
+    #[test]
+    fn endless_and_oversized_files_are_refused_at_the_limit() {
+        let dir = tempfile_dir("limited");
+        if Path::new("/dev/zero").exists() {
+            let e = read_limited(Path::new("/dev/zero"), 1 << 20, "the document").unwrap_err();
+            assert!(matches!(e, LimitedReadError::TooLarge { .. }), "{e}");
+            assert_eq!(
+                e.to_string(),
+                "the document /dev/zero is larger than 1 MiB (or endless, as a device or a pipe \
+                 can be); restbench reads at most that"
+            );
+        }
+        let big = dir.join("big");
+        std::fs::File::create(&big).unwrap().set_len(5000).unwrap();
+        let e = read_limited(&big, 4096, "the file").unwrap_err();
+        assert!(e.to_string().contains("larger than 4 KiB"), "{e}");
+        assert_eq!(read_limited(&big, 5000, "the file").unwrap().len(), 5000);
+        std::fs::write(dir.join("bin"), [0xff, 0xfe]).unwrap();
+        let e = read_limited_string(&dir.join("bin"), 10, "the file").unwrap_err();
+        assert!(matches!(e, LimitedReadError::NotText { .. }), "{e}");
+        let e = read_limited(&dir.join("missing"), 10, "the file").unwrap_err();
+        assert!(e.to_string().starts_with("cannot read the file "), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    fn tempfile_dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("restbench-model-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    /// Files in `dir` other than `keep`.
+    fn others(dir: &Path, keep: &str) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n != keep)
+            .collect()
+    }
+
+    #[test]
+    fn a_failed_atomic_write_keeps_the_old_file_and_leaves_no_temporary() {
+        let dir = tempfile_dir("atomic");
+        let path = dir.join("report.html");
+        write_atomic(&path, b"the last good one").unwrap();
+        let full = write_atomic_with(&path, |f| {
+            use std::io::Write;
+            f.write_all(b"half a rep")?;
+            Err(io::Error::from_raw_os_error(libc_enospc()))
+        })
+        .unwrap_err();
+        assert_eq!(full.raw_os_error(), Some(libc_enospc()));
+        assert_eq!(std::fs::read(&path).unwrap(), b"the last good one");
+        assert!(
+            others(&dir, "report.html").is_empty(),
+            "{:?}",
+            others(&dir, "report.html")
+        );
+        // A new file is either whole or absent.
+        let fresh = dir.join("fresh.json");
+        assert!(write_atomic_with(&fresh, |_| Err(io::Error::other("no space"))).is_err());
+        assert!(!fresh.exists());
+        write_atomic(&fresh, b"{}").unwrap();
+        assert_eq!(std::fs::read(&fresh).unwrap(), b"{}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// ENOSPC without a libc dependency (28 on every Linux architecture).
+    fn libc_enospc() -> i32 {
+        28
+    }
+
+    #[test]
+    fn a_target_that_is_not_a_regular_file_is_written_in_place() {
+        if !Path::new("/dev/null").exists() {
+            return;
+        }
+        use std::os::unix::fs::FileTypeExt;
+        write_atomic(Path::new("/dev/null"), b"discarded").unwrap();
+        let meta = std::fs::metadata("/dev/null").unwrap();
+        assert!(meta.file_type().is_char_device(), "/dev/null was replaced");
     }
 }

@@ -1,12 +1,9 @@
 //! Flags made library requests: `load`'s flags a [`LoadSpec`], and the flags of `run`, `bench`
 //! and `study` a [`RunRequest`] or [`StudyRequest`] for the planner (`restbench_harness::plan`).
 
-use std::fs::File;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::Context;
 use restbench_harness::plan::study::StudyRequest;
 use restbench_harness::plan::{
     ConformanceStep, DEFAULT_DB_POOL, DatabaseRequest, Length, Machine, OpenLoopRequest,
@@ -219,31 +216,12 @@ pub fn spec_from_args(args: &LoadArgs) -> anyhow::Result<LoadSpec> {
 /// Reads a body file of at most [`MAX_BODY`] bytes; an endless one (`/dev/zero`, a pipe) is
 /// refused after that many bytes instead of filling memory.
 fn read_body_file(path: &Path) -> anyhow::Result<Vec<u8>> {
-    let cannot = || format!("cannot read the body file {}", path.display());
-    let too_large = || {
-        anyhow::Error::new(BadArgument(format!(
-            "the body file {} is larger than 64 MiB (or endless); restbench sends at most 64 MiB",
-            path.display()
-        )))
-    };
-    let file = File::open(path).with_context(cannot)?;
-    if file
-        .metadata()
-        .is_ok_and(|m| m.is_file() && m.len() > MAX_BODY as u64)
-    {
-        return Err(too_large());
-    }
-    let size = file
-        .metadata()
-        .map_or(0, |m| if m.is_file() { m.len() } else { 0 });
-    let mut body = Vec::with_capacity(size as usize + 1);
-    file.take(MAX_BODY as u64 + 1)
-        .read_to_end(&mut body)
-        .with_context(cannot)?;
-    if body.len() > MAX_BODY {
-        return Err(too_large());
-    }
-    Ok(body)
+    use restbench_model::io::{LimitedReadError, read_limited};
+    read_limited(path, MAX_BODY as u64, "the body file").map_err(|e| match e {
+        // Too large is a bad argument (exit 2), as any flag restbench cannot take.
+        LimitedReadError::TooLarge { .. } => anyhow::Error::new(BadArgument(e.to_string())),
+        e => anyhow::Error::new(e),
+    })
 }
 
 #[cfg(test)]

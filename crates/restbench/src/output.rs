@@ -44,12 +44,21 @@ pub fn table_width() -> usize {
 /// Writes `report.md` and the self-contained `report.html` into `dir`.
 pub fn write_reports(results: &RunResults, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let md = dir.join("report.md");
-    std::fs::write(&md, restbench_report::markdown::report(results))
-        .with_context(|| format!("cannot write {}", md.display()))?;
+    write_output(&md, restbench_report::markdown::report(results).as_bytes())?;
     let html = dir.join("report.html");
-    std::fs::write(&html, restbench_report::html::render(results))
-        .with_context(|| format!("cannot write {}", html.display()))?;
+    write_output(&html, restbench_report::html::render(results).as_bytes())?;
     Ok(vec![md, html])
+}
+
+/// Writes an output file atomically (a full disk keeps the previous file whole, or none, and
+/// leaves no temporary file), with an error that names it.
+pub fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    restbench_model::io::write_atomic(path, bytes).with_context(|| {
+        format!(
+            "cannot write {} (the previous file, if any, is kept as it was)",
+            path.display()
+        )
+    })
 }
 
 /// The cell table of a run, fitted to the terminal, on stdout.
@@ -110,7 +119,7 @@ pub fn write_merged(merged: &LoadResult, json: Option<&Path>, latency: bool) -> 
     out.flush()?;
     if let Some(path) = json {
         let body = serde_json::to_string_pretty(merged)? + "\n";
-        std::fs::write(path, body)
+        restbench_model::io::write_atomic(path, body.as_bytes())
             .with_context(|| format!("cannot write the merged result to {}", path.display()))?;
         eprintln!("wrote {}", path.display());
     }
@@ -134,10 +143,20 @@ fn generator_lines(r: &LoadResult) -> String {
 }
 
 pub fn read_load_result(path: &Path) -> anyhow::Result<LoadResult> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = read_document(path)?;
     serde_json::from_str(&text)
         .with_context(|| format!("{} is not a `restbench load --json` result", path.display()))
+}
+
+/// A document the user names (a results.json, a load result), read whole within
+/// [`DOCUMENT_LIMIT`](restbench_model::io::DOCUMENT_LIMIT): `/dev/zero` is refused in one line
+/// instead of filling memory.
+pub fn read_document(path: &Path) -> anyhow::Result<String> {
+    Ok(restbench_model::io::read_limited_string(
+        path,
+        restbench_model::io::DOCUMENT_LIMIT,
+        "the document",
+    )?)
 }
 
 /// Warnings said before a run starts, one line each on stderr.

@@ -119,8 +119,9 @@ const SAMENET_LINE: &str = "host all all samenet scram-sha-256";
 
 /// Adds [`SAMENET_LINE`] to a cluster's pg_hba.conf once.
 fn allow_samenet(hba: &Path) -> Result<(), HarnessError> {
-    let text = std::fs::read_to_string(hba)
-        .map_err(|e| HarnessError::io(format!("cannot read {}", hba.display()), e))?;
+    // initdb's file, a few KiB; limited as every file restbench reads.
+    let text = restbench_model::io::read_limited_string(hba, 1 << 20, "pg_hba.conf")
+        .map_err(|e| HarnessError::Document(e.into()))?;
     if text.lines().any(|l| l.trim() == SAMENET_LINE) {
         return Ok(());
     }

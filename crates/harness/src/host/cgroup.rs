@@ -78,8 +78,8 @@ pub struct Backend {
 impl Backend {
     /// Finds the best backend and removes cgroups left by restbench processes that are gone.
     pub fn probe() -> Self {
-        let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
-        let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+        let mounts = super::procfs::read_kernel_text("/proc/self/mountinfo").unwrap_or_default();
+        let own = super::procfs::read_kernel_text("/proc/self/cgroup").unwrap_or_default();
         let backend = Self::probe_from(&parse_mounts(&mounts), &parse_own_cgroups(&own));
         backend.sweep_stale();
         backend
@@ -187,13 +187,15 @@ impl Backend {
                 if let Some(base) = cpuset {
                     let dir = base.join(&name);
                     // A v1 cpuset takes no task before it has CPUs and memory nodes.
-                    let mems = std::fs::read_to_string(base.join("cpuset.mems")).map_err(|e| {
-                        fail(format!("cannot read {}/cpuset.mems", base.display()), e)
-                    })?;
+                    let mems =
+                        super::procfs::read_kernel_text(base.join("cpuset.mems")).map_err(|e| {
+                            fail(format!("cannot read {}/cpuset.mems", base.display()), e)
+                        })?;
                     write(&dir.join("cpuset.mems"), mems.trim())?;
-                    let all = std::fs::read_to_string(base.join("cpuset.cpus")).map_err(|e| {
-                        fail(format!("cannot read {}/cpuset.cpus", base.display()), e)
-                    })?;
+                    let all =
+                        super::procfs::read_kernel_text(base.join("cpuset.cpus")).map_err(|e| {
+                            fail(format!("cannot read {}/cpuset.cpus", base.display()), e)
+                        })?;
                     let list = if cpus.is_empty() {
                         all.trim().to_string()
                     } else {
@@ -292,7 +294,7 @@ impl ServerCgroup {
     /// CPU time used by every process that ever ran in the cgroup.
     pub fn cpu_usage(&self) -> Option<Duration> {
         let file = self.cpu_usage_file.as_ref()?;
-        let text = std::fs::read_to_string(file).ok()?;
+        let text = super::procfs::read_kernel_text(file).ok()?;
         match self.kind {
             BackendKind::CgroupV2 => text.lines().find_map(|l| {
                 l.strip_prefix("usage_usec ")
@@ -314,7 +316,7 @@ impl ServerCgroup {
     /// Periods in which the quota throttled the server, and for how long in all.
     pub fn throttling(&self) -> Option<(u64, Duration)> {
         let dir = self.dirs.first()?;
-        let text = std::fs::read_to_string(dir.join("cpu.stat")).ok()?;
+        let text = super::procfs::read_kernel_text(dir.join("cpu.stat")).ok()?;
         let field = |name: &str| {
             text.lines().find_map(|l| {
                 l.strip_prefix(name)
@@ -395,12 +397,12 @@ impl CgroupMemory {
             BackendKind::CgroupV2 => ("memory.current", "inactive_file "),
             _ => ("memory.usage_in_bytes", "total_inactive_file "),
         };
-        let usage: u64 = std::fs::read_to_string(self.dir.join(usage_file))
+        let usage: u64 = super::procfs::read_kernel_text(self.dir.join(usage_file))
             .ok()?
             .trim()
             .parse()
             .ok()?;
-        let inactive = std::fs::read_to_string(self.dir.join("memory.stat"))
+        let inactive = super::procfs::read_kernel_text(self.dir.join("memory.stat"))
             .ok()
             .and_then(|s| {
                 s.lines().find_map(|l| {
@@ -417,7 +419,7 @@ impl CgroupMemory {
 fn remove_dir(dir: &Path, wait: Duration) {
     let deadline = Instant::now() + wait;
     loop {
-        if let Ok(procs) = std::fs::read_to_string(dir.join("cgroup.procs")) {
+        if let Ok(procs) = super::procfs::read_kernel_text(dir.join("cgroup.procs")) {
             for pid in procs.lines().filter_map(|p| p.trim().parse::<i32>().ok()) {
                 let _ = nix::sys::signal::kill(
                     nix::unistd::Pid::from_raw(pid),
@@ -548,7 +550,7 @@ fn probe_v2(mounts: &[CgroupMount], own: &[OwnCgroup]) -> Result<Backend, String
         .find(|o| o.controllers.is_empty())
         .map_or("/", |o| o.path.as_str());
     let base = own_dir(mount, own_path);
-    let available = std::fs::read_to_string(base.join("cgroup.controllers"))
+    let available = super::procfs::read_kernel_text(base.join("cgroup.controllers"))
         .map_err(|e| format!("cannot read {}/cgroup.controllers: {e}", base.display()))?;
     let available: Vec<&str> = available.split_whitespace().collect();
     if !available.contains(&"cpu") {

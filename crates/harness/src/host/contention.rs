@@ -108,7 +108,7 @@ impl Snapshot {
 /// User + nice + system ticks, and steal ticks, summed over `cpus` (from /proc/stat). Interrupt
 /// time is left out: the loopback traffic's softirqs land there whoever runs.
 fn cpu_times(cpus: &[usize]) -> (u64, u64) {
-    let Ok(stat) = std::fs::read_to_string("/proc/stat") else {
+    let Ok(stat) = super::procfs::read_kernel_text("/proc/stat") else {
         return (0, 0);
     };
     let mut busy = 0;
@@ -149,7 +149,7 @@ fn process_times() -> HashMap<i32, ProcessTime> {
         else {
             continue;
         };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        let Ok(stat) = super::procfs::read_kernel_text(format!("/proc/{pid}/stat")) else {
             continue;
         };
         if let Some(t) = parse_stat(&stat) {

@@ -9,7 +9,7 @@ use crate::host::placement::Placement;
 
 /// Reads CPU model, cores, kernel, host and memory.
 pub fn describe(placement: &Placement, backend: &Backend) -> Environment {
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpuinfo = super::procfs::read_kernel_text("/proc/cpuinfo").unwrap_or_default();
     let cpu_model = cpuinfo
         .lines()
         .find_map(|l| {
@@ -27,7 +27,7 @@ pub fn describe(placement: &Placement, backend: &Backend) -> Environment {
         .as_ref()
         .map(|u| u.nodename().to_string_lossy().into_owned())
         .unwrap_or_default();
-    let memory_bytes = std::fs::read_to_string("/proc/meminfo")
+    let memory_bytes = super::procfs::read_kernel_text("/proc/meminfo")
         .ok()
         .and_then(|m| {
             m.lines().find_map(|l| {

@@ -10,6 +10,8 @@
 //! - [`contention`]: who else used the server's CPUs during a slice (busy time beyond the
 //!   server's, steal, the busiest other process), so a contended slice is told from a server
 //!   that limited itself.
+//! - [`procfs`]: what /proc says of a process (parent, state, command line, inherited
+//!   environment) and who listens on a port, each file read within a limit.
 //! - [`environment`]: the host's facts recorded in every result (CPU, kernel, versions).
 
 pub mod cgroup;
@@ -17,4 +19,5 @@ pub mod contention;
 pub mod environment;
 pub mod placement;
 pub mod process;
+pub mod procfs;
 pub mod sample;

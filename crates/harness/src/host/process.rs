@@ -13,11 +13,13 @@ use std::net::{SocketAddr, TcpListener};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
+use super::procfs;
 use crate::HarnessError;
 
 /// How to start a child.
@@ -40,7 +42,15 @@ pub struct SpawnSpec {
     /// Cgroup folders the child joins before exec (one per v1 hierarchy); the guard empties and
     /// removes them if restbench dies.
     pub cgroup_dirs: Vec<PathBuf>,
+    /// The TCP port the child serves on: a listener still there once the group is stopped is
+    /// an escapee (stopped when restbench started it, named either way).
+    pub port: Option<u16>,
 }
+
+/// The variable every child starts with, set to a value of its own: what the child starts
+/// inherits it (a double fork and a `setsid` keep the environment), so whatever left the
+/// process group is still found by it, in /proc, when the child is stopped.
+pub const SPAWN_TOKEN_ENV: &str = "RESTBENCH_SPAWN";
 
 /// A running child and its process group.
 pub struct ManagedChild {
@@ -49,6 +59,13 @@ pub struct ManagedChild {
     pgid: Pid,
     guard: Option<(Child, ChildStdin)>,
     log: PathBuf,
+    /// Set once the log's copier has written everything (the child's output pipe closed).
+    log_done: Option<Arc<LogDone>>,
+    /// `RESTBENCH_SPAWN=…`, as it appears in the environment of everything the child started.
+    token: String,
+    port: Option<u16>,
+    /// What the stop found outside the group, one sentence each.
+    escapees: Vec<String>,
     stopped: bool,
 }
 
@@ -80,15 +97,34 @@ impl ManagedChild {
                 )
             })?
         };
-        let log2 = log.try_clone().map_err(spawn_err)?;
+        // A real log is fed through a pipe and capped (its head and its tail kept); /dev/null
+        // takes everything as it is. stdout and stderr share it, in the order written.
+        let (out, err, log_done) = if spec.log == Path::new("/dev/null") {
+            let err = log.try_clone().map_err(spawn_err)?;
+            (Stdio::from(log), Stdio::from(err), None)
+        } else {
+            let (reader, writer) = std::io::pipe().map_err(spawn_err)?;
+            let err = writer.try_clone().map_err(spawn_err)?;
+            let done = Arc::new(LogDone::default());
+            let capped = CappedLog::new(log, LOG_KEEP, LOG_KEEP);
+            let flag = done.clone();
+            std::thread::Builder::new()
+                .name(format!("log-{}", spec.name))
+                .spawn(move || copy_capped(reader, capped, &flag))
+                .map_err(spawn_err)?;
+            (Stdio::from(writer), Stdio::from(err), Some(done))
+        };
+        become_subreaper();
+        let token = spawn_token();
         let mut cmd = Command::new("/bin/sh");
         cmd.arg("-c")
             .arg(&spec.shell_command)
             .current_dir(&spec.cwd)
             .envs(&spec.env)
+            .env(SPAWN_TOKEN_ENV, &token[SPAWN_TOKEN_ENV.len() + 1..])
             .stdin(Stdio::null())
-            .stdout(Stdio::from(log))
-            .stderr(Stdio::from(log2))
+            .stdout(out)
+            .stderr(err)
             .process_group(0);
         let cpus = spec.cpus.clone();
         let user = spec.user;
@@ -101,13 +137,23 @@ impl ManagedChild {
         install_pre_exec(&mut cmd, cpus, user, cgroup_procs);
         let child = cmd.spawn().map_err(spawn_err)?;
         let pgid = Pid::from_raw(child.id() as i32);
-        let guard = spawn_guard(pgid, spec.remove_on_death.as_deref(), &spec.cgroup_dirs).ok();
+        let guard = spawn_guard(
+            pgid,
+            &token,
+            spec.remove_on_death.as_deref(),
+            &spec.cgroup_dirs,
+        )
+        .ok();
         Ok(Self {
             name: spec.name.clone(),
             child,
             pgid,
             guard,
             log: spec.log.clone(),
+            log_done,
+            token,
+            port: spec.port,
+            escapees: Vec::new(),
             stopped: false,
         })
     }
@@ -129,8 +175,12 @@ impl ManagedChild {
         self.child.try_wait().ok().flatten()
     }
 
-    /// The last `lines` lines of the child's output.
+    /// The last `lines` lines of the child's output. A child that just exited may have output
+    /// still in the pipe: the copier gets a moment to write it.
     pub fn log_tail(&self, lines: usize) -> String {
+        if let Some(done) = &self.log_done {
+            done.wait(Duration::from_millis(300));
+        }
         tail(&self.log, lines)
     }
 
@@ -155,12 +205,51 @@ impl ManagedChild {
         while group_alive(self.pgid) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(10));
         }
-        if let Some((mut guard, stdin)) = self.guard.take() {
+        self.stop_escapees();
+        if let Some(done) = &self.log_done {
+            // Bounded: an escapee that could not be stopped may hold the pipe open.
+            done.wait(Duration::from_secs(1));
+        }
+        if let Some((mut guard, mut stdin)) = self.guard.take() {
             // The guard wakes, finds the group gone, and removes what it was given (a folder,
             // cgroups): a stopped child's folder is gone too, so data that must survive a stop
-            // belongs to another child's guard (see `db::Cluster`'s janitor).
+            // belongs to another child's guard (see `db::Cluster`'s janitor). "stopped" tells it
+            // the escapees were seen to already.
+            use std::io::Write;
+            let _ = stdin.write_all(b"stopped\n");
             drop(stdin);
             let _ = guard.wait();
+        }
+    }
+
+    /// What the last stop found outside the process group — processes the child started that
+    /// left it (a `setsid` daemon, a server that daemonised itself, a listener left on its
+    /// port) — one sentence each, saying whether it was stopped. Each was also said on stderr.
+    pub fn escapees(&self) -> &[String] {
+        &self.escapees
+    }
+
+    /// Finds what the child started outside its group (by the inherited [`SPAWN_TOKEN_ENV`], and
+    /// the listener on its port), stops it (SIGTERM, a moment, SIGKILL; reaped when it is ours,
+    /// as orphans are with the subreaper), and says what was found.
+    fn stop_escapees(&mut self) {
+        let found = find_escapees(&self.token, self.port);
+        if found.is_empty() {
+            return;
+        }
+        let pids: Vec<i32> = found.iter().filter(|e| e.ours).map(|e| e.pid).collect();
+        let survivors = terminate(&pids);
+        for e in found {
+            let what = format!("{}: pid {} ({}) {}", self.name, e.pid, e.command, e.how);
+            let note = if !e.ours {
+                format!("{what}; restbench did not start it, so it is left running")
+            } else if let Some(error) = survivors.iter().find(|(p, _)| *p == e.pid) {
+                format!("{what} and could not be stopped: {}", error.1)
+            } else {
+                format!("{what}; stopped")
+            };
+            eprintln!("warning: {note}");
+            self.escapees.push(note);
         }
     }
 
@@ -180,8 +269,283 @@ impl Drop for ManagedChild {
     }
 }
 
-/// True while any process of the group exists.
+/// `RESTBENCH_SPAWN=<pid>-<n>-<nanoseconds>`: unique to one child of one restbench.
+fn spawn_token() -> String {
+    static SPAWNED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = SPAWNED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!("{SPAWN_TOKEN_ENV}={}-{n}-{nanos}", std::process::id())
+}
+
+/// Makes restbench the child subreaper (`PR_SET_CHILD_SUBREAPER`, once): a process its children
+/// orphan (the middle of a double fork exits) is reparented to restbench instead of init, so it
+/// stays ours to find, stop and reap. Without it (an old kernel) escapees are still found by
+/// their environment.
+fn become_subreaper() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = nix::sys::prctl::set_child_subreaper(true);
+    });
+}
+
+/// A process found outside a stopped child's group.
+#[derive(Debug)]
+struct Escapee {
+    pid: i32,
+    command: String,
+    /// `started outside its process group`, `holds port N`.
+    how: String,
+    /// Started by the child (its environment says so, or it is restbench's own orphan):
+    /// restbench stops it; another's listener is only named.
+    ours: bool,
+}
+
+/// The live processes carrying `token`, and the holder of `port` if something still listens
+/// there. Zombies of ours among them are reaped, not reported: they have ended.
+fn find_escapees(token: &str, port: Option<u16>) -> Vec<Escapee> {
+    let me = std::process::id() as i32;
+    let mut found = Vec::new();
+    for pid in procfs::pids() {
+        if pid == me || !procfs::environ_has(pid, token) {
+            continue;
+        }
+        match procfs::parent_and_state(pid) {
+            Some((parent, 'Z')) if parent == me => reap(pid),
+            Some((_, 'Z')) => {}
+            Some(_) => found.push(Escapee {
+                pid,
+                command: procfs::command_line(pid),
+                how: "was started outside its process group and outlived it".into(),
+                ours: true,
+            }),
+            None => {}
+        }
+    }
+    if let Some(port) = port
+        && let Some(Some(holder)) = procfs::listeners(port)
+    {
+        if let Some(e) = found.iter_mut().find(|e| e.pid == holder) {
+            e.how.push_str(&format!(", holding port {port}"));
+        } else if holder != me {
+            let parent = procfs::parent_and_state(holder).map(|(p, _)| p);
+            found.push(Escapee {
+                pid: holder,
+                command: procfs::command_line(holder),
+                how: format!("still holds port {port} after the stop"),
+                ours: parent == Some(me),
+            });
+        }
+    }
+    found
+}
+
+/// SIGTERM to each, up to a second to end, then SIGKILL and another second; ours are reaped.
+/// Returns those still alive, with why.
+fn terminate(pids: &[i32]) -> Vec<(i32, String)> {
+    use nix::sys::signal::kill;
+    let alive = |pid: i32| {
+        reap(pid);
+        procfs::parent_and_state(pid).is_some_and(|(_, state)| state != 'Z')
+    };
+    let mut errors: Vec<(i32, String)> = Vec::new();
+    for signal in [Signal::SIGTERM, Signal::SIGKILL] {
+        for &pid in pids.iter().filter(|&&p| alive(p)) {
+            if let Err(e) = kill(Pid::from_raw(pid), signal) {
+                errors.retain(|(p, _)| *p != pid);
+                errors.push((pid, format!("{signal}: {}", e.desc())));
+            }
+        }
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while pids.iter().any(|&p| alive(p)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    pids.iter()
+        .filter(|&&p| alive(p))
+        .map(|&p| {
+            let why = errors.iter().find(|(e, _)| *e == p).map_or_else(
+                || "it is still running after SIGKILL".into(),
+                |e| e.1.clone(),
+            );
+            (p, why)
+        })
+        .collect()
+}
+
+/// Collects `pid`'s exit status if it is restbench's child (an orphan reparented to us) and has
+/// ended; any other pid is left alone (`waitpid` fails on it and nothing changes).
+fn reap(pid: i32) {
+    use nix::sys::wait::{WaitPidFlag, waitpid};
+    let _ = waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG));
+}
+
+/// How much of a child's output its log keeps: this many bytes from its start and as many from
+/// its end, with one line saying how much was cut between them. A server writing 200 MiB in a
+/// cell leaves a log of about 2 MiB.
+pub const LOG_KEEP: u64 = 1 << 20;
+
+/// Set when a log's copier has written all there was.
+#[derive(Default)]
+pub struct LogDone {
+    done: Mutex<bool>,
+    changed: Condvar,
+}
+
+impl LogDone {
+    fn set(&self) {
+        *self.done.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.changed.notify_all();
+    }
+
+    /// Waits up to `limit` for the copier to finish; true when it has.
+    fn wait(&self, limit: Duration) -> bool {
+        let done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        let (done, _) = self
+            .changed
+            .wait_timeout_while(done, limit, |d| !*d)
+            .unwrap_or_else(|e| e.into_inner());
+        *done
+    }
+}
+
+/// A log file that keeps the first `head` bytes written to it and the last `keep`, and says
+/// how many bytes between them were cut. The head is written as it comes; the tail is held in
+/// memory and rewritten after the head now and then (and at the end).
+struct CappedLog {
+    file: File,
+    head: u64,
+    keep: usize,
+    /// Bytes of the head on disk.
+    written: u64,
+    tail: std::collections::VecDeque<u8>,
+    cut: u64,
+    dirty: bool,
+}
+
+impl CappedLog {
+    fn new(file: File, head: u64, keep: u64) -> Self {
+        Self {
+            file,
+            head,
+            keep: keep as usize,
+            written: 0,
+            tail: std::collections::VecDeque::new(),
+            cut: 0,
+            dirty: false,
+        }
+    }
+
+    fn take(&mut self, mut bytes: &[u8]) -> std::io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        if self.written < self.head {
+            let n = bytes.len().min((self.head - self.written) as usize);
+            self.file.write_all_at(&bytes[..n], self.written)?;
+            self.written += n as u64;
+            bytes = &bytes[n..];
+        }
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        self.tail.extend(bytes);
+        let over = self.tail.len().saturating_sub(self.keep);
+        if over > 0 {
+            self.tail.drain(..over);
+            self.cut += over as u64;
+        }
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// Writes the tail (and the line saying what was cut) after the head.
+    fn flush(&mut self) -> std::io::Result<()> {
+        use std::os::unix::fs::FileExt;
+        if !self.dirty {
+            return Ok(());
+        }
+        let mut out = Vec::with_capacity(self.tail.len() + 160);
+        if self.cut > 0 {
+            out.extend_from_slice(
+                format!(
+                    "\n[restbench: {} bytes of output cut here; a log keeps the first {} and the \
+                     last {}]\n",
+                    self.cut,
+                    restbench_model::io::size_words(self.head),
+                    restbench_model::io::size_words(self.keep as u64)
+                )
+                .as_bytes(),
+            );
+        }
+        let (a, b) = self.tail.as_slices();
+        out.extend_from_slice(a);
+        out.extend_from_slice(b);
+        self.file.write_all_at(&out, self.written)?;
+        self.file.set_len(self.written + out.len() as u64)?;
+        self.dirty = false;
+        Ok(())
+    }
+}
+
+/// Copies a child's output from `from` into `log` until every writer has closed the pipe (the
+/// child and whatever it started that kept it). The tail is rewritten at most every 250 ms while
+/// output flows, and when it pauses, so a flood costs a bounded amount of writing.
+fn copy_capped(mut from: std::io::PipeReader, mut log: CappedLog, done: &LogDone) {
+    use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+    use std::os::fd::AsFd;
+    const EVERY: Duration = Duration::from_millis(250);
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut flushed = Instant::now();
+    loop {
+        let mut fds = [PollFd::new(from.as_fd(), PollFlags::POLLIN)];
+        match poll(&mut fds, PollTimeout::from(250u16)) {
+            Ok(0) => {
+                let _ = log.flush();
+                continue;
+            }
+            Ok(_) => {}
+            Err(nix::errno::Errno::EINTR) => continue,
+            Err(_) => break,
+        }
+        match from.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                if log.take(&buf[..n]).is_err() {
+                    break;
+                }
+                if flushed.elapsed() >= EVERY {
+                    let _ = log.flush();
+                    flushed = Instant::now();
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    let _ = log.flush();
+    // A log that cannot be written any more (a full disk) still drains the pipe, so the child
+    // never blocks on its output.
+    let _ = std::io::copy(&mut from, &mut std::io::sink());
+    done.set();
+}
+
+/// True while any process of the group exists. Members that ended as orphans of restbench (the
+/// subreaper) are reaped first, so their zombies do not count; the leader, a `Child` whose
+/// status its owner collects, is left to it.
 pub fn group_alive(pgid: Pid) -> bool {
+    if killpg(pgid, None).is_err() {
+        return false;
+    }
+    let me = std::process::id() as i32;
+    for pid in procfs::pids() {
+        if pid != pgid.as_raw()
+            && procfs::stat(pid).is_some_and(|(parent, state, group)| {
+                parent == me && state == 'Z' && group == pgid.as_raw()
+            })
+        {
+            reap(pid);
+        }
+    }
     killpg(pgid, None).is_ok()
 }
 
@@ -250,11 +614,21 @@ fn install_pre_exec(
 /// cgroups, and removes `dir`.
 fn spawn_guard(
     pgid: Pid,
+    token: &str,
     dir: Option<&Path>,
     cgroups: &[PathBuf],
 ) -> std::io::Result<(Child, ChildStdin)> {
     let quote = |p: &Path| format!("'{}'", p.display().to_string().replace('\'', "'\\''"));
-    let mut script = format!("read _ignored; kill -KILL -{} 2>/dev/null", pgid.as_raw());
+    // Unless restbench said it stopped the child itself (escapees included), restbench ended:
+    // whatever carries the child's token outside the group is killed too.
+    let mut script = format!(
+        "read _why; kill -KILL -{pgid} 2>/dev/null; \
+         if [ \"$_why\" != stopped ]; then for _env in /proc/[0-9]*/environ; do \
+         grep -qxzF {token} \"$_env\" 2>/dev/null || continue; \
+         _pid=${{_env#/proc/}}; kill -KILL \"${{_pid%/environ}}\" 2>/dev/null; done; fi",
+        pgid = pgid.as_raw(),
+        token = quote(Path::new(token)),
+    );
     for cg in cgroups {
         // Processes that left the group are still in the cgroup; rmdir succeeds once it is empty.
         script.push_str(&format!(
@@ -342,16 +716,17 @@ pub fn write_afresh(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     create_afresh(path)?.write_all(bytes)
 }
 
-/// The last lines of a file.
+/// The last lines of a file (its last 16 KiB at most, however long it grows meanwhile).
 pub fn tail(path: &Path, lines: usize) -> String {
+    const TAIL_BYTES: u64 = 16 * 1024;
     let Ok(mut f) = File::open(path) else {
         return String::new();
     };
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-    let _ = f.seek(SeekFrom::Start(len.saturating_sub(16 * 1024)));
+    let _ = f.seek(SeekFrom::Start(len.saturating_sub(TAIL_BYTES)));
     let mut s = String::new();
     let mut bytes = Vec::new();
-    let _ = f.read_to_end(&mut bytes);
+    let _ = f.take(TAIL_BYTES).read_to_end(&mut bytes);
     s.push_str(&String::from_utf8_lossy(&bytes));
     let all: Vec<&str> = s.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
@@ -381,46 +756,10 @@ pub fn ensure_port_free(port: u16) -> Result<(), HarnessError> {
 
 /// `pid NNN (name)` of the process listening on a TCP port, from /proc.
 pub fn port_holder(port: u16) -> Option<String> {
-    let mut inodes = Vec::new();
-    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-        let Ok(text) = std::fs::read_to_string(table) else {
-            continue;
-        };
-        for line in text.lines().skip(1) {
-            let cols: Vec<&str> = line.split_whitespace().collect();
-            if cols.len() < 10 || cols[3] != "0A" {
-                continue; // not LISTEN
-            }
-            let local_port = cols[1]
-                .rsplit(':')
-                .next()
-                .and_then(|p| u16::from_str_radix(p, 16).ok());
-            if local_port == Some(port) {
-                inodes.push(format!("socket:[{}]", cols[9]));
-            }
-        }
+    match procfs::listeners(port)? {
+        Some(pid) => Some(format!("pid {pid} ({})", procfs::comm(pid))),
+        None => Some("another process".into()),
     }
-    if inodes.is_empty() {
-        return None;
-    }
-    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let pid = entry.file_name().to_string_lossy().to_string();
-        if !pid.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else {
-            continue;
-        };
-        for fd in fds.flatten() {
-            if let Ok(target) = std::fs::read_link(fd.path())
-                && inodes.iter().any(|i| target.as_os_str() == i.as_str())
-            {
-                let name = std::fs::read_to_string(entry.path().join("comm")).unwrap_or_default();
-                return Some(format!("pid {pid} ({})", name.trim()));
-            }
-        }
-    }
-    Some("another process".into())
 }
 
 /// Waits until `addr` accepts a connection and answers HTTP, the child exits, or time runs out.
@@ -457,6 +796,96 @@ mod tests {
             log: dir.join("log.txt"),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_capped_log_keeps_its_head_and_tail_and_says_what_was_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let mut log = CappedLog::new(create_afresh(&path).unwrap(), 4, 6);
+        log.take(b"head").unwrap();
+        log.take(b"0123456789").unwrap();
+        log.take(b"ab").unwrap();
+        log.flush().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            text,
+            "head\n[restbench: 6 bytes of output cut here; a log keeps the first 4 bytes and \
+             the last 6 bytes]\n6789ab"
+        );
+        // Below the cap nothing is cut and nothing is said.
+        let mut log = CappedLog::new(create_afresh(&path).unwrap(), 4, 6);
+        log.take(b"headtail").unwrap();
+        log.flush().unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "headtail");
+    }
+
+    #[test]
+    fn a_flooding_child_leaves_a_capped_log_ending_in_its_last_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = ManagedChild::spawn(&spec(
+            "head -c 5000000 /dev/zero; echo last words",
+            dir.path(),
+        ))
+        .unwrap();
+        let _ = child.child.wait();
+        assert_eq!(child.log_tail(1).trim_start_matches('\0'), "last words");
+        child.stop(Duration::from_millis(100));
+        let size = std::fs::metadata(child.log_path()).unwrap().len();
+        assert!(size <= 2 * LOG_KEEP + 200, "{size} bytes");
+        let text = String::from_utf8_lossy(&std::fs::read(child.log_path()).unwrap()).into_owned();
+        let cut = 5_000_000 + "last words\n".len() as u64 - 2 * LOG_KEEP;
+        assert!(text.contains(&format!("[restbench: {cut} bytes of output cut here")));
+    }
+
+    /// Live processes (not zombies) started with `token` in their environment.
+    fn carrying(token: &str) -> Vec<i32> {
+        procfs::pids()
+            .into_iter()
+            .filter(|&p| procfs::environ_has(p, token))
+            .filter(|&p| procfs::parent_and_state(p).is_some_and(|(_, s)| s != 'Z'))
+            .collect()
+    }
+
+    #[test]
+    fn a_setsid_escapee_is_stopped_and_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child =
+            ManagedChild::spawn(&spec("(setsid sleep 600 &); exec sleep 600", dir.path())).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        let token = child.token.clone();
+        assert_eq!(carrying(&token).len(), 2, "the child and its escapee");
+        child.stop(Duration::from_millis(500));
+        assert!(carrying(&token).is_empty(), "{:?}", carrying(&token));
+        let notes = child.escapees();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("sleep 600") && notes[0].ends_with("stopped"),
+            "{notes:?}"
+        );
+    }
+
+    #[test]
+    fn the_guard_kills_escapees_when_restbench_ends_without_a_stop() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child =
+            ManagedChild::spawn(&spec("(setsid sleep 600 &); exec sleep 600", dir.path())).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        let token = child.token.clone();
+        assert_eq!(carrying(&token).len(), 2);
+        // restbench's end as the guard sees it: its pipe closes with nothing said.
+        let (mut guard, stdin) = child.guard.take().unwrap();
+        drop(stdin);
+        let _ = guard.wait();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !carrying(&token).is_empty() && Instant::now() < deadline {
+            for p in carrying(&token) {
+                reap(p);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(carrying(&token).is_empty(), "{:?}", carrying(&token));
+        child.stop(Duration::from_millis(100));
     }
 
     #[test]

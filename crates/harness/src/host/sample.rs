@@ -37,7 +37,7 @@ pub fn group_usage(pgid: i32) -> GroupUsage {
         else {
             continue;
         };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        let Ok(stat) = super::procfs::read_kernel_text(format!("/proc/{pid}/stat")) else {
             continue;
         };
         // The command name may contain spaces; fields resume after the last ')'.

@@ -107,11 +107,29 @@ pub fn resolve_address(host: &str) -> Option<std::net::IpAddr> {
     (host, 0).to_socket_addrs().ok()?.next().map(|a| a.ip())
 }
 
+/// The most a `@FILE` of hosts may hold (a host a line: far more hosts than any run uses).
+pub const HOSTS_FILE_LIMIT: u64 = 1 << 20;
+
+/// An error and its causes on one line, `a: b`.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    text
+}
+
 /// `a,b,c` or `@FILE`; at least one host, none twice.
 pub fn parse_hosts(spec: &str) -> Result<Vec<SshHost>, RemoteError> {
     let text = match spec.strip_prefix('@') {
-        Some(path) => std::fs::read_to_string(Path::new(path))
-            .map_err(|e| RemoteError::Hosts(format!("cannot read the hosts file {path}: {e}")))?,
+        Some(path) => restbench_model::io::read_limited_string(
+            Path::new(path),
+            HOSTS_FILE_LIMIT,
+            "the hosts file",
+        )
+        .map_err(|e| RemoteError::Hosts(error_chain(&e)))?,
         None => spec.replace(',', "\n"),
     };
     let mut hosts: Vec<SshHost> = Vec::new();

@@ -191,8 +191,12 @@ impl Running {
         let reader = |stream: Option<Box<dyn Read + Send>>| {
             stream.map(|mut s| {
                 std::thread::spawn(move || {
+                    // A shard's document, within the limit of any document read; what a
+                    // host sends beyond it is drained (so ssh never blocks) and dropped.
                     let mut buf = Vec::new();
-                    let _ = s.read_to_end(&mut buf);
+                    let limit = restbench_model::io::DOCUMENT_LIMIT;
+                    let _ = (&mut s).take(limit).read_to_end(&mut buf);
+                    let _ = std::io::copy(&mut s, &mut std::io::sink());
                     buf
                 })
             })

@@ -127,7 +127,8 @@ impl Connection {
             .status()
             .map_err(|e| RemoteError::io("cannot run ssh (is openssh-client installed?)", e))?;
         if !status.success() {
-            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            // ssh's own stderr: only its end says why, and only the end is read.
+            let text = crate::host::process::tail(&log, 20);
             return Err(RemoteError::Unreachable {
                 host: host.to_string(),
                 detail: last_line(&text).unwrap_or_else(|| format!("ssh exited with {status}")),

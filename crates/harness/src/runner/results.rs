@@ -16,6 +16,8 @@ use crate::host::environment;
 pub struct ResultsFile {
     dir: PathBuf,
     results: RunResults,
+    /// Cells in the last results.json that was written whole.
+    saved: std::cell::Cell<usize>,
 }
 
 impl ResultsFile {
@@ -42,6 +44,7 @@ impl ResultsFile {
         let file = Self {
             dir: plan.out_dir.clone(),
             results,
+            saved: std::cell::Cell::new(0),
         };
         file.write()?;
         Ok(file)
@@ -82,8 +85,38 @@ impl ResultsFile {
         Ok(self.results)
     }
 
+    /// Replaces results.json atomically: when that fails (a full disk), the last good one is
+    /// kept whole and the error names the cells it does not hold.
     fn write(&self) -> Result<(), HarnessError> {
-        Ok(write_results(&self.dir, &self.results)?)
+        match write_results(&self.dir, &self.results) {
+            Ok(()) => {
+                self.saved.set(self.results.cells.len());
+                Ok(())
+            }
+            Err(e) => {
+                let unsaved: Vec<String> = (self.results.cells.get(self.saved.get()..))
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|c| format!("{} {} {} {}", c.subject, c.workload, c.scenario, c.protocol))
+                    .collect();
+                let what = if unsaved.is_empty() {
+                    String::new()
+                } else {
+                    format!("; not saved: {}", unsaved.join(", "))
+                };
+                let kept = format!(
+                    "{what} (the last results.json written whole, with {} cells, is kept)",
+                    self.saved.get()
+                );
+                Err(match e {
+                    restbench_model::DocumentError::Write { path, source } => HarnessError::io(
+                        format!("cannot write results to {}{kept}", path.display()),
+                        source,
+                    ),
+                    other => other.into(),
+                })
+            }
+        }
     }
 }
 
@@ -137,5 +170,40 @@ fn run_protocol(plan: &RunPlan) -> RunProtocol {
         note: plan.note.clone(),
         restarts: (plan.restarts > 1).then_some(plan.restarts),
         rounds: plan.rounds.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use restbench_testkit::fixtures::{cell, run_results};
+
+    /// A results file in `dir` holding `cells`, as if written before.
+    fn file(dir: &std::path::Path) -> ResultsFile {
+        ResultsFile {
+            dir: dir.to_path_buf(),
+            results: run_results(Vec::new()),
+            saved: std::cell::Cell::new(0),
+        }
+    }
+
+    #[test]
+    fn a_failed_write_keeps_the_last_good_document_and_names_the_unsaved_cell() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut f = file(dir.path());
+        f.results.cells.push(cell("kept-subject", 100.0));
+        f.write().unwrap();
+        // A folder that cannot take the temporary file (here: not a folder at all) fails every
+        // write, as a full disk does; the model's tests inject the failing writer itself.
+        let not_a_folder = dir.path().join("results.json");
+        f.dir = not_a_folder.clone();
+        f.results.cells.push(cell("lost-subject", 200.0));
+        let e = f.write().unwrap_err().to_string();
+        assert!(e.contains("not saved: lost-subject "), "{e}");
+        assert!(!e.contains("kept-subject"), "{e}");
+        assert!(e.contains("with 1 cells, is kept"), "{e}");
+        // The last good document is untouched.
+        let kept = restbench_model::read_results(&not_a_folder).unwrap();
+        assert_eq!(kept.cells.len(), 1);
     }
 }

@@ -272,13 +272,15 @@ impl ServerHost {
             log: log.clone(),
             remove_on_death: None,
             cgroup_dirs: Vec::new(),
+            // The port is the other host's; the agent there looks after it.
+            port: None,
         };
         let mut child = ManagedChild::spawn(&spec)?;
         // The agent builds nothing here (prepare did) but waits up to the subject's own ready
         // timeout; a minute more covers the ssh session.
         let deadline = Instant::now() + subject.ready_timeout + Duration::from_secs(60);
         loop {
-            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            let text = agent_log(&log);
             if let Some(json) = text.lines().find_map(|l| l.strip_prefix(READY_MARK)) {
                 let ready: AgentReady = serde_json::from_str(json).map_err(|e| {
                     self.error(
@@ -295,7 +297,7 @@ impl ServerHost {
                 ));
             }
             if child.exited().is_some() || Instant::now() > deadline {
-                let text = std::fs::read_to_string(&log).unwrap_or_default();
+                let text = agent_log(&log);
                 child.stop(Duration::from_secs(2));
                 return Err(self
                     .error(
@@ -402,6 +404,11 @@ fn one_line(text: &str, lines: usize) -> Option<String> {
         .filter(|l| !l.is_empty())
         .collect();
     (!all.is_empty()).then(|| all[all.len().saturating_sub(lines)..].join(" | "))
+}
+
+/// The agent's log as far as a ready line can be: its head, as capped logs keep it.
+fn agent_log(log: &Path) -> String {
+    restbench_model::io::read_limited_string(log, 8 << 20, "the agent's log").unwrap_or_default()
 }
 
 #[cfg(test)]

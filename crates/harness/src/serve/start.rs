@@ -112,6 +112,9 @@ pub fn start_subject(
             .join(format!("{}-{scenario}.log", subject.id)),
         remove_on_death: None,
         cgroup_dirs: cgroup.as_ref().map_or_else(Vec::new, |c| c.dirs().to_vec()),
+        // Without a cgroup nothing else holds a daemonised server: a listener left on the port
+        // after the stop is found, stopped and named (see `ManagedChild::escapees`).
+        port: Some(port),
     };
     let mut child = ManagedChild::spawn(&spec)?;
     let addr = SocketAddr::new(ip, port);

@@ -427,13 +427,21 @@ impl ManifestFile<'_> {
     }
 }
 
+/// The most a `subject.toml` may hold (the largest here is under 2 KiB).
+pub const MANIFEST_LIMIT: u64 = 1 << 20;
+
 impl Subject {
     /// Loads and checks `dir/subject.toml`.
     pub fn load(dir: &Path) -> Result<Self, HarnessError> {
         let file = dir.join("subject.toml");
         let m = ManifestFile(&file);
-        let text = std::fs::read_to_string(&file)
-            .map_err(|e| m.error("(file)", format!("cannot read: {e}")))?;
+        let text = restbench_model::io::read_limited_string(&file, MANIFEST_LIMIT, "the manifest")
+            .map_err(|e| match e {
+                restbench_model::io::LimitedReadError::Read { source, .. } => {
+                    m.error("(file)", format!("cannot read: {source}"))
+                }
+                other => m.error("(file)", other.to_string()),
+            })?;
         let raw: RawManifest = toml::from_str(&text).map_err(|e| m.toml_error(&text, &e))?;
         let folder = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         m.check_identity(&raw, folder)?;

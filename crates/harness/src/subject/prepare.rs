@@ -98,7 +98,8 @@ pub fn prepare(subject: &Subject, cache: &Path) -> Result<Prepared, HarnessError
     }
     let hash = build_hash(subject)?;
     let stamp = stamps.join(&subject.id);
-    if std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == hash)
+    if restbench_model::io::read_limited_string(&stamp, 4096, "the build stamp")
+        .is_ok_and(|s| s.trim() == hash)
         && outputs_present(subject, cache)
     {
         return Ok(Prepared::Cached);
@@ -196,9 +197,18 @@ fn folder_hash(subject: &Subject) -> Result<u64, HarnessError> {
     }
     for rel in files {
         feed(rel.to_string_lossy().as_bytes());
-        let bytes = std::fs::read(subject.dir.join(&rel))
-            .map_err(|e| HarnessError::io(format!("cannot read {}", rel.display()), e))?;
-        feed(&bytes);
+        // Streamed, not read whole: a subject may vendor a large file, and memory stays
+        // bounded by the buffer whatever its size.
+        let cannot = |e| HarnessError::io(format!("cannot read {}", rel.display()), e);
+        let mut file = std::fs::File::open(subject.dir.join(&rel)).map_err(cannot)?;
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = std::io::Read::read(&mut file, &mut buf).map_err(cannot)?;
+            if n == 0 {
+                break;
+            }
+            feed(&buf[..n]);
+        }
     }
     Ok(h)
 }

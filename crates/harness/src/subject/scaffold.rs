@@ -66,8 +66,9 @@ pub fn new_subject(from: &Subject, root: &Path, new_id: &str) -> Result<Scaffold
     let mut renamed_in = Vec::new();
     for rel in &files {
         let path = dir.join(rel);
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue; // not UTF-8 text: left as it is
+        // Sources that name the subject are small; a larger file is data, left as it is.
+        let Ok(text) = restbench_model::io::read_limited_string(&path, 16 << 20, "a source") else {
+            continue; // not UTF-8 text (or larger than 16 MiB): left as it is
         };
         let mut new = rename_id(&text, &from.id, new_id);
         if rel == Path::new("subject.toml") {

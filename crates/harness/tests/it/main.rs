@@ -5,6 +5,7 @@
 mod conformance;
 mod database;
 mod enforcement;
+mod escapees;
 mod go_one_cpu;
 mod locked_table;
 mod prepare_failure;

@@ -57,6 +57,9 @@ pub fn client_config(
     Ok(Arc::new(config))
 }
 
+/// The most a `--cacert` file may hold (a system's whole CA bundle is about 200 KiB).
+pub const CA_FILE_LIMIT: u64 = 16 << 20;
+
 fn add_pem_certificates(roots: &mut RootCertStore, path: &Path) -> Result<(), LoadError> {
     let bad = |what: String| {
         LoadError::Tls(format!(
@@ -64,9 +67,16 @@ fn add_pem_certificates(roots: &mut RootCertStore, path: &Path) -> Result<(), Lo
             path.display()
         ))
     };
-    let iter = CertificateDer::pem_file_iter(path).map_err(|e| bad(e.to_string()))?;
+    // Read whole within a limit first: `/dev/zero` or an endless pipe is refused in one line.
+    let pem = restbench_model::io::read_limited(path, CA_FILE_LIMIT, "--cacert").map_err(|e| {
+        let cause = std::error::Error::source(&e).map(|s| format!(": {s}"));
+        LoadError::Tls(format!(
+            "{e}{}; give a PEM file with one or more CERTIFICATE blocks",
+            cause.unwrap_or_default()
+        ))
+    })?;
     let mut added = 0;
-    for cert in iter {
+    for cert in CertificateDer::pem_slice_iter(&pem) {
         let cert = cert.map_err(|e| bad(e.to_string()))?;
         roots
             .add(cert)

@@ -11,8 +11,6 @@ pub mod json;
 pub mod markdown;
 pub mod table;
 
-use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use restbench_model::{LoadResult, RunResults};
@@ -64,29 +62,36 @@ pub enum ExportError {
 /// The export files a command was asked for, created (and so checked) up front.
 #[derive(Debug, Default)]
 pub struct Exports {
-    files: Vec<(Format, PathBuf, File)>,
+    files: Vec<(Format, PathBuf)>,
 }
 
 impl Exports {
-    /// Creates (truncates) each requested file now, so that an unwritable path is an error before
-    /// any load starts.
+    /// Checks each requested file now (opened for writing, created if missing, an existing one
+    /// left as it is), so that an unwritable path is an error before any load starts. The
+    /// exports are written at the end, each replaced atomically: a full disk keeps the previous
+    /// file whole.
     pub fn open(requests: &[(Format, Option<&Path>)]) -> Result<Self, ExportError> {
-        let mut files: Vec<(Format, PathBuf, File)> = Vec::new();
+        let mut files: Vec<(Format, PathBuf)> = Vec::new();
         for (format, path) in requests {
             let Some(path) = path else { continue };
-            if let Some((first, _, _)) = files.iter().find(|(_, p, _)| p == path) {
+            if let Some((first, _)) = files.iter().find(|(_, p)| p == path) {
                 return Err(ExportError::SamePath {
                     first: first.option(),
                     second: format.option(),
                     path: path.to_path_buf(),
                 });
             }
-            let file = File::create(path).map_err(|cause| ExportError::Open {
-                option: format.option(),
-                path: path.to_path_buf(),
-                cause,
-            })?;
-            files.push((*format, path.to_path_buf(), file));
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(path)
+                .map_err(|cause| ExportError::Open {
+                    option: format.option(),
+                    path: path.to_path_buf(),
+                    cause,
+                })?;
+            files.push((*format, path.to_path_buf()));
         }
         Ok(Self { files })
     }
@@ -118,14 +123,14 @@ impl Exports {
 
     fn write(self, render: impl Fn(Format) -> String) -> Result<Vec<PathBuf>, ExportError> {
         let mut written = Vec::new();
-        for (format, path, mut file) in self.files {
-            file.write_all(render(format).as_bytes())
-                .and_then(|()| file.flush())
-                .map_err(|cause| ExportError::Write {
+        for (format, path) in self.files {
+            restbench_model::io::write_atomic(&path, render(format).as_bytes()).map_err(
+                |cause| ExportError::Write {
                     option: format.option(),
                     path: path.clone(),
                     cause,
-                })?;
+                },
+            )?;
             written.push(path);
         }
         Ok(written)

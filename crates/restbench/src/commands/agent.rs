@@ -25,8 +25,7 @@ pub fn run(command: AgentCommand) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("unknown scenario {scenario:?}"))?;
             let database_url = match database_url_file {
                 Some(f) => Some(
-                    std::fs::read_to_string(&f)
-                        .with_context(|| format!("cannot read {}", f.display()))?
+                    restbench_model::io::read_limited_string(&f, 64 << 10, "the URL file")?
                         .trim()
                         .to_string(),
                 ),

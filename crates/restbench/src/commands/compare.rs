@@ -66,8 +66,7 @@ fn file(path: &Path) -> PathBuf {
 
 /// Which document a file holds; an export or anything else is an error that says what to give.
 fn kind(file: &Path) -> anyhow::Result<DocumentKind> {
-    let text =
-        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let text = crate::output::read_document(file)?;
     let value: serde_json::Value =
         serde_json::from_str(&text).with_context(|| format!("{} is not JSON", file.display()))?;
     match DocumentKind::detect(&value) {
@@ -85,8 +84,7 @@ fn kind(file: &Path) -> anyhow::Result<DocumentKind> {
 }
 
 fn load_result(file: &Path) -> anyhow::Result<LoadResult> {
-    let text =
-        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let text = crate::output::read_document(file)?;
     serde_json::from_str(&text)
         .with_context(|| format!("{} is not a readable load result", file.display()))
 }

@@ -261,22 +261,17 @@ impl JsonOutput {
             }
             Self::File { path, file, .. } => {
                 let cannot = || format!("cannot write the result to {}", path.display());
-                let Some(f) = file.take() else {
+                if file.take().is_none() {
                     return Ok(());
-                };
-                if f.metadata().is_ok_and(|m| m.is_file()) {
-                    f.set_len(0).with_context(cannot)?;
                 }
-                let mut w = BufWriter::new(f);
-                write_document(&mut w, result).with_context(cannot)?;
-                let f = w
-                    .into_inner()
-                    .map_err(|e| e.into_error())
-                    .with_context(cannot)?;
-                if f.metadata().is_ok_and(|m| m.is_file()) {
-                    f.sync_all().with_context(cannot)?;
-                }
-                Ok(())
+                // Replaced atomically: a full disk keeps the previous result whole (a device
+                // such as /dev/stdout is written in place).
+                restbench_model::io::write_atomic_with(path, |f| {
+                    let mut w = BufWriter::new(f);
+                    write_document(&mut w, result)?;
+                    w.flush()
+                })
+                .with_context(cannot)
             }
         }
     }

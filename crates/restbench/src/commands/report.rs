@@ -45,7 +45,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
 /// takes it instead of serde's "missing field". Anything unreadable is left to `read_results`,
 /// which names the problem.
 fn refuse_other_documents(file: &Path) -> anyhow::Result<()> {
-    let Ok(text) = std::fs::read_to_string(file) else {
+    let Ok(text) = crate::output::read_document(file) else {
         return Ok(());
     };
     let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {

@@ -120,10 +120,12 @@ fn write_index(dir: &Path, studies: &[(PathBuf, RunResults)]) -> anyhow::Result<
         text.push_str(&restbench_report::markdown::report(r));
         text.push_str("\n\n");
     }
-    std::fs::write(&md, text).with_context(|| format!("cannot write {}", md.display()))?;
+    crate::output::write_output(&md, text.as_bytes())?;
     let html = dir.join("report.html");
-    std::fs::write(&html, restbench_report::html::render_many(&results))
-        .with_context(|| format!("cannot write {}", html.display()))?;
+    crate::output::write_output(
+        &html,
+        restbench_report::html::render_many(&results).as_bytes(),
+    )?;
     eprintln!("wrote {}", html.display());
     Ok(())
 }

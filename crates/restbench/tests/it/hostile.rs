@@ -628,6 +628,58 @@ fn an_endless_body_file_is_refused_with_bounded_memory() {
     server.assert_untouched("an oversized body");
 }
 
+/// Endless files (`/dev/zero`) given wherever restbench reads a file whole (issue 26 item 8):
+/// each is refused at its stated limit in one line naming the file, with bounded memory.
+/// (`-b @/dev/zero` is the test above.)
+const ENDLESS_FILES: &[(&[&str], &str)] = &[
+    (&["merge", "/dev/zero", "/dev/zero"], "larger than 128 MiB"),
+    (&["report", "/dev/zero"], "larger than 128 MiB"),
+    (
+        &["compare", "/dev/zero", "/dev/zero"],
+        "larger than 128 MiB",
+    ),
+    (
+        &[
+            "load",
+            "--loadgen-hosts",
+            "@/dev/zero",
+            "http://127.0.0.1:9/",
+        ],
+        "larger than 1 MiB",
+    ),
+    (
+        &["load", "--cacert", "/dev/zero", "https://127.0.0.1:9/"],
+        "larger than 16 MiB",
+    ),
+];
+
+#[test]
+fn endless_files_are_refused_at_their_limit_with_bounded_memory() {
+    let _turn = turn::take(module_path!());
+    if !Path::new("/dev/zero").exists() {
+        eprintln!("skipped: no /dev/zero");
+        return;
+    }
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let runs: Vec<_> = ENDLESS_FILES
+            .iter()
+            .map(|(args, needle)| {
+                scope.spawn(move || {
+                    let ran = run_measured(&strings(args), Duration::from_secs(60), None);
+                    let ok = matches!(ran.code, Some(1 | 2))
+                        && ran.error_lines() == 1
+                        && ran.stderr.contains("/dev/zero")
+                        && ran.stderr.contains(needle)
+                        && ran.peak_rss_mib() < 128 + 64;
+                    (!ok).then(|| format!("{args:?} (expected {needle:?})\n{ran}"))
+                })
+            })
+            .collect();
+        runs.into_iter().filter_map(|h| h.join().unwrap()).collect()
+    });
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
 /// Runs `restbench args` with stdout going into a pipe whose reader is already gone.
 fn with_closed_stdout(args: &[&str]) -> std::process::Output {
     let (reader, writer) = std::io::pipe().unwrap();

@@ -497,3 +497,65 @@ fn db_start_keep_with_shell_characters_runs_nothing() {
     assert!(keep.join("data").join("PG_VERSION").is_file());
     assert!(keep.join(restbench_harness::db::KEEP_MARKER).is_file());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issue 26 item 9: a full disk leaves the previous report whole and no temporary file.
+// ---------------------------------------------------------------------------------------------
+
+/// A tmpfs of `size` mounted on `dir`, unmounted when dropped.
+struct TinyDisk(PathBuf);
+
+impl TinyDisk {
+    fn mount(dir: &Path, size: &str) -> Option<Self> {
+        std::fs::create_dir_all(dir).unwrap();
+        let ok = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then(|| Self(dir.to_path_buf()))
+    }
+}
+
+impl Drop for TinyDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+#[ignore = "mounts a 16 KiB tmpfs, which needs root and touches the mount table; \
+            cargo test -- --include-ignored runs it (CI does, as root)"]
+fn a_full_disk_keeps_the_previous_report_whole() {
+    let _turn = turn::take(module_path!());
+    let t = tempfile::tempdir().unwrap();
+    let Some(disk) = TinyDisk::mount(&t.path().join("disk"), "16k") else {
+        eprintln!("skipped: cannot mount a tmpfs here (not root?)");
+        return;
+    };
+    let results = serde_json::to_string(&run_results(vec![
+        restbench_testkit::fixtures::cell("a", 1000.0),
+        restbench_testkit::fixtures::cell("b", 2000.0),
+    ]))
+    .unwrap();
+    std::fs::write(disk.0.join("results.json"), &results).unwrap();
+    std::fs::write(disk.0.join("report.html"), "the previous report").unwrap();
+    let o = restbench_within(&["report", s(&disk.0)], Duration::from_secs(30));
+    let lines = error_lines(&o);
+    assert_eq!(o.status.code(), Some(1), "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("report.html") && l.contains("kept")),
+        "{lines:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(disk.0.join("report.html")).unwrap(),
+        "the previous report"
+    );
+    let stray: Vec<PathBuf> = tree(&disk.0)
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(stray.is_empty(), "{stray:?}");
+}

@@ -162,8 +162,14 @@ fn cache_file(cache: &Path, s: &Subject) -> PathBuf {
 /// The cached result of this build of `s`, if the cache holds one (results that did not run,
 /// such as a failed start, are never kept).
 pub fn cached(cache: &Path, s: &Subject, build: &str) -> Option<SubjectConformance> {
-    let text = std::fs::read_to_string(cache_file(cache, s)).ok()?;
-    let c: SubjectConformance = serde_json::from_str(&text).ok()?;
+    // Ours, but in a cache anyone may have touched: a size limit as on every file read.
+    let bytes = restbench_model::io::read_limited(
+        &cache_file(cache, s),
+        restbench_model::io::DOCUMENT_LIMIT,
+        "the conformance cache",
+    )
+    .ok()?;
+    let c: SubjectConformance = serde_json::from_slice(&bytes).ok()?;
     (c.build == build && c.subject == s.id && c.error.is_none()).then_some(c)
 }
 
