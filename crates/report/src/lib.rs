@@ -113,6 +113,49 @@ pub(crate) mod test_support {
         }
     }
 
+    /// A repeat (one round's slice) at `rps`, with the server's CPU at `cores`.
+    pub fn repeat(round: u32, rps: f64, cores: f64) -> restbench_model::RepeatResult {
+        restbench_model::RepeatResult {
+            rps,
+            requests: (rps * 2.0) as u64,
+            duration_s: 2.0,
+            latency_us: LatencySummary::default(),
+            errors: ErrorCounts::default(),
+            server_cpu_cores: cores,
+            loadgen_cpu_cores: 0.5,
+            timeseries: Vec::new(),
+            round: Some(round),
+            saturation: Some(restbench_model::Saturation::Server),
+        }
+    }
+
+    /// A cell measured in rounds: one repeat per value, its median and intervals from them.
+    pub fn rounds_cell(subject: &str, workload: &str, scenario: &str, rps: &[f64]) -> Cell {
+        use restbench_model::interval::log_interval;
+        let mut c = cell(subject, workload, scenario, 0.0);
+        c.repeats = rps
+            .iter()
+            .enumerate()
+            .map(|(i, v)| repeat(i as u32, *v, 0.95))
+            .collect();
+        let mut sorted = rps.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        c.rps.median = sorted[sorted.len() / 2];
+        c.rps.min = sorted[0];
+        c.rps.max = sorted[sorted.len() - 1];
+        c.rps.ci95 = None;
+        c.server.cpu_cores = 0.95;
+        c.server.cpu_us_per_req = 0.95e6 / c.rps.median;
+        c.intervals = log_interval(rps).map(|i| restbench_model::CellIntervals {
+            rps: i,
+            p99_us: None,
+            cpu_us_per_req: log_interval(&rps.iter().map(|v| 0.95e6 / v).collect::<Vec<_>>()),
+            rounds: rps.len() as u32,
+            contended_rounds: 0,
+        });
+        c
+    }
+
     /// A measured cell with a tight confidence interval (±0.5 %).
     pub fn cell(subject: &str, workload: &str, scenario: &str, rps: f64) -> Cell {
         let who = CellSubject {
