@@ -192,10 +192,11 @@ fn judge(out: &mut ComparedCell, a: &Cell, b: &Cell, noise: Option<f64>, notes: 
     if ra.len() < 2 || rb.len() < 2 {
         out.verdict = Verdict::NoInterval;
         let side = |c: &Cell, n: usize| {
+            let count = if n == 1 { "one" } else { "no" };
             if c.repeats.len() > n {
-                format!("{n} counting repeat (the others contended)")
+                format!("{count} counting repeat (the others contended)")
             } else {
-                format!("{n} repeat")
+                format!("{count} repeat")
             }
         };
         let mut sides = Vec::new();
@@ -205,7 +206,7 @@ fn judge(out: &mut ComparedCell, a: &Cell, b: &Cell, noise: Option<f64>, notes: 
         if rb.len() < 2 {
             sides.push(format!("{} in B", side(b, rb.len())));
         }
-        notes.push(format!("no interval ({})", sides.join(", ")));
+        notes.push(sides.join(", "));
         return;
     }
     out.rps_interval = unpaired_ratio(&ra, &rb);
@@ -543,7 +544,7 @@ mod interval_tests {
         let x = &c.cells[0];
         assert_eq!(x.verdict, Verdict::NoInterval);
         assert!(x.rps_interval.is_none());
-        assert_eq!(x.note.as_deref(), Some("no interval (1 repeat in B)"));
+        assert_eq!(x.note.as_deref(), Some("one repeat in B"));
         assert_eq!(x.rps_ratio, Some(2.0), "the ratio is still shown");
         assert!(
             crate::lines::comparison_summary(&c).ends_with("0 same, 1 without interval."),

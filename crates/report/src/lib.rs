@@ -8,7 +8,8 @@
 //! - leaves: [`escape`], [`units`], [`noise`], [`cells`], [`vocabulary`], [`document`],
 //!   [`mod@conformance`] (its words, and the rule that ranks nonconformant cells apart);
 //! - computing (data in, data out, no markup): [`mod@compare`], [`load_compare`], [`ratios`],
-//!   [`open_loop`], [`timeline`];
+//!   [`open_loop`], [`timeline`], [`rankings`] (a group's rounds: rankings with ties, the
+//!   efficiency ranking, intervals, rounds needed, unsettled ratios, contended cells);
 //! - plain lines, said alike by text and Markdown: [`lines`] (a comparison's heading, rows and
 //!   verdicts) and [`capacity_text`] (a capacity search, and a comparison's open-loop lines);
 //! - rendering, three siblings that never import each other: [`text`] (wrk-style load report,
@@ -31,6 +32,7 @@ pub mod load_compare;
 pub mod markdown;
 pub mod noise;
 pub mod open_loop;
+pub mod rankings;
 pub mod ratios;
 pub mod text;
 pub mod timeline;
