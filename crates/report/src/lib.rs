@@ -148,7 +148,11 @@ pub(crate) mod test_support {
         c.rps.ci95 = None;
         let mean = rps.iter().sum::<f64>() / rps.len() as f64;
         let var = rps.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (rps.len() as f64 - 1.0);
-        c.rps.cv = if rps.len() > 1 { var.sqrt() / mean } else { 0.0 };
+        c.rps.cv = if rps.len() > 1 {
+            var.sqrt() / mean
+        } else {
+            0.0
+        };
         c.server.cpu_cores = 0.95;
         c.server.cpu_us_per_req = 0.95e6 / c.rps.median;
         c.intervals = log_interval(rps).map(|i| restbench_model::CellIntervals {

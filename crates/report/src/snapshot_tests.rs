@@ -486,6 +486,12 @@ fn rounds_reports() {
     let r = crate::rankings::tests::rounds_run();
     assert_snapshot!("report_md_rounds", crate::markdown::report(&r));
     assert_snapshot!("rankings_text_80", crate::text::rankings(&r, 80));
+    let cells: Vec<&Cell> = r.cells.iter().collect();
+    for width in [80, 120] {
+        let table = crate::text::cell_table(&cells, width);
+        assert!(table.lines().all(|l| l.chars().count() <= width), "{table}");
+        assert_snapshot!(format!("cell_table_rounds_{width}"), table);
+    }
     let mut b = r.clone();
     for rep in &mut b.cells[2].repeats {
         rep.rps *= 0.5;
