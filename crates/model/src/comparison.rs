@@ -18,8 +18,14 @@ pub enum Verdict {
     /// B serves fewer requests per second than A, beyond the noise.
     #[serde(rename = "slower")]
     Slower,
-    #[serde(rename = "within noise")]
-    WithinNoise,
+    /// The interval of B ÷ A does not exclude 1 by more than the noise of both runs. Documents
+    /// written before intervals said "within noise"; they read as this.
+    #[serde(rename = "same", alias = "within noise")]
+    Same,
+    /// A side has fewer than two figures that count (one repeat, or every other one contended):
+    /// no interval, so no verdict.
+    #[serde(rename = "no interval")]
+    NoInterval,
     /// One side failed or was skipped.
     #[serde(rename = "not comparable")]
     NotComparable,
@@ -30,7 +36,8 @@ impl Verdict {
         match self {
             Verdict::Faster => "faster",
             Verdict::Slower => "slower",
-            Verdict::WithinNoise => "within noise",
+            Verdict::Same => "same",
+            Verdict::NoInterval => "no interval",
             Verdict::NotComparable => "not comparable",
         }
     }
@@ -80,6 +87,17 @@ pub struct ComparedCell {
     pub b_cpu_us_per_req: Option<f64>,
     /// B's server CPU µs per request ÷ A's (below 1 is better).
     pub cpu_us_per_req_ratio: Option<f64>,
+    /// B ÷ A of req/s, a 95 % interval from the two runs' per-round figures (Welch on logs);
+    /// absent with fewer than two counting repeats on a side, and in older documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rps_interval: Option<crate::Interval>,
+    /// B ÷ A of server CPU µs per request, the same way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_us_per_req_interval: Option<crate::Interval>,
+    /// The margin beyond 1 the req/s interval had to clear for a verdict: the two runs' noise
+    /// combined (`0.04` is 4 %); absent when no noise was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<f64>,
     pub verdict: Verdict,
     /// Why the cell is not comparable, or flags that weaken the verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -210,6 +228,13 @@ pub struct LoadComparison {
     pub metrics: Vec<LoadMetric>,
     /// On req/s, beyond each run's own per-second noise or not.
     pub verdict: Verdict,
+    /// B ÷ A of req/s from the two runs' whole seconds (Welch on logs), when each has two or more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rps_interval: Option<crate::Interval>,
+    /// The margin the interval had to clear: each run's drift (its second half's rate against
+    /// its first half's), combined.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<f64>,
     /// Per-second coefficient of variation of each run's rate, the noise the verdict used.
     pub a_cv: f64,
     pub b_cv: f64,
@@ -224,12 +249,18 @@ mod tests {
         for v in [
             Verdict::Faster,
             Verdict::Slower,
-            Verdict::WithinNoise,
+            Verdict::Same,
+            Verdict::NoInterval,
             Verdict::NotComparable,
         ] {
             let json = serde_json::to_string(&v).unwrap();
             assert_eq!(json, format!("\"{v}\""));
             assert_eq!(serde_json::from_str::<Verdict>(&json).unwrap(), v);
         }
+        // Comparisons written before intervals said "within noise".
+        assert_eq!(
+            serde_json::from_str::<Verdict>("\"within noise\"").unwrap(),
+            Verdict::Same
+        );
     }
 }

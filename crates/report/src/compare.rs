@@ -1,14 +1,22 @@
 //! Two runs side by side (`restbench compare A B`): per cell, B's figures as ratios of A's and a
 //! verdict that takes the measured noise into account.
 //!
+//! Per cell, the ratio's 95 % interval comes from the two runs' per-round figures (the repeats
+//! that count: not contended), Welch on logs ([`unpaired_ratio`]); the verdict needs it to clear
+//! 1 by more than both runs' noise ([`crate::noise::run_noise`], combined). With one repeat on a
+//! side there is no interval and no verdict. Documents that kept no repeats fall back to the
+//! older rule on their medians' intervals ([`verdict`]).
+//!
 //! This module computes the model's [`Comparison`] document; `text::comparison` and
 //! `markdown::comparison` render it.
 
+use restbench_model::interval::unpaired_ratio;
 use restbench_model::{Cell, CellStatus, RunResults};
 
-use crate::cells::{cell_labels, first_line, open_loop_only, status_word};
+use crate::cells::{cell_labels, first_line, open_loop_only, single_repeat, status_word};
 use crate::conformance::nonconformant;
 pub use crate::noise::{MIN_CHANGE, Verdict, beyond_noise, verdict};
+use crate::noise::{combined, counting_cpu_us_per_req, counting_rps, interval_verdict, run_noise};
 pub use restbench_model::comparison::{
     CellKey, ComparedCapacity, ComparedCell, ComparedRate, Comparison, RunLabel,
 };
@@ -53,8 +61,13 @@ pub fn compare(a: &RunResults, b: &RunResults) -> Comparison {
                 if key.variant.is_none() {
                     key.variant = keys_b[j].variant.clone();
                 }
-                let apart = nonconformant(ca) || nonconformant(&b.cells[j]);
-                cells.push((apart, compare_cell(key, ca, &b.cells[j])));
+                let cb = &b.cells[j];
+                let apart = nonconformant(ca) || nonconformant(cb);
+                let noise = combined(
+                    run_noise(a, &ca.workload, &ca.scenario, &ca.protocol),
+                    run_noise(b, &cb.workload, &cb.scenario, &cb.protocol),
+                );
+                cells.push((apart, compare_cell(key, ca, cb, noise)));
             }
             None => only_in_a.push(keys_a[i].clone()),
         }
@@ -94,7 +107,7 @@ fn keys(cells: &[Cell]) -> Vec<CellKey> {
         .collect()
 }
 
-fn compare_cell(key: CellKey, a: &Cell, b: &Cell) -> ComparedCell {
+fn compare_cell(key: CellKey, a: &Cell, b: &Cell, noise: Option<f64>) -> ComparedCell {
     let ok_a = a.status == CellStatus::Ok;
     let ok_b = b.status == CellStatus::Ok;
     let div = |x: f64, y: f64| (y > 0.0 && x.is_finite()).then(|| x / y);
@@ -111,6 +124,9 @@ fn compare_cell(key: CellKey, a: &Cell, b: &Cell) -> ComparedCell {
         b_cpu_us_per_req: (ok_b && b.server.cpu_us_per_req > 0.0)
             .then_some(b.server.cpu_us_per_req),
         cpu_us_per_req_ratio: None,
+        rps_interval: None,
+        cpu_us_per_req_interval: None,
+        noise: None,
         verdict: Verdict::NotComparable,
         note: None,
         capacity: None,
@@ -150,17 +166,57 @@ fn compare_cell(key: CellKey, a: &Cell, b: &Cell) -> ComparedCell {
         (Some(x), Some(y)) => div(x, y),
         _ => None,
     };
-    out.verdict = verdict(&a.rps, &b.rps);
-    let mut flags: Vec<String> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+    judge(&mut out, a, b, noise, &mut notes);
     for (side, c) in [("A", a), ("B", b)] {
         if !c.flags.is_empty() {
-            flags.push(format!("{side}: {}", c.flags.join(", ")));
+            notes.push(format!("{side}: {}", c.flags.join(", ")));
         }
     }
-    if !flags.is_empty() {
-        out.note = Some(flags.join("; "));
+    if !notes.is_empty() {
+        out.note = Some(notes.join("; "));
     }
     out
+}
+
+/// The verdict of two measured cells: from the interval of their per-round figures when both
+/// kept repeats, else (documents without repeats) from their medians' intervals; none with one
+/// repeat on a side.
+fn judge(out: &mut ComparedCell, a: &Cell, b: &Cell, noise: Option<f64>, notes: &mut Vec<String>) {
+    let kept_repeats = !a.repeats.is_empty() && !b.repeats.is_empty();
+    if !kept_repeats && !single_repeat(a) && !single_repeat(b) {
+        out.verdict = verdict(&a.rps, &b.rps);
+        return;
+    }
+    let (ra, rb) = (counting_rps(a), counting_rps(b));
+    if ra.len() < 2 || rb.len() < 2 {
+        out.verdict = Verdict::NoInterval;
+        let side = |c: &Cell, n: usize| {
+            let count = if n == 1 { "one" } else { "no" };
+            if c.repeats.len() > n {
+                format!("{count} counting repeat (the others contended)")
+            } else {
+                format!("{count} repeat")
+            }
+        };
+        let mut sides = Vec::new();
+        if ra.len() < 2 {
+            sides.push(format!("{} in A", side(a, ra.len())));
+        }
+        if rb.len() < 2 {
+            sides.push(format!("{} in B", side(b, rb.len())));
+        }
+        notes.push(sides.join(", "));
+        return;
+    }
+    out.rps_interval = unpaired_ratio(&ra, &rb);
+    out.cpu_us_per_req_interval =
+        unpaired_ratio(&counting_cpu_us_per_req(a), &counting_cpu_us_per_req(b));
+    out.noise = noise;
+    out.verdict = match &out.rps_interval {
+        Some(i) => interval_verdict(i, noise.unwrap_or(0.0)),
+        None => Verdict::NoInterval,
+    };
 }
 
 fn compare_capacity(a: &Cell, b: &Cell) -> Option<ComparedCapacity> {
@@ -322,7 +378,7 @@ pub(crate) mod tests {
         assert_eq!(find("rust-axum", None).rps_ratio, Some(0.9));
         assert_eq!(
             find("go-nethttp", Some("GOMAXPROCS=1")).verdict,
-            Verdict::WithinNoise
+            Verdict::Same
         );
         let g = find("go-nethttp", Some("GOMAXPROCS=4"));
         assert_eq!(g.verdict, Verdict::Faster);
@@ -341,7 +397,7 @@ pub(crate) mod tests {
             .iter()
             .map(|x| x["verdict"].as_str().unwrap())
             .collect();
-        assert!(verdicts.contains(&"within noise") && verdicts.contains(&"faster"));
+        assert!(verdicts.contains(&"same") && verdicts.contains(&"faster"));
         assert_eq!(json["cells"][0]["subject"], "rust-axum");
     }
 
@@ -367,6 +423,148 @@ pub(crate) mod tests {
             summary.contains("1 with a nonconformant side listed last"),
             "{summary}"
         );
+    }
+}
+
+#[cfg(test)]
+mod interval_tests {
+    use super::tests::run;
+    use super::*;
+    use crate::test_support::rounds_cell;
+    use restbench_model::{GroupRounds, Round};
+
+    const STEADY: [f64; 5] = [50_000.0, 50_400.0, 49_700.0, 50_100.0, 49_900.0];
+
+    fn scaled(by: f64) -> Vec<f64> {
+        STEADY.iter().map(|v| v * by).collect()
+    }
+
+    /// A run of rounds whose generator ceiling per round is `ceilings`.
+    fn rounds_run(cells: Vec<Cell>, ceilings: &[f64]) -> RunResults {
+        let mut r = run(cells);
+        r.groups.push(GroupRounds {
+            workload: "plaintext".into(),
+            scenario: "single-thread".into(),
+            protocol: "h1".into(),
+            rounds: ceilings
+                .iter()
+                .map(|c| Round {
+                    order: vec!["a".into(), "b".into()],
+                    ceiling_rps: Some(*c),
+                    contended: Vec::new(),
+                })
+                .collect(),
+            settled: true,
+            pairs: Vec::new(),
+            ranking: Vec::new(),
+            efficiency: Vec::new(),
+        });
+        r
+    }
+
+    #[test]
+    fn identical_runs_are_the_same_everywhere() {
+        let cells = vec![
+            rounds_cell("a", "plaintext", "single-thread", &STEADY),
+            rounds_cell("b", "plaintext", "single-thread", &scaled(2.0)),
+        ];
+        let ceilings = [200_000.0, 201_000.0, 199_000.0, 200_500.0, 199_500.0];
+        let a = rounds_run(cells.clone(), &ceilings);
+        let c = compare(&a, &a.clone());
+        assert!(c.cells.iter().all(|x| x.verdict == Verdict::Same), "{c:?}");
+        for x in &c.cells {
+            let i = x.rps_interval.unwrap();
+            assert!(i.contains(1.0) && (i.estimate - 1.0).abs() < 1e-12, "{i:?}");
+            assert!(x.cpu_us_per_req_interval.unwrap().contains(1.0));
+            assert!(x.noise.unwrap() > 0.0, "the ceilings' spread is the noise");
+        }
+        assert_eq!(
+            crate::lines::comparison_summary(&c),
+            "2 cells in both runs: 0 faster, 0 slower, 2 same, 0 without interval."
+        );
+    }
+
+    #[test]
+    fn a_doubled_cell_with_tight_intervals_is_faster_and_noise_can_veto() {
+        let a = run(vec![rounds_cell(
+            "a",
+            "plaintext",
+            "single-thread",
+            &STEADY,
+        )]);
+        let b = run(vec![rounds_cell(
+            "a",
+            "plaintext",
+            "single-thread",
+            &scaled(2.0),
+        )]);
+        let c = compare(&a, &b);
+        let x = &c.cells[0];
+        assert_eq!(x.verdict, Verdict::Faster, "{x:?}");
+        let i = x.rps_interval.unwrap();
+        assert!(i.low > 1.9 && i.high < 2.1, "{i:?}");
+        assert_eq!(x.noise, None, "no ceilings, no drift: the interval alone");
+        assert_eq!(compare(&b, &a).cells[0].verdict, Verdict::Slower);
+        // The JSON carries the intervals; the old fields are still there.
+        let json = serde_json::to_value(&c).unwrap();
+        assert!(json["cells"][0]["rps_interval"]["low"].is_number());
+        assert!(json["cells"][0]["cpu_us_per_req_interval"]["high"].is_number());
+        // A run whose generator ceiling moved 150 % from start to end: 2× is within its noise.
+        let mut drifting = a.clone();
+        drifting.environment.loadgen_ceiling_start_rps = Some(100_000.0);
+        drifting.environment.loadgen_ceiling_end_rps = Some(250_000.0);
+        let c = compare(&drifting, &b);
+        assert_eq!(c.cells[0].verdict, Verdict::Same);
+        assert!((c.cells[0].noise.unwrap() - 1.5).abs() < 1e-9);
+        // A change inside the interval (+0.3 % on a ±0.8 % interval) is the same.
+        let near = run(vec![rounds_cell(
+            "a",
+            "plaintext",
+            "single-thread",
+            &scaled(1.003),
+        )]);
+        assert_eq!(compare(&a, &near).cells[0].verdict, Verdict::Same);
+    }
+
+    #[test]
+    fn one_repeat_or_contended_rounds_give_no_interval() {
+        let a = run(vec![rounds_cell(
+            "a",
+            "plaintext",
+            "single-thread",
+            &STEADY,
+        )]);
+        let once = run(vec![rounds_cell(
+            "a",
+            "plaintext",
+            "single-thread",
+            &[100_000.0],
+        )]);
+        let c = compare(&a, &once);
+        let x = &c.cells[0];
+        assert_eq!(x.verdict, Verdict::NoInterval);
+        assert!(x.rps_interval.is_none());
+        assert_eq!(x.note.as_deref(), Some("one repeat in B"));
+        assert_eq!(x.rps_ratio, Some(2.0), "the ratio is still shown");
+        assert!(
+            crate::lines::comparison_summary(&c).ends_with("0 same, 1 without interval."),
+            "{}",
+            crate::lines::comparison_summary(&c)
+        );
+        // Every round but one contended: the same.
+        let mut contended = a.clone();
+        for r in contended.cells[0].repeats.iter_mut().skip(1) {
+            r.saturation = Some(restbench_model::Saturation::Contended);
+        }
+        let x = &compare(&contended, &a).cells[0];
+        assert_eq!(x.verdict, Verdict::NoInterval);
+        assert!(
+            x.note.as_deref().unwrap().contains("the others contended"),
+            "{x:?}"
+        );
+        // Old documents spelled it "within noise": they read as the same.
+        let old: Verdict = serde_json::from_str("\"within noise\"").unwrap();
+        assert_eq!(old, Verdict::Same);
     }
 }
 

@@ -8,7 +8,8 @@
 //! - leaves: [`escape`], [`units`], [`noise`], [`cells`], [`vocabulary`], [`document`],
 //!   [`mod@conformance`] (its words, and the rule that ranks nonconformant cells apart);
 //! - computing (data in, data out, no markup): [`mod@compare`], [`load_compare`], [`ratios`],
-//!   [`open_loop`], [`timeline`];
+//!   [`open_loop`], [`timeline`], [`rankings`] (a group's rounds: rankings with ties, the
+//!   efficiency ranking, intervals, rounds needed, unsettled ratios, contended cells);
 //! - plain lines, said alike by text and Markdown: [`lines`] (a comparison's heading, rows and
 //!   verdicts) and [`capacity_text`] (a capacity search, and a comparison's open-loop lines);
 //! - rendering, three siblings that never import each other: [`text`] (wrk-style load report,
@@ -31,6 +32,7 @@ pub mod load_compare;
 pub mod markdown;
 pub mod noise;
 pub mod open_loop;
+pub mod rankings;
 pub mod ratios;
 pub mod text;
 pub mod timeline;
@@ -111,6 +113,56 @@ pub(crate) mod test_support {
             shard: None,
             shards: Vec::new(),
         }
+    }
+
+    /// A repeat (one round's slice) at `rps`, with the server's CPU at `cores`.
+    pub fn repeat(round: u32, rps: f64, cores: f64) -> restbench_model::RepeatResult {
+        restbench_model::RepeatResult {
+            rps,
+            requests: (rps * 2.0) as u64,
+            duration_s: 2.0,
+            latency_us: LatencySummary::default(),
+            errors: ErrorCounts::default(),
+            server_cpu_cores: cores,
+            loadgen_cpu_cores: 0.5,
+            timeseries: Vec::new(),
+            round: Some(round),
+            saturation: Some(restbench_model::Saturation::Server),
+        }
+    }
+
+    /// A cell measured in rounds: one repeat per value, its median and intervals from them.
+    pub fn rounds_cell(subject: &str, workload: &str, scenario: &str, rps: &[f64]) -> Cell {
+        use restbench_model::interval::log_interval;
+        let mut c = cell(subject, workload, scenario, 0.0);
+        c.repeats = rps
+            .iter()
+            .enumerate()
+            .map(|(i, v)| repeat(i as u32, *v, 0.95))
+            .collect();
+        let mut sorted = rps.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        c.rps.median = sorted[sorted.len() / 2];
+        c.rps.min = sorted[0];
+        c.rps.max = sorted[sorted.len() - 1];
+        c.rps.ci95 = None;
+        let mean = rps.iter().sum::<f64>() / rps.len() as f64;
+        let var = rps.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (rps.len() as f64 - 1.0);
+        c.rps.cv = if rps.len() > 1 {
+            var.sqrt() / mean
+        } else {
+            0.0
+        };
+        c.server.cpu_cores = 0.95;
+        c.server.cpu_us_per_req = 0.95e6 / c.rps.median;
+        c.intervals = log_interval(rps).map(|i| restbench_model::CellIntervals {
+            rps: i,
+            p99_us: None,
+            cpu_us_per_req: log_interval(&rps.iter().map(|v| 0.95e6 / v).collect::<Vec<_>>()),
+            rounds: rps.len() as u32,
+            contended_rounds: 0,
+        });
+        c
     }
 
     /// A measured cell with a tight confidence interval (±0.5 %).

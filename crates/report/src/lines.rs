@@ -2,6 +2,7 @@
 //! from, the verdict counts, the table's values, the load verdict. Text and Markdown both build
 //! on these and never on each other.
 
+use restbench_model::Interval;
 use restbench_model::comparison::{
     Comparison, LoadComparison, LoadLabel, LoadMetric, RunLabel, Unit, Verdict,
 };
@@ -11,18 +12,20 @@ use restbench_model::flag::Flag;
 use crate::cells::key_label;
 use crate::units::{bytes_short, micros_short, ratio, thousands};
 
-/// One line on the verdicts: `4 cells in both runs: 1 faster, 1 slower, 1 within noise, …`.
+/// One line on the verdicts: `18 cells in both runs: 2 faster, 1 slower, 15 same, 0 without
+/// interval` (and the cells not comparable, when there are some).
 pub fn comparison_summary(c: &Comparison) -> String {
     let counts = c.counts();
-    let parts: Vec<String> = [
-        Verdict::Faster,
-        Verdict::Slower,
-        Verdict::WithinNoise,
-        Verdict::NotComparable,
-    ]
-    .iter()
-    .filter_map(|v| counts.get(v.as_str()).map(|n| format!("{n} {v}")))
-    .collect();
+    let n = |v: Verdict| counts.get(v.as_str()).copied().unwrap_or(0);
+    let mut parts: Vec<String> = vec![
+        format!("{} faster", n(Verdict::Faster)),
+        format!("{} slower", n(Verdict::Slower)),
+        format!("{} same", n(Verdict::Same)),
+        format!("{} without interval", n(Verdict::NoInterval)),
+    ];
+    if n(Verdict::NotComparable) > 0 {
+        parts.push(format!("{} not comparable", n(Verdict::NotComparable)));
+    }
     let apart = c
         .cells
         .iter()
@@ -43,17 +46,23 @@ pub fn comparison_summary(c: &Comparison) -> String {
     format!(
         "{} cells in both runs: {}.{apart}",
         c.cells.len(),
-        if parts.is_empty() {
-            "none".to_string()
-        } else {
-            parts.join(", ")
-        }
+        parts.join(", ")
     )
 }
 
-/// A comparison's table as text: subject, workload, scenario, A and B req/s, the three ratios
-/// and the verdict.
-pub fn comparison_rows(c: &Comparison) -> Vec<[String; 9]> {
+/// A ratio's interval for a table: `[0.97×, 1.08×]`.
+pub fn ratio_interval(i: &Interval) -> String {
+    format!("[{}, {}]", ratio(i.low), ratio(i.high))
+}
+
+/// True when some compared cell has a req/s interval: tables then show the column.
+pub fn any_interval(c: &Comparison) -> bool {
+    c.cells.iter().any(|x| x.rps_interval.is_some())
+}
+
+/// A comparison's table as text: subject, workload, scenario, A and B req/s, the req/s ratio and
+/// its 95 % interval (empty when none), the p99 and CPU ratios, and the verdict.
+pub fn comparison_rows(c: &Comparison) -> Vec<[String; 10]> {
     c.cells
         .iter()
         .map(|c| {
@@ -65,6 +74,9 @@ pub fn comparison_rows(c: &Comparison) -> Vec<[String; 9]> {
                 opt(c.a_rps, thousands),
                 opt(c.b_rps, thousands),
                 opt(c.rps_ratio, ratio),
+                c.rps_interval
+                    .as_ref()
+                    .map_or(String::new(), ratio_interval),
                 opt(c.p99_ratio, ratio),
                 opt(c.cpu_us_per_req_ratio, ratio),
                 c.verdict.to_string(),
@@ -119,15 +131,28 @@ pub fn metric_value(m: &LoadMetric, v: f64) -> String {
     }
 }
 
-/// The sentence under a load comparison: the verdict and how to read the ratios.
+/// The sentence under a load comparison: the verdict, the interval it came from, and how to
+/// read the ratios.
 pub fn load_verdict_line(c: &LoadComparison) -> String {
+    let interval = c.rps_interval.as_ref().map_or(String::new(), |i| {
+        format!(
+            "B ÷ A {} {}{}, ",
+            ratio(i.estimate),
+            ratio_interval(i),
+            c.noise.map_or(String::new(), |n| format!(
+                " against a noise of {:.1} %",
+                n * 100.0
+            ))
+        )
+    });
     format!(
-        "req/s: {} (per-second variation A {:.1} %, B {:.1} %). Ratios are B ÷ A; for latency and \
-         errors below 1 is better.",
+        "req/s: {} ({interval}per-second variation A {:.1} %, B {:.1} %). Ratios are B ÷ A; for \
+         latency and errors below 1 is better.",
         match c.verdict {
             Verdict::Faster => "B is faster beyond the noise",
             Verdict::Slower => "B is slower beyond the noise",
-            Verdict::WithinNoise => "within noise",
+            Verdict::Same => "same (the interval does not clear the noise)",
+            Verdict::NoInterval => "no interval (under two whole seconds on a side), no verdict",
             Verdict::NotComparable => "not comparable (a run answered nothing)",
         },
         c.a_cv * 100.0,

@@ -1,15 +1,18 @@
 //! Two `load` results side by side (`restbench compare A.json B.json`): B's throughput, latency
 //! percentiles and errors as ratios of A's, and a verdict on req/s.
 //!
-//! One load run has no repeats, so the noise is read from its own per-second rates: the
-//! coefficient of variation over its whole seconds stands in for the spread between repeats in
-//! the shared rule of [`crate::noise`] (with the 5 % floor when a run is shorter than two
-//! seconds). This module computes the model's [`LoadComparison`] document; the renderers are
+//! One load run has no repeats, so its samples are its own seconds: the whole ones (the first and
+//! the last, partial, left out). The interval of B ÷ A is Welch's on the logs of those per-second
+//! rates ([`unpaired_ratio`]), and a verdict needs it to clear 1 by more than each run's own
+//! drift (the rate of its second half against its first half), combined as in
+//! [`crate::noise::combined`]; under two whole seconds on a side there is no interval and no
+//! verdict. This module computes the model's [`LoadComparison`] document; the renderers are
 //! `text::load_comparison` and `markdown::load_comparison`.
 
-use restbench_model::{LoadResult, RpsStats};
+use restbench_model::LoadResult;
+use restbench_model::interval::unpaired_ratio;
 
-use crate::noise::{Verdict, verdict};
+use crate::noise::{Verdict, combined, interval_verdict};
 pub use restbench_model::comparison::{Better, LoadComparison, LoadLabel, LoadMetric, Unit};
 
 /// How a load run was shaped, for the heading.
@@ -83,46 +86,66 @@ pub fn compare_loads(a: &LoadResult, b: &LoadResult) -> LoadComparison {
             b.bytes_per_s,
         ),
     ];
-    let (sa, sb) = (rate_stats(a), rate_stats(b));
+    let (sa, sb) = (whole_seconds(a), whole_seconds(b));
+    let rps_interval = unpaired_ratio(&sa, &sb);
+    let noise = combined(drift(&sa), drift(&sb));
+    let verdict = if a.rps <= 0.0 || b.rps <= 0.0 {
+        Verdict::NotComparable
+    } else {
+        match &rps_interval {
+            Some(i) => interval_verdict(i, noise.unwrap_or(0.0)),
+            None => Verdict::NoInterval,
+        }
+    };
     LoadComparison {
         a: load_label(a),
         b: load_label(b),
         differences: differences(a, b),
         metrics,
-        verdict: if a.rps > 0.0 && b.rps > 0.0 {
-            verdict(&sa, &sb)
-        } else {
-            Verdict::NotComparable
-        },
-        a_cv: sa.cv,
-        b_cv: sb.cv,
+        verdict,
+        rps_interval,
+        noise,
+        a_cv: cv(&sa),
+        b_cv: cv(&sb),
     }
 }
 
-/// A run's rate with the spread of its whole seconds (the last, partial second left out).
-fn rate_stats(r: &LoadResult) -> RpsStats {
-    let whole = r.duration_s.floor().max(0.0) as usize;
-    let per_second: Vec<f64> = r
-        .timeseries
-        .iter()
-        .take(whole)
-        .map(|s| s.requests as f64)
-        .collect();
-    let cv = if per_second.len() >= 2 {
-        let n = per_second.len() as f64;
-        let mean = per_second.iter().sum::<f64>() / n;
-        let var = per_second.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-        if mean > 0.0 { var.sqrt() / mean } else { 0.0 }
-    } else {
-        0.0
-    };
-    RpsStats {
-        median: r.rps,
-        min: r.rps,
-        max: r.rps,
-        cv,
-        ci95: None,
+/// A run's requests in each whole second: the first (a start mid-second, connections opening)
+/// and the last (partial) left out.
+fn whole_seconds(r: &LoadResult) -> Vec<f64> {
+    let n = r.timeseries.len();
+    if n < 3 {
+        return Vec::new();
     }
+    r.timeseries[1..n - 1]
+        .iter()
+        .map(|s| s.requests as f64)
+        .collect()
+}
+
+/// How far a run's rate moved within it: its second half's mean rate against its first half's.
+fn drift(seconds: &[f64]) -> Option<f64> {
+    if seconds.len() < 2 {
+        return None;
+    }
+    let half = seconds.len() / 2;
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (first, second) = (
+        mean(&seconds[..half]),
+        mean(&seconds[seconds.len() - half..]),
+    );
+    (first > 0.0).then(|| (second / first - 1.0).abs())
+}
+
+/// The coefficient of variation of per-second rates (0 under two seconds).
+fn cv(seconds: &[f64]) -> f64 {
+    if seconds.len() < 2 {
+        return 0.0;
+    }
+    let n = seconds.len() as f64;
+    let mean = seconds.iter().sum::<f64>() / n;
+    let var = seconds.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    if mean > 0.0 { var.sqrt() / mean } else { 0.0 }
 }
 
 fn differences(a: &LoadResult, b: &LoadResult) -> Vec<String> {
@@ -162,11 +185,29 @@ pub(crate) mod tests {
     use super::*;
     use restbench_model::SecondSample;
 
-    /// A against B: B twice as fast, with half the p99 and some errors.
+    /// A load whose seconds served `counts` requests each.
+    pub(crate) fn with_seconds(counts: &[u64]) -> LoadResult {
+        let mut r = crate::test_support::load_result();
+        r.timeseries = counts
+            .iter()
+            .enumerate()
+            .map(|(i, n)| SecondSample {
+                second: i as u32,
+                requests: *n,
+                errors: 0,
+                ..Default::default()
+            })
+            .collect();
+        r.duration_s = counts.len() as f64 - 0.5;
+        let whole = &counts[1..counts.len() - 1];
+        r.rps = whole.iter().sum::<u64>() as f64 / whole.len() as f64;
+        r
+    }
+
+    /// A against B: B twice as fast (steady seconds), with half the p99 and some errors.
     pub(crate) fn sample() -> LoadComparison {
-        let a = crate::test_support::load_result();
-        let mut b = a.clone();
-        b.rps = 4_000.0;
+        let a = with_seconds(&[500, 2_000, 2_010, 1_990, 2_000, 700]);
+        let mut b = with_seconds(&[900, 4_000, 4_020, 3_980, 4_000, 1_500]);
         b.latency_us.p99 = 915;
         b.errors.timeout = 4;
         b.sent = 4_004;
@@ -179,36 +220,41 @@ pub(crate) mod tests {
     fn ratios_are_b_over_a_and_the_verdict_weighs_noise() {
         let c = sample();
         let m = |name: &str| c.metrics.iter().find(|m| m.metric == name).unwrap();
-        assert_eq!(m("req/s").ratio, Some(2.0));
+        assert!((m("req/s").ratio.unwrap() - 2.0).abs() < 1e-9);
         assert_eq!(m("p99").ratio, Some(0.5));
         assert_eq!(m("p99").better, Better::Lower);
         assert_eq!(m("errors").ratio, None, "A had none");
         assert!((m("error rate").b - 0.0999).abs() < 1e-3);
         assert_eq!(c.verdict, Verdict::Faster);
+        let i = c.rps_interval.unwrap();
+        assert!(i.low > 1.9 && i.high < 2.1, "{i:?}");
+        assert_eq!(i.n, 4, "the first and last seconds left out");
         assert_eq!(c.differences, vec!["connections 10 → 64".to_string()]);
+    }
 
-        // The same rate: within noise.
-        let a = crate::test_support::load_result();
-        let mut b = a.clone();
-        b.rps *= 1.02;
-        assert_eq!(compare_loads(&a, &b).verdict, Verdict::WithinNoise);
-        // A noisy run (per-second rates 1000, 3000, 2000): even +30 % is within its noise.
-        let mut noisy = a.clone();
-        noisy.duration_s = 3.2;
-        noisy.timeseries = [1_000, 3_000, 2_000, 100]
-            .iter()
-            .enumerate()
-            .map(|(i, n)| SecondSample {
-                second: i as u32,
-                requests: *n,
-                errors: 0,
-                ..Default::default()
-            })
-            .collect();
-        let mut faster = a.clone();
-        faster.rps *= 1.3;
-        let c = compare_loads(&noisy, &faster);
-        assert!((c.a_cv - 0.5).abs() < 1e-9, "{}", c.a_cv);
-        assert_eq!(c.verdict, Verdict::WithinNoise);
+    #[test]
+    fn per_second_series_give_the_interval_and_its_noise() {
+        // The same steady rate, 1 % apart: the interval holds 1, so the same.
+        let a = with_seconds(&[100, 2_000, 2_020, 1_980, 2_000, 2_010, 50]);
+        let b = with_seconds(&[100, 2_020, 2_040, 2_000, 2_020, 2_030, 50]);
+        let c = compare_loads(&a, &b);
+        assert_eq!(c.verdict, Verdict::Same, "{:?}", c.rps_interval);
+        // A run that drifted 30 % within itself: even a clear +40 % does not clear its noise.
+        let drifting = with_seconds(&[100, 1_000, 1_000, 1_300, 1_300, 50]);
+        let faster = with_seconds(&[100, 1_600, 1_600, 1_610, 1_590, 50]);
+        let c = compare_loads(&drifting, &faster);
+        assert!((c.noise.unwrap() - 0.3).abs() < 0.01, "{:?}", c.noise);
+        let i = c.rps_interval.unwrap();
+        assert!(i.low > 1.0, "the interval alone excludes 1: {i:?}");
+        assert_eq!(c.verdict, Verdict::Same);
+        // Under two whole seconds on a side: no interval, no verdict.
+        let short = with_seconds(&[100, 2_000, 50]);
+        let c = compare_loads(&short, &a);
+        assert_eq!(c.verdict, Verdict::NoInterval);
+        assert!(c.rps_interval.is_none());
+        assert!(crate::lines::load_verdict_line(&c).contains("no interval"));
+        // Without any series (an older result): no interval either.
+        let old = crate::test_support::load_result();
+        assert_eq!(compare_loads(&old, &old).verdict, Verdict::NoInterval);
     }
 }

@@ -477,3 +477,36 @@ fn a_nonconformant_subject_is_ranked_after_the_conformant_ones() {
     assert!(at("rust-axum") < at("cheat-http"));
     assert!(crate::ratios::ranked_apart_note(&extras[0]).is_some());
 }
+
+/// A run measured in rounds: groups, ties, a floor, a contended cell, unsettled ratios, one
+/// group of a single round; its report.md, its terminal rankings at 80 columns, and a
+/// comparison with itself made slower in one cell.
+#[test]
+fn rounds_reports() {
+    let r = crate::rankings::tests::rounds_run();
+    assert_snapshot!("report_md_rounds", crate::markdown::report(&r));
+    assert_snapshot!("rankings_text_80", crate::text::rankings(&r, 80));
+    let cells: Vec<&Cell> = r.cells.iter().collect();
+    for width in [80, 120] {
+        let table = crate::text::cell_table(&cells, width);
+        assert!(table.lines().all(|l| l.chars().count() <= width), "{table}");
+        assert_snapshot!(format!("cell_table_rounds_{width}"), table);
+    }
+    let mut b = r.clone();
+    for rep in &mut b.cells[2].repeats {
+        rep.rps *= 0.5;
+    }
+    b.cells[2].rps.median *= 0.5;
+    b.cells[2].server.cpu_us_per_req *= 2.0;
+    let c = crate::compare::compare(&r, &b);
+    assert_snapshot!("comparison_rounds_text", crate::text::comparison(&c));
+    assert_snapshot!(
+        "comparison_rounds_markdown",
+        crate::markdown::comparison(&c)
+    );
+    let html = crate::html::render(&r);
+    assert_eq!(html.matches("<table class=\"ranking\">").count(), 2);
+    assert!(html.contains("<b>=1</b>") && html.contains("data-not-ranked"));
+    assert!(html.contains("seed 42"), "the seed of the orders");
+    assert!(html.contains("title=\"95 % interval over 4 rounds\""));
+}

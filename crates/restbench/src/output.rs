@@ -65,7 +65,9 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 pub fn print_cell_table(results: &RunResults) {
     use std::io::Write;
     let cells: Vec<_> = results.cells.iter().collect();
-    let table = restbench_report::text::cell_table(&cells, table_width());
+    let width = table_width();
+    let table = restbench_report::text::cell_table(&cells, width)
+        + &restbench_report::text::rankings(results, width);
     // Written, not print!ed: a closed stdout (`| head -1`, a killed `| tee`) must not turn the
     // run's exit (130 when interrupted) into a panic; results.json is finalised already.
     let _ = std::io::stdout().lock().write_all(table.as_bytes());

@@ -3,7 +3,7 @@
 //!
 //! Test hooks: every chart is a `<figure class="chart" data-chart="rps|latency|cpu|memory|timeline">`
 //! (`timeline` only when the cells recorded their seconds),
-//! every summary table a `<table class="cells">`, every study table a `<table class="ratios">`, the conformance section a
+//! every summary table a `<table class="cells">`, every ranking a `<table class="ranking">`, every study table a `<table class="ratios">`, the conformance section a
 //! `<section id="conformance" data-conformance>`.
 //! A tiny inline script records page errors in `<html data-errors>` and sets `data-ready="1"`
 //! on load, so a headless browser can prove the page rendered cleanly.
@@ -11,7 +11,8 @@
 //! Modules: [`page`] assembles the document and its cards; [`tables`] the summary and findings
 //! tables; [`charts`] the figures of a group, drawn by [`svg`] (scales, ticks, and one
 //! [`svg::Axes`] for every chart's grid and axes) and [`timeline`] (rate and p99 over time, one
-//! small panel per cell); [`study`] the ratio tables; [`mod@conformance`] each subject's
+//! small panel per cell); [`mod@rankings`] a group's ranking with ties and its efficiency
+//! ranking (runs measured in rounds); [`study`] the ratio tables; [`mod@conformance`] each subject's
 //! conformance cases;
 //! [`markup`] the small pieces they share. The style and the script are `report.css` and
 //! `report.js` beside this file.
@@ -20,6 +21,7 @@ pub mod charts;
 pub mod conformance;
 pub mod markup;
 pub mod page;
+pub mod rankings;
 pub mod study;
 pub mod svg;
 pub mod tables;

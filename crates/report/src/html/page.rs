@@ -15,7 +15,8 @@ use crate::vocabulary::{
 };
 
 use super::markup::{anchor, dl, flag_badge};
-use super::{charts, conformance, study, tables};
+use super::{charts, conformance, rankings, study, tables};
+use crate::rankings::{group_views, policy_line, views_of};
 
 /// The page's style sheet, inlined so the page needs nothing else.
 const STYLE: &str = include_str!("report.css");
@@ -104,6 +105,7 @@ fn body(r: &RunResults) -> String {
     if let Some(info) = &r.study {
         study::study(&mut o, r, info);
     }
+    let views = group_views(r);
     let mut i = 0;
     while i < groups.len() {
         let w = groups[i].0;
@@ -115,6 +117,9 @@ fn body(r: &RunResults) -> String {
         while i < groups.len() && groups[i].0 == w {
             let (_, s, cells) = &groups[i];
             group(&mut o, w, s, cells, &colors, r.protocol.connections);
+            for v in views_of(&views, w, Some(s)) {
+                rankings::ranking(&mut o, v, r);
+            }
             i += 1;
         }
         o.push_str("</section>");
@@ -315,6 +320,9 @@ fn environment(o: &mut String, r: &RunResults) {
     if let Some(n) = &p.note {
         load.push(("note", escape(n)));
     }
+    if let Some(line) = policy_line(p.rounds.as_ref()) {
+        load.push(("rounds", escape(&line)));
+    }
     dl(o, "Load", &load);
     let mut tools: Vec<(&str, String)> = e
         .toolchains
@@ -413,7 +421,10 @@ fn legend(o: &mut String) {
     }
     o.push_str(
         "</dl><p class=\"muted small\">Throughput is the median over the repeats; CI95 is a \
-        bootstrap confidence interval of that median (three repeats or more). Latency percentiles \
+        bootstrap confidence interval of that median (three repeats or more), or, for a run \
+        measured in rounds, the 95 % interval over its rounds (t on logs). Rankings share a rank \
+        (<code>=1</code>) where no paired interval separates two subjects; contended cells are \
+        shown, never ranked (docs/verdicts.md). Latency percentiles \
         come from the merged HdrHistogram of all repeats, measured by the load generator. Server \
         CPU and memory cover the server's whole process tree. Efficiency: requests served per \
         second of server CPU time, and req/s per MB of peak resident memory.</p></section>",

@@ -71,9 +71,18 @@ fn cells_head(o: &mut String, closed_loop: &str) {
 /// A measured cell's row: req/s with its spread, latency percentiles, server resources and
 /// efficiency.
 fn measured_row(o: &mut String, c: &Cell, name: &str) {
-    let ci = c.rps.ci95.map_or("–".into(), |[a, b]| {
-        format!("{}–{}", compact(a), compact(b))
-    });
+    // A run measured in rounds: the interval over its rounds; before rounds, the bootstrap one.
+    let ci = match &c.intervals {
+        Some(i) => format!(
+            "<span title=\"95 % interval over {} rounds\">{}–{}</span>",
+            i.rounds,
+            compact(i.rps.low),
+            compact(i.rps.high)
+        ),
+        None => c.rps.ci95.map_or("–".into(), |[a, b]| {
+            format!("{}–{}", compact(a), compact(b))
+        }),
+    };
     let limit = c.server.cpu_limit_cores.map_or(String::new(), |l| {
         format!(" <span class=\"muted\">/ {}</span>", trim(l))
     });

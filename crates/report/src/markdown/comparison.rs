@@ -7,8 +7,8 @@ use restbench_model::comparison::{Comparison, LoadComparison, Verdict};
 use super::escape;
 use crate::cells::key_label;
 use crate::lines::{
-    comparison_heading, comparison_rows, comparison_summary, load_label, load_verdict_line,
-    metric_value,
+    any_interval, comparison_heading, comparison_rows, comparison_summary, load_label,
+    load_verdict_line, metric_value,
 };
 use crate::units::ratio;
 
@@ -20,24 +20,39 @@ pub fn comparison(c: &Comparison) -> String {
         let _ = writeln!(o, "- {}", escape(&line));
     }
     let _ = writeln!(o, "\n{}\n", comparison_summary(c));
-    o.push_str("| subject | workload | scenario | A req/s | B req/s | req/s B÷A | p99 B÷A | CPU µs/req B÷A | verdict | note |\n");
-    o.push_str("|---|---|---|---:|---:|---:|---:|---:|---|---|\n");
+    // The interval column only when some cell has one (runs with repeats per round).
+    let intervals = any_interval(c);
+    let (head, rule) = if intervals {
+        (" 95 % interval |", "---:|")
+    } else {
+        ("", "")
+    };
+    let _ = writeln!(
+        o,
+        "| subject | workload | scenario | A req/s | B req/s | req/s B÷A |{head} p99 B÷A | CPU µs/req B÷A | verdict | note |"
+    );
+    let _ = writeln!(o, "|---|---|---|---:|---:|---:|{rule}---:|---:|---|---|");
     for (row, cell) in comparison_rows(c).iter().zip(&c.cells) {
         let verdict = match cell.verdict {
-            Verdict::Faster | Verdict::Slower => format!("**{}**", row[8]),
-            _ => row[8].clone(),
+            Verdict::Faster | Verdict::Slower => format!("**{}**", row[9]),
+            _ => row[9].clone(),
+        };
+        let interval = if intervals {
+            format!(" {} |", if row[6].is_empty() { "–" } else { &row[6] })
+        } else {
+            String::new()
         };
         let _ = writeln!(
             o,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {verdict} | {} |",
+            "| {} | {} | {} | {} | {} | {} |{interval} {} | {} | {verdict} | {} |",
             escape(&row[0]),
             row[1],
             row[2],
             row[3],
             row[4],
             row[5],
-            row[6],
             row[7],
+            row[8],
             escape(cell.note.as_deref().unwrap_or(""))
         );
     }
@@ -63,10 +78,13 @@ pub fn comparison(c: &Comparison) -> String {
         }
     }
     o.push_str(
-        "\nVerdicts: *faster*/*slower* when the 95 % confidence intervals of req/s do \
-        not overlap (or, without intervals, when the change exceeds twice either run's \
-        coefficient of variation and 5 %); otherwise *within noise*. p99 and CPU µs/req ratios \
-        below 1 are improvements.\n",
+        "\nVerdicts: *faster*/*slower* when the 95 % interval of req/s B ÷ A, from the two runs' \
+        per-round figures, clears 1 by more than the noise of both runs (each run's spread of \
+        its generator ceiling per round, or its drift from start to end); with one repeat on a \
+        side, *no interval* and no verdict; otherwise *same*. Documents without per-round \
+        figures: the 95 % intervals of the medians must not overlap (without them, the change \
+        must exceed twice either run's coefficient of variation and 5 %). p99 and CPU µs/req \
+        ratios below 1 are improvements. See docs/verdicts.md.\n",
     );
     o
 }

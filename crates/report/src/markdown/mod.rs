@@ -1,10 +1,12 @@
 //! Markdown: the summary table printed at the end of a run, `report.md` with its [`mod@study`]
 //! section and its conformance section ([`mod@conformance`], also `restbench conformance
-//! --markdown`), and `restbench compare --markdown` ([`mod@comparison`]). A sibling of `text`: the lines
+//! --markdown`), the rankings of groups measured in rounds ([`mod@rankings`]), and `restbench
+//! compare --markdown` ([`mod@comparison`]). A sibling of `text`: the lines
 //! both say alike are in `lines`.
 
 pub mod comparison;
 pub mod conformance;
+pub mod rankings;
 pub mod study;
 
 use std::fmt::Write;
@@ -18,6 +20,7 @@ use crate::cells::{
 use crate::conformance::{conformant_first, nonconformant_subjects, ranked_apart};
 pub use crate::escape::markdown as escape;
 use crate::open_loop::{capacity_rows, equal_load_rows};
+use crate::rankings::{GroupView, group_views, policy_line, views_of};
 use crate::units::{bytes, micros_short, thousands};
 use crate::vocabulary::{closed_loop_latency, markdown_flag_legend};
 
@@ -35,15 +38,6 @@ pub fn cell_table(cells: &[&Cell]) -> String {
     } else {
         ("", "")
     };
-    let _ = writeln!(
-        o,
-        "| subject | workload | scenario | status | req/s (median) | cv |{between_head} p50 closed loop | p99 closed loop | \
-        errors | server CPU | server µs/req | RSS peak | req per CPU-s | req/s per MB | flags |",
-    );
-    let _ = writeln!(
-        o,
-        "|---|---|---|---|---:|---:|{between_rule}---:|---:|---:|---:|---:|---:|---:|---:|---|"
-    );
     let between = |c: &Cell| {
         if restarts {
             format!(" {} |", between_cv_text(c).unwrap_or_else(|| "–".into()))
@@ -52,25 +46,47 @@ pub fn cell_table(cells: &[&Cell]) -> String {
         }
     };
     let dash = if restarts { " – |" } else { "" };
+    // The interval column only when some cell was measured in rounds.
+    let intervals = cells.iter().any(|c| c.intervals.is_some());
+    let (interval_head, interval_rule, interval_dash) = if intervals {
+        (" req/s 95 % |", "---:|", " – |")
+    } else {
+        ("", "", "")
+    };
+    let interval = |c: &Cell| match (&c.intervals, intervals) {
+        (Some(i), _) => format!(" ±{:.1} % |", i.rps.relative_half_width() * 100.0),
+        (None, true) => " – |".to_string(),
+        (None, false) => String::new(),
+    };
+    let _ = writeln!(
+        o,
+        "| subject | workload | scenario | status | req/s (median) | cv |{between_head}{interval_head} p50 closed loop | p99 closed loop | \
+        errors | server CPU | server µs/req | RSS peak | req per CPU-s | req/s per MB | flags |",
+    );
+    let _ = writeln!(
+        o,
+        "|---|---|---|---|---:|---:|{between_rule}{interval_rule}---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    );
     let labels = cell_labels(cells);
     for (c, l) in cells.iter().zip(&labels) {
         let subject = escape(&l.label);
         if c.status == CellStatus::Ok && open_loop_only(c) {
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | ok | – | – |{dash} – | – | – | – | – | – | – | – | open loop only: see capacity / equal load |",
+                "| {} | {} | {} | ok | – | – |{dash}{interval_dash} – | – | – | – | – | – | – | – | open loop only: see capacity / equal load |",
                 subject, c.workload, c.scenario
             );
         } else if c.status == CellStatus::Ok {
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | ok | {} | {} |{} {} | {} | {} | {:.2} cores | {:.1} | {} | {} | {} | {} |",
+                "| {} | {} | {} | ok | {} | {} |{}{} {} | {} | {} | {:.2} cores | {:.1} | {} | {} | {} | {} |",
                 subject,
                 c.workload,
                 c.scenario,
                 thousands(c.rps.median),
                 cv_text(c),
                 between(c),
+                interval(c),
                 micros_short(c.latency_us.p50 as f64),
                 micros_short(c.latency_us.p99 as f64),
                 c.errors.total(),
@@ -84,7 +100,7 @@ pub fn cell_table(cells: &[&Cell]) -> String {
         } else {
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | {} | – | – |{dash} – | – | – | – | – | – | – | – | {} |",
+                "| {} | {} | {} | {} | – | – |{dash}{interval_dash} – | – | – | – | – | – | – | – | {} |",
                 subject,
                 c.workload,
                 c.scenario,
@@ -245,11 +261,16 @@ fn load_shape(o: &mut String, p: &RunProtocol) {
             "Each cell's repeats ran in {n} fresh server processes: `cv between processes` is the spread of their medians.\n"
         );
     }
+    if let Some(line) = policy_line(p.rounds.as_ref()) {
+        let _ = writeln!(o, "{line}\n");
+    }
 }
 
 /// One section per workload, in name order: its cells by scenario, fastest first (nonconformant
 /// cells after the conformant ones, with a sentence why), then its open-loop tables.
 fn workloads(o: &mut String, r: &RunResults) {
+    let views: Vec<GroupView> = group_views(r);
+    let mut explained = false;
     let mut workloads: Vec<&str> = r.cells.iter().map(|c| c.workload.as_str()).collect();
     workloads.sort();
     workloads.dedup();
@@ -273,6 +294,13 @@ fn workloads(o: &mut String, r: &RunResults) {
             let _ = writeln!(o, "{}\n", escape(&why));
         }
         o.push_str(&open_loop_tables(&cells));
+        for v in views_of(&views, w, None) {
+            o.push_str(&rankings::ranking(v));
+            if !explained {
+                o.push_str(rankings::HOW_TO_READ);
+                explained = true;
+            }
+        }
     }
 }
 

@@ -24,8 +24,9 @@ pub fn table_width(columns_env: Option<&str>, tty_columns: Option<u16>) -> usize
 }
 
 /// The cell table in display order; the drop ranks say what goes first when space runs out:
-/// efficiency ratios, then µs/req and memory, p50, cv, CPU, then errors (the `errors` flag stays
-/// in the notes). Name, workload, scenario, req/s (or the status of a cell not measured), p99 and
+/// efficiency ratios, then µs/req and memory, p50, cv, CPU, errors (the `errors` flag stays in
+/// the notes), then the ±95 % over the rounds (shown only for runs measured in rounds; the
+/// rankings under the table repeat it). Name, workload, scenario, req/s (or the status of a cell not measured), p99 and
 /// notes always stay; notes and names are cut instead, and a notes column nobody fills is left
 /// out.
 const CELL_COLUMNS: [Column; N] = [
@@ -34,6 +35,7 @@ const CELL_COLUMNS: [Column; N] = [
     Column::left("scenario"),
     Column::right("req/s"),
     Column::right("cv").drop_rank(6),
+    Column::right("±95%").drop_rank(3).omitted_when_empty(),
     Column::right("p50").drop_rank(7),
     Column::right("p99"),
     Column::right("errors").drop_rank(4),
@@ -45,7 +47,9 @@ const CELL_COLUMNS: [Column; N] = [
     Column::left("notes").min_width(12).omitted_when_empty(),
 ];
 
-const N: usize = 14;
+const N: usize = 15;
+/// The ±95 % column: the half-width of a cell's interval over its rounds.
+const INTERVAL: usize = 5;
 const NOTES: usize = N - 1;
 
 /// Widest the notes column starts at before anything is dropped: a failure's first line can be
@@ -57,7 +61,7 @@ const NOTES_MIDDLE: usize = 24;
 /// In order until the table fits: long notes are cut to [`NOTES_START`], the least important
 /// columns go, notes are cut further, the next columns go; last notes and names are cut to their
 /// minimum.
-const SACRIFICES: [Sacrifice; 9] = [
+const SACRIFICES: [Sacrifice; 10] = [
     Sacrifice::Narrow {
         column: NOTES,
         width: NOTES_START,
@@ -73,11 +77,15 @@ const SACRIFICES: [Sacrifice; 9] = [
     Sacrifice::Drop(6),
     Sacrifice::Drop(5),
     Sacrifice::Drop(4),
+    Sacrifice::Drop(3),
 ];
 
 /// A cell not measured: its name, its status in the req/s column and its reason in the notes.
-fn unmeasured_values(c: &Cell, label: &str) -> Vec<String> {
+fn unmeasured_values(c: &Cell, label: &str, intervals: bool) -> Vec<String> {
     let mut v = vec!["–".to_string(); N];
+    if !intervals {
+        v[INTERVAL] = String::new();
+    }
     v[0] = label.to_string();
     v[1] = c.workload.clone();
     v[2] = c.scenario.clone();
@@ -91,9 +99,19 @@ fn positive(v: f64, show: impl Fn(f64) -> String) -> String {
     if v > 0.0 { show(v) } else { "–".to_string() }
 }
 
-fn cell_values(c: &Cell, label: &str) -> Vec<String> {
+/// A cell's ±95 % over its rounds; `–` without one in a run that has some, "" in a run without
+/// any (the column is then left out, as before rounds).
+fn interval_value(c: &Cell, intervals: bool) -> String {
+    match &c.intervals {
+        Some(i) => format!("±{:.1}%", i.rps.relative_half_width() * 100.0),
+        None if intervals => "–".into(),
+        None => String::new(),
+    }
+}
+
+fn cell_values(c: &Cell, label: &str, intervals: bool) -> Vec<String> {
     if c.status != CellStatus::Ok {
-        return unmeasured_values(c, label);
+        return unmeasured_values(c, label, intervals);
     }
     let dash = || "–".to_string();
     let s = &c.server;
@@ -103,6 +121,7 @@ fn cell_values(c: &Cell, label: &str) -> Vec<String> {
         c.scenario.clone(),
         thousands(c.rps.median),
         cv_text(c),
+        interval_value(c, intervals),
         micros_short(c.latency_us.p50 as f64),
         micros_short(c.latency_us.p99 as f64),
         thousands(c.errors.total() as f64),
@@ -124,10 +143,11 @@ pub fn cell_table(cells: &[&Cell], width: usize) -> String {
     cells.sort_by(|a, b| conformant_first(a, b));
     let cells = &cells[..];
     let labels = cell_labels(cells);
+    let intervals = cells.iter().any(|c| c.intervals.is_some());
     let rows = cells
         .iter()
         .zip(&labels)
-        .map(|(c, l)| cell_values(c, &l.label))
+        .map(|(c, l)| cell_values(c, &l.label, intervals))
         .collect();
     let fitted = TextTable::new(&CELL_COLUMNS, rows).fit(width, &SACRIFICES);
     let mut o = String::new();

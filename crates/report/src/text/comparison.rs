@@ -51,13 +51,14 @@ pub fn load_comparison(c: &LoadComparison) -> String {
     o
 }
 
-const RUN_COLUMNS: [Column; 9] = [
+const RUN_COLUMNS: [Column; 10] = [
     Column::left("subject"),
     Column::left("workload"),
     Column::left("scenario"),
     Column::right("A req/s"),
     Column::right("B req/s"),
     Column::right("req/s B÷A"),
+    Column::right("95 % interval").omitted_when_empty(),
     Column::right("p99 B÷A"),
     Column::right("CPU/req B÷A"),
     Column::left("verdict"),
@@ -96,8 +97,8 @@ pub fn comparison(c: &Comparison) -> String {
         }
     }
     o.push_str(
-        "\nratios are B ÷ A; for p99 and CPU µs/req below 1 is better; \
-         verdicts weigh req/s against the noise of both runs\n",
+        "\nratios are B ÷ A; for p99 and CPU µs/req below 1 is better; faster or slower only when \
+         the req/s interval clears 1 by more than the noise of both runs (docs/verdicts.md)\n",
     );
     o
 }

@@ -13,6 +13,7 @@ mod hostile_files;
 mod live;
 mod merge_cli;
 mod readme;
+mod reproducibility;
 mod scaleout;
 mod setup;
 mod support;

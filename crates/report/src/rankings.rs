@@ -1,0 +1,383 @@
+//! A group's rounds as reports show them: the ranking by req/s with ties (`=2`) and the
+//! efficiency ranking (server CPU µs per request) beside it, each figure with its 95 % interval,
+//! how many rounds the group needed and which ratios never settled, the cells shown but never
+//! ranked (contended) and the seed of the orders. Data in, strings out; the renderers lay them out.
+
+use restbench_model::flag::Flag;
+use restbench_model::{Cell, GroupRounds, Interval, RoundsPolicy, RunResults};
+
+use crate::cells::subject_label;
+use crate::units::{compact, ratio};
+
+/// Unsettled ratios listed by name before "and N more".
+pub const UNSETTLED_LISTED: usize = 3;
+
+/// One line of a group's ranking table: a place by req/s and, beside it, a place by CPU µs per
+/// request (either side empty when the two lists differ in length).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RankRow {
+    pub rank: String,
+    pub subject: String,
+    /// `58.3k`, `≥ 58.3k` for a floor (client-bound).
+    pub rps: String,
+    /// `[56.1k, 60.2k]`, or `–` with one round.
+    pub rps_interval: String,
+    /// `±3.1 %`, or `–`.
+    pub rps_half_width: String,
+    pub efficiency_rank: String,
+    pub efficiency_subject: String,
+    /// `8.1`.
+    pub cpu_us_per_req: String,
+    pub cpu_interval: String,
+    pub cpu_half_width: String,
+}
+
+/// A group as the reports show it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupView {
+    pub workload: String,
+    pub scenario: String,
+    pub protocol: String,
+    /// `plaintext · single-thread`, with ` (h2c)` when not h1.
+    pub title: String,
+    /// `7 rounds: settled, every ratio within ±3 %.`
+    pub rounds: String,
+    pub rows: Vec<RankRow>,
+    /// Shown but never ranked, with why (the contended flag's legend); `None` when none.
+    pub not_ranked: Option<String>,
+}
+
+/// One view per group of the run, in the order the run recorded them; empty for runs from
+/// before rounds.
+pub fn group_views(r: &RunResults) -> Vec<GroupView> {
+    r.groups
+        .iter()
+        .map(|g| group_view(g, r.protocol.rounds.as_ref(), &r.cells))
+        .collect()
+}
+
+/// The views of one workload (and scenario, when given).
+pub fn views_of<'a>(
+    views: &'a [GroupView],
+    workload: &'a str,
+    scenario: Option<&'a str>,
+) -> impl Iterator<Item = &'a GroupView> {
+    views
+        .iter()
+        .filter(move |v| v.workload == workload && scenario.is_none_or(|s| v.scenario == s))
+}
+
+/// How the rounds were taken, for the load paragraph: `Rounds: interleaved, a fresh order each
+/// round from seed 42; 3–20 rounds, until every ratio is within ±3 %; a 1 s re-warm before
+/// each slice.` `None` for runs from before rounds.
+pub fn policy_line(policy: Option<&RoundsPolicy>) -> Option<String> {
+    let p = policy?;
+    let count = match p.target_ci {
+        Some(t) => format!(
+            "{}–{} rounds, until every ratio of a group is within ±{}",
+            p.min_rounds,
+            p.max_rounds,
+            percent(t)
+        ),
+        None => format!("{} rounds (a fixed count)", p.min_rounds),
+    };
+    Some(format!(
+        "Rounds: interleaved, every cell of a group once per round in a fresh order from seed {}; \
+         {count}; a {} s re-warm before each slice.",
+        p.seed, p.rewarm_s
+    ))
+}
+
+fn group_view(g: &GroupRounds, policy: Option<&RoundsPolicy>, cells: &[Cell]) -> GroupView {
+    let in_group = |c: &&Cell| {
+        c.workload == g.workload && c.scenario == g.scenario && c.protocol == g.protocol
+    };
+    let group_cells: Vec<&Cell> = cells.iter().filter(in_group).collect();
+    let cell_of = |s: &str| group_cells.iter().copied().find(|c| c.subject == s);
+    let n = g.ranking.len().max(g.efficiency.len());
+    let rows = (0..n)
+        .map(|i| {
+            let mut row = RankRow::default();
+            if let Some(e) = g.ranking.get(i) {
+                let cell = cell_of(&e.subject);
+                let floor = cell.is_some_and(|c| c.flags.iter().any(|f| f == "client_bound"));
+                row.rank = e.label();
+                row.subject = e.subject.clone();
+                row.rps = if floor {
+                    format!("≥ {}", compact(e.value))
+                } else {
+                    compact(e.value)
+                };
+                let i = cell.and_then(|c| c.intervals.as_ref()).map(|x| x.rps);
+                (row.rps_interval, row.rps_half_width) = interval_texts(i.as_ref(), compact);
+            }
+            if let Some(e) = g.efficiency.get(i) {
+                row.efficiency_rank = e.label();
+                row.efficiency_subject = e.subject.clone();
+                row.cpu_us_per_req = format!("{:.1}", e.value);
+                let i = cell_of(&e.subject)
+                    .and_then(|c| c.intervals.as_ref())
+                    .and_then(|x| x.cpu_us_per_req);
+                (row.cpu_interval, row.cpu_half_width) =
+                    interval_texts(i.as_ref(), |v| format!("{v:.1}"));
+            }
+            row
+        })
+        .collect();
+    GroupView {
+        workload: g.workload.clone(),
+        scenario: g.scenario.clone(),
+        protocol: g.protocol.clone(),
+        title: format!(
+            "{} · {}",
+            g.workload,
+            subject_label(&g.scenario, &g.protocol)
+        ),
+        rounds: rounds_line(g, policy),
+        rows,
+        not_ranked: not_ranked(g, &group_cells),
+    }
+}
+
+/// An interval as `[a, b]` and `±x %`; `–` for both without one (one round).
+fn interval_texts(i: Option<&Interval>, show: impl Fn(f64) -> String) -> (String, String) {
+    match i {
+        Some(i) => (
+            format!("[{}, {}]", show(i.low), show(i.high)),
+            format!("±{}", percent(i.relative_half_width())),
+        ),
+        None => ("–".into(), "–".into()),
+    }
+}
+
+/// `3 %`, `3.1 %`.
+fn percent(fraction: f64) -> String {
+    let p = fraction * 100.0;
+    if (p - p.round()).abs() < 0.05 {
+        format!("{p:.0} %")
+    } else {
+        format!("{p:.1} %")
+    }
+}
+
+/// How many rounds the group took, whether it settled, and the ratios that never did (a few by
+/// name, then "and N more").
+pub fn rounds_line(g: &GroupRounds, policy: Option<&RoundsPolicy>) -> String {
+    let n = g.rounds.len();
+    let rounds = format!("{n} round{}", if n == 1 { "" } else { "s" });
+    let target = policy.and_then(|p| p.target_ci);
+    let unsettled: Vec<_> = g.unsettled().collect();
+    if g.settled || unsettled.is_empty() {
+        return match target {
+            Some(t) => format!("{rounds}: settled, every ratio within ±{}.", percent(t)),
+            None => format!("{rounds}."),
+        };
+    }
+    let mut named: Vec<String> = unsettled
+        .iter()
+        .take(UNSETTLED_LISTED)
+        .map(|p| {
+            format!(
+                "{} ÷ {} {} ±{}",
+                p.b,
+                p.a,
+                ratio(p.rps.estimate),
+                percent(p.rps.relative_half_width())
+            )
+        })
+        .collect();
+    if unsettled.len() > UNSETTLED_LISTED {
+        named.push(format!("and {} more", unsettled.len() - UNSETTLED_LISTED));
+    }
+    format!(
+        "{rounds}: not settled{}, {} of {} ratios never came within it: {}.",
+        target.map_or(String::new(), |t| format!(" at ±{}", percent(t))),
+        unsettled.len(),
+        g.pairs.len(),
+        named.join(", ")
+    )
+}
+
+/// The group's cells that are measured but not ranked because contended, with the flag's legend.
+fn not_ranked(g: &GroupRounds, cells: &[&Cell]) -> Option<String> {
+    let contended = Flag::Contended.name();
+    let names: Vec<&str> = cells
+        .iter()
+        .filter(|c| c.flags.iter().any(|f| f == contended))
+        .filter(|c| !g.ranking.iter().any(|e| e.subject == c.subject))
+        .map(|c| c.subject.as_str())
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "Shown, not ranked: {} ({contended}). {}",
+        names.join(", "),
+        Flag::Contended.legend()
+    ))
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::test_support::rounds_cell;
+    use restbench_model::{PairRatio, RankEntry, Round};
+
+    fn interval(estimate: f64, half: f64) -> Interval {
+        Interval {
+            estimate,
+            low: estimate * (1.0 - half),
+            high: estimate * (1.0 + half),
+            n: 5,
+        }
+    }
+
+    fn entry(subject: &str, rank: u32, tied: bool, value: f64) -> RankEntry {
+        RankEntry {
+            subject: subject.into(),
+            rank,
+            tied,
+            value,
+        }
+    }
+
+    fn pair(a: &str, b: &str, estimate: f64, half: f64, settled: bool) -> PairRatio {
+        PairRatio {
+            a: a.into(),
+            b: b.into(),
+            rps: interval(estimate, half),
+            cpu_us_per_req: None,
+            settled,
+        }
+    }
+
+    /// A run of rounds on plaintext · single-thread: rust-hyper and rust-axum tied first,
+    /// go-nethttp third, node-http a floor, python contended and not ranked; one cell of one
+    /// round; five ratios never settled.
+    pub(crate) fn rounds_run() -> RunResults {
+        let w = "plaintext";
+        let s = "single-thread";
+        let mut node = rounds_cell("node-http", w, s, &[30_000.0, 30_300.0, 29_800.0]);
+        node.flags = vec!["client_bound".into()];
+        let mut python = rounds_cell("python-uvicorn-uvloop", w, s, &[9_000.0, 9_500.0]);
+        python.flags = vec!["contended".into()];
+        let mut cells = vec![
+            rounds_cell(
+                "rust-hyper",
+                w,
+                s,
+                &[58_300.0, 56_900.0, 59_100.0, 58_000.0],
+            ),
+            rounds_cell("rust-axum", w, s, &[57_900.0, 58_600.0, 56_400.0, 59_000.0]),
+            rounds_cell(
+                "go-nethttp",
+                w,
+                s,
+                &[40_100.0, 39_000.0, 41_000.0, 40_500.0],
+            ),
+            node,
+            python,
+            rounds_cell("haskell-warp", "todo", s, &[20_000.0]),
+        ];
+        cells[5].repeats.truncate(1);
+        let mut r = crate::compare::tests::run(cells);
+        r.protocol.rounds = Some(RoundsPolicy {
+            seed: 42,
+            min_rounds: 3,
+            max_rounds: 4,
+            target_ci: Some(0.03),
+            rewarm_s: 1.0,
+        });
+        let round = |order: &[&str], ceiling: f64, contended: &[&str]| Round {
+            order: order.iter().map(|s| s.to_string()).collect(),
+            ceiling_rps: Some(ceiling),
+            contended: contended.iter().map(|s| s.to_string()).collect(),
+        };
+        let order = [
+            "rust-axum",
+            "go-nethttp",
+            "rust-hyper",
+            "python-uvicorn-uvloop",
+            "node-http",
+        ];
+        r.groups.push(GroupRounds {
+            workload: w.into(),
+            scenario: s.into(),
+            protocol: "h1".into(),
+            rounds: vec![
+                round(&order, 200_000.0, &[]),
+                round(&order, 196_000.0, &["python-uvicorn-uvloop"]),
+                round(&order, 203_000.0, &["python-uvicorn-uvloop"]),
+                round(&order, 199_000.0, &[]),
+            ],
+            settled: false,
+            pairs: vec![
+                pair("rust-hyper", "rust-axum", 1.0, 0.04, false),
+                pair("rust-hyper", "go-nethttp", 0.69, 0.035, false),
+                pair("rust-hyper", "node-http", 0.52, 0.02, true),
+                pair("rust-axum", "go-nethttp", 0.69, 0.05, false),
+                pair("rust-axum", "node-http", 0.52, 0.06, false),
+                pair("go-nethttp", "node-http", 0.75, 0.031, false),
+            ],
+            ranking: vec![
+                entry("rust-hyper", 1, true, 58_150.0),
+                entry("rust-axum", 1, true, 58_250.0),
+                entry("go-nethttp", 3, false, 40_300.0),
+                entry("node-http", 4, false, 30_000.0),
+            ],
+            efficiency: vec![
+                entry("rust-axum", 1, true, 16.3),
+                entry("rust-hyper", 1, true, 16.3),
+                entry("go-nethttp", 3, false, 23.6),
+                entry("node-http", 4, false, 31.7),
+            ],
+        });
+        r.groups.push(GroupRounds {
+            workload: "todo".into(),
+            scenario: s.into(),
+            protocol: "h1".into(),
+            rounds: vec![round(&["haskell-warp"], 190_000.0, &[])],
+            settled: true,
+            pairs: Vec::new(),
+            ranking: vec![entry("haskell-warp", 1, false, 20_000.0)],
+            efficiency: Vec::new(),
+        });
+        r
+    }
+
+    #[test]
+    fn ties_floors_intervals_and_the_contended_cell_read_as_said() {
+        let r = rounds_run();
+        let views = group_views(&r);
+        let v = &views[0];
+        assert_eq!(v.title, "plaintext · single-thread");
+        let ranks: Vec<&str> = v.rows.iter().map(|x| x.rank.as_str()).collect();
+        assert_eq!(ranks, ["=1", "=1", "3", "4"]);
+        assert_eq!(v.rows[3].rps, "≥ 30.0k", "a client-bound cell is a floor");
+        assert!(v.rows[0].rps_interval.starts_with('['), "{:?}", v.rows[0]);
+        assert!(v.rows[0].rps_half_width.starts_with('±'));
+        assert_eq!(v.rows[0].efficiency_subject, "rust-axum");
+        let not_ranked = v.not_ranked.as_deref().unwrap();
+        assert!(not_ranked.starts_with("Shown, not ranked: python-uvicorn-uvloop (contended)."));
+        assert!(not_ranked.contains(Flag::Contended.legend()));
+        assert!(v.rows.iter().all(|x| x.subject != "python-uvicorn-uvloop"));
+        // Five unsettled ratios: three by name, then the rest counted.
+        assert_eq!(
+            v.rounds,
+            "4 rounds: not settled at ±3 %, 5 of 6 ratios never came within it: rust-axum ÷ \
+             rust-hyper 1.00× ±4 %, go-nethttp ÷ rust-hyper 0.69× ±3.5 %, go-nethttp ÷ rust-axum \
+             0.69× ±5 %, and 2 more."
+        );
+        // One round: no interval, a dash.
+        let todo = &views[1];
+        assert_eq!(todo.rounds, "1 round: settled, every ratio within ±3 %.");
+        assert_eq!(todo.rows[0].rps_interval, "–");
+        assert_eq!(todo.rows[0].cpu_us_per_req, "");
+        assert!(
+            policy_line(r.protocol.rounds.as_ref())
+                .unwrap()
+                .contains("seed 42")
+        );
+        assert!(group_views(&crate::compare::tests::run(vec![])).is_empty());
+    }
+}
