@@ -103,8 +103,13 @@ pub fn comparison_heading(c: &Comparison) -> Vec<String> {
 /// measured 10.00 s`.
 pub fn load_label(l: &LoadLabel) -> String {
     format!(
-        "{} {} — {} threads, {} connections, {}; measured {:.2} s",
-        l.method, l.url, l.threads, l.connections, l.shape, l.duration_s
+        "{} {} — {}, {}, {}; measured {:.2} s",
+        l.method,
+        l.url,
+        crate::units::plural(l.threads, "thread"),
+        crate::units::plural(l.connections, "connection"),
+        l.shape,
+        l.duration_s
     )
 }
 

@@ -11,6 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use restbench_harness::events::{At, Observer, RunEvent, Step};
 use restbench_harness::plan::Resolved;
 use restbench_model::{Cell, CellStatus};
+use restbench_report::units::{micros_short, thousands};
 
 pub struct TerminalProgress {
     bar: Option<ProgressBar>,
@@ -42,10 +43,13 @@ impl TerminalProgress {
         }
     }
 
+    /// Prints `line` above the bar, broken to the terminal's width (continuations indented).
     fn say(&self, line: &str) {
-        match &self.bar {
-            Some(bar) => bar.println(line),
-            None => eprintln!("{line}"),
+        for part in crate::width::hanging(line, crate::width::stderr_width(), 4) {
+            match &self.bar {
+                Some(bar) => bar.println(part),
+                None => eprintln!("{part}"),
+            }
         }
     }
 }
@@ -80,7 +84,7 @@ impl TerminalProgress {
             Some(bar) => bar.set_message(what),
             None => {
                 if matches!(step, Step::Building | Step::Starting | Step::Conformance) {
-                    eprintln!("{what}");
+                    self.say(&what);
                 }
             }
         }
@@ -100,11 +104,12 @@ impl TerminalProgress {
             "[{done}/{total}] {} · {} · {}",
             cell.subject, cell.workload, cell.scenario
         );
+        // The units of the final table: req/s with thousands separated, latency as `5.74 ms`.
         let line = match cell.status {
             CellStatus::Ok => format!(
-                "{what}: {:.0} req/s, p99 {} µs, server {:.2} cores{}",
-                cell.rps.median,
-                cell.latency_us.p99,
+                "{what}: {} req/s, p99 {}, server {:.2} cores{}",
+                thousands(cell.rps.median),
+                micros_short(cell.latency_us.p99 as f64),
                 cell.server.cpu_cores,
                 if cell.flags.is_empty() {
                     String::new()

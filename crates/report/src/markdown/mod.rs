@@ -222,10 +222,10 @@ fn load_shape(o: &mut String, p: &RunProtocol) {
     };
     let _ = writeln!(
         o,
-        "Load: {} connections, {} threads, {shape}, {} repeats, warm-up {}s, HTTP/{}{}, timeout {}s; database pool {} connections in total.\n",
-        p.connections,
-        p.threads,
-        p.repeats,
+        "Load: {}, {}, {shape}, {}, warm-up {}s, HTTP/{}{}, timeout {}s; database pool {} connections in total.\n",
+        crate::units::plural(p.connections, "connection"),
+        crate::units::plural(p.threads, "thread"),
+        crate::units::plural(p.repeats, "repeat"),
         p.warmup_s,
         p.http_version,
         if p.keepalive {

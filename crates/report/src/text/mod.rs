@@ -11,7 +11,7 @@ pub mod load;
 pub mod table;
 
 pub use cells::{DEFAULT_WIDTH, cell_table, table_width};
-pub use comparison::{comparison, load_comparison};
+pub use comparison::{comparison, comparison_at, load_comparison, load_comparison_at};
 pub use conformance::conformance;
 pub use load::load_report;
 pub use table::{Align, Column, Fitted, Sacrifice, TextTable};

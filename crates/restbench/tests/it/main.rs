@@ -5,6 +5,7 @@
 mod architecture;
 mod bench;
 mod cli;
+mod cli_doc;
 mod database_cli;
 mod db_leftovers;
 mod exports;
@@ -16,3 +17,5 @@ mod readme;
 mod scaleout;
 mod setup;
 mod support;
+mod targets;
+mod widths;
