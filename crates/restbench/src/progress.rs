@@ -104,10 +104,11 @@ impl TerminalProgress {
             "[{done}/{total}] {} · {} · {}",
             cell.subject, cell.workload, cell.scenario
         );
-        // The units of the final table: req/s with thousands separated, latency as `5.74 ms`.
+        // The units and names of the final table: req/s with thousands separated, latency as
+        // `5.74 ms`, CPU in cores.
         let line = match cell.status {
             CellStatus::Ok => format!(
-                "{what}: {} req/s, p99 {}, server {:.2} cores{}",
+                "{what}: {} req/s, p99 {}, CPU {:.2}{}",
                 thousands(cell.rps.median),
                 micros_short(cell.latency_us.p99 as f64),
                 cell.server.cpu_cores,

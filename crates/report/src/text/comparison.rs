@@ -60,13 +60,13 @@ pub fn load_comparison_at(c: &LoadComparison, width: usize) -> String {
 }
 
 /// The ratio columns are headed by their figure alone (the values end in `×`; the last line
-/// says they are B ÷ A). On a narrow terminal the p99 and CPU ratios go first, then the two
-/// runs' req/s, then names are cut.
+/// says they are B ÷ A). On a narrow terminal the p99 and CPU ratios go first, then B's req/s
+/// (the ratio says it), then A's, then names are cut.
 const RUN_COLUMNS: [Column; 9] = [
     Column::left("subject").min_width(14),
     Column::left("workload"),
     Column::left("scenario"),
-    Column::right("A req/s").drop_rank(2),
+    Column::right("A req/s").drop_rank(3),
     Column::right("B req/s").drop_rank(2),
     Column::right("req/s"),
     Column::right("p99").drop_rank(1),
@@ -74,7 +74,7 @@ const RUN_COLUMNS: [Column; 9] = [
     Column::left("verdict"),
 ];
 
-const RUN_SACRIFICES: [Sacrifice; 2] = [Sacrifice::Drop(1), Sacrifice::Drop(2)];
+const RUN_SACRIFICES: [Sacrifice; 3] = [Sacrifice::Drop(1), Sacrifice::Drop(2), Sacrifice::Drop(3)];
 
 /// `line` broken at spaces to `width`: its own indent kept, continuations indented by `indent`.
 fn push_wrapped(o: &mut String, line: &str, width: usize, indent: &str) {
