@@ -77,11 +77,11 @@ pub fn comparison_rows(c: &Comparison) -> Vec<[String; 9]> {
 pub fn comparison_heading(c: &Comparison) -> Vec<String> {
     let l = |x: &RunLabel| {
         format!(
-            "{} started {} on {} ({} cores{})",
+            "{} started {} on {} ({}{})",
             x.kind,
             x.started_at,
             x.cpu_model,
-            x.cores,
+            crate::units::plural(x.cores, "core"),
             if x.hostname.is_empty() {
                 String::new()
             } else {

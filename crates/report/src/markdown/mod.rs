@@ -191,7 +191,7 @@ fn machine(o: &mut String, r: &RunResults) {
     let e = &r.environment;
     let _ = writeln!(
         o,
-        "Started {}{}. {} ({} cores), Linux {}, restbench {}. {}.\n",
+        "Started {}{}. {} ({}), Linux {}, restbench {}. {}.\n",
         r.started_at,
         if r.interrupted {
             " — **interrupted**: only finished cells are shown"
@@ -199,7 +199,7 @@ fn machine(o: &mut String, r: &RunResults) {
             ""
         },
         e.cpu_model,
-        e.cores,
+        crate::units::plural(e.cores, "core"),
         e.kernel,
         e.restbench_version,
         e.backend_reason

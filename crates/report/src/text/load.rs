@@ -179,8 +179,9 @@ fn errors(o: &mut String, r: &LoadResult) {
     if e.reset > 0 || r.goaways > 0 {
         let _ = writeln!(
             o,
-            "  HTTP/2: {} streams reset by the server, {} GOAWAY received",
-            e.reset, r.goaways
+            "  HTTP/2: {} reset by the server, {} GOAWAY received",
+            plural(e.reset, "stream"),
+            r.goaways
         );
     }
 }
