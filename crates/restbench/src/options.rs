@@ -228,8 +228,7 @@ pub fn refuse_remote_target(args: &LoadArgs, target: &Target) -> anyhow::Result<
                 format!("{} ({ip})", target.host)
             };
             Err(anyhow::Error::new(BadArgument(format!(
-                "refusing to load {host}: it is not this machine's loopback; pass --allow-remote \
-                 to load a server elsewhere (yours, or one you may test)"
+                "{host} is not this machine's loopback: pass --allow-remote to load it"
             ))))
         }
     }

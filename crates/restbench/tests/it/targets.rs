@@ -17,7 +17,7 @@ fn a_server_beyond_loopback_is_refused_naming_its_host_and_the_flag() {
     let err = o.stderr_text();
     assert!(
         err.contains(
-            "refusing to load 192.0.2.7: it is not this machine's loopback; pass --allow-remote"
+            "error: 192.0.2.7 is not this machine's loopback: pass --allow-remote to load it\n"
         ),
         "{err}"
     );
