@@ -155,9 +155,9 @@ pub fn capacity_report(c: &Capacity) -> String {
     );
     let _ = writeln!(
         o,
-        "  probe: {} req/s at saturation, closed loop, {} connections ({:.2} generator cores{})",
+        "  probe: {} req/s at saturation, closed loop, {} ({:.2} generator cores{})",
         thousands(c.probe.rps),
-        c.probe.connections,
+        crate::units::plural(c.probe.connections, "connection"),
         c.probe.loadgen_cpu_cores,
         if c.probe.generator_saturated {
             ", saturated"

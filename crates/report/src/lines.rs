@@ -89,11 +89,11 @@ pub fn comparison_rows(c: &Comparison) -> Vec<[String; 10]> {
 pub fn comparison_heading(c: &Comparison) -> Vec<String> {
     let l = |x: &RunLabel| {
         format!(
-            "{} started {} on {} ({} cores{})",
+            "{} started {} on {} ({}{})",
             x.kind,
             x.started_at,
             x.cpu_model,
-            x.cores,
+            crate::units::plural(x.cores, "core"),
             if x.hostname.is_empty() {
                 String::new()
             } else {
@@ -115,8 +115,13 @@ pub fn comparison_heading(c: &Comparison) -> Vec<String> {
 /// measured 10.00 s`.
 pub fn load_label(l: &LoadLabel) -> String {
     format!(
-        "{} {} — {} threads, {} connections, {}; measured {:.2} s",
-        l.method, l.url, l.threads, l.connections, l.shape, l.duration_s
+        "{} {} — {}, {}, {}; measured {:.2} s",
+        l.method,
+        l.url,
+        crate::units::plural(l.threads, "thread"),
+        crate::units::plural(l.connections, "connection"),
+        l.shape,
+        l.duration_s
     )
 }
 

@@ -43,6 +43,16 @@ pub fn count(n: f64) -> String {
     }
 }
 
+/// A count and its noun, plural unless one: `1 thread`, `2 threads`, `0 streams`.
+pub fn plural(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// Thousands separated by commas: `12,619`.
 pub fn thousands(n: f64) -> String {
     let s = format!("{:.0}", n.abs());

@@ -62,7 +62,10 @@ pub fn cpu_list(cpus: &[u32]) -> String {
 /// What a closed-loop latency is the latency of: a saturated queue, set by the connection count
 /// as much as by the server (p99 ≈ connections ÷ rate). Said wherever such a latency appears.
 pub fn closed_loop_latency(connections: u32) -> String {
-    format!("at saturation, closed loop, {connections} connections")
+    format!(
+        "at saturation, closed loop, {}",
+        crate::units::plural(connections, "connection")
+    )
 }
 
 #[cfg(test)]

@@ -7,6 +7,18 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use restbench_model::{Protocol, Scenario, Workload};
 
+// The headings `--help` groups options under, so that the everyday flags are not lost among the
+// rare ones (docs/cli.md follows the same groups).
+const LOAD_SHAPE: &str = "Load shape";
+const OUTPUT: &str = "Output";
+const PLACEMENT: &str = "Placement";
+const DATABASE: &str = "Database";
+const OPEN_LOOP: &str = "Open loop";
+const SEVERAL_MACHINES: &str = "Several machines";
+const REQUEST: &str = "Request";
+const CONNECTION: &str = "Connection";
+const CAPACITY: &str = "Capacity search";
+
 #[derive(Debug, Parser)]
 #[command(
     name = "restbench",
@@ -21,13 +33,16 @@ pub struct Cli {
 }
 
 impl Cli {
-    /// Parses the arguments. On a terminal, help wraps at its width; anywhere else (a pipe, a
-    /// file, a test) it keeps the lines as written, so examples never break mid-command.
+    /// Parses the arguments. Help wraps at `COLUMNS` when it is set, else at the terminal's
+    /// width; anywhere else (a pipe, a file) it keeps the lines as written.
     pub fn parse_args() -> Self {
         use clap::{CommandFactory, FromArgMatches};
         use std::io::IsTerminal;
         let mut cmd = Self::command();
-        if !std::io::stdout().is_terminal() {
+        let columns = std::env::var("COLUMNS").ok();
+        if let Some(width) = columns.and_then(|c| c.trim().parse::<usize>().ok()) {
+            cmd = cmd.term_width(width);
+        } else if !std::io::stdout().is_terminal() {
             cmd = cmd.term_width(0);
         }
         let matches = match cmd.try_get_matches() {
@@ -197,12 +212,14 @@ pub struct K8sCollectArgs {
 
 /// `restbench merge`.
 #[derive(Debug, Args)]
-#[command(after_help = "\
-Counts and error classes are summed and the HdrHistograms added (percentiles are read from the
-sum, never averaged); the time series are aligned by wall-clock second; the rate is the total
-answered over the window from the earliest start to the latest end. Results of different loads
-(URL, method, body size, keep-alive, HTTP version, pipeline, timeout, warm-up, duration, open or
-closed loop) or the same shard twice are refused with what differs, unless --force.")]
+#[command(after_long_help = "\
+Counts and error classes are summed and the HdrHistograms added (percentiles
+are read from the sum, never averaged); the time series are aligned by
+wall-clock second; the rate is the total answered over the window from the
+earliest start to the latest end. Results of different loads (URL, method,
+body size, keep-alive, HTTP version, pipeline, timeout, warm-up, duration,
+open or closed loop) or the same shard twice are refused with what differs,
+unless --force.")]
 pub struct MergeArgs {
     /// The `restbench load --json` results to merge.
     #[arg(required = true, value_name = "RESULT")]
@@ -220,18 +237,19 @@ pub struct MergeArgs {
 
 /// `restbench bench`.
 #[derive(Debug, Args)]
-#[command(after_help = "\
+#[command(after_long_help = "\
 Examples:
   restbench bench --cmd 'my-server --port {port}' --workloads plaintext,todo
   restbench bench --cmd './target/release/api' --name api --quick
   restbench bench --cmd 'python3 app.py' --workloads echo --scenarios single-thread --repeats 1
 
-The command runs in the current folder through /bin/sh, in each scenario as given, with PORT,
-HOST=127.0.0.1 and RESTBENCH_SCENARIO in its environment; {port} and {cores} are filled in. It
-must serve the workloads' contract (GET /api/test answers Hello, World! as text/plain; see
-subjects/README.md); a cell whose checks fail is reported and not measured. Results go to
-results/bench-NAME-<UTC stamp> (or --out) with report.md and report.html; --workloads defaults
-to plaintext. The other options are run's.")]
+The command runs in the current folder through /bin/sh, in each scenario as
+given, with PORT, HOST=127.0.0.1 and RESTBENCH_SCENARIO in its environment;
+{port} and {cores} are filled in. It must serve the workloads' contract (GET
+/api/test answers Hello, World! as text/plain; see subjects/README.md); a cell
+whose checks fail is reported and not measured. Results go to
+results/bench-NAME-<UTC stamp> (or --out) with report.md and report.html;
+--workloads defaults to plaintext. The other options are run's.")]
 pub struct BenchArgs {
     /// The server's command line; {port} is replaced by the port it must listen on.
     #[arg(long, value_name = "COMMAND")]
@@ -245,7 +263,7 @@ pub struct BenchArgs {
 
 /// `restbench study`.
 #[derive(Debug, Args)]
-#[command(after_help = "\
+#[command(after_long_help = "\
 Studies:
   a  seed 000: ~4 KB JSON echo; wrk -t2 -c10 -d20s; single-thread, one-cpu (Go with GOMAXPROCS
      unset and =1), all-cores; Node, Go, Spring Boot
@@ -254,10 +272,11 @@ Studies:
   c  seed 003: 100 users from PostgreSQL with a Caesar cipher; 10,000 requests at concurrency 128,
      a new connection per request as ab; all cores; a pool of 100; Go, Node, Python stacks
   d  seed 004: plaintext hello; wrk -t8 -c512 --timeout 1m; eleven stacks
-Every study adds rust-hyper, rust-axum, rust-actix and rust-reference. By default durations are
-shortened so that `study all` finishes in reasonable time (the report says how); --faithful keeps
-the seeds' own (study d then takes 10 minutes per cell). Ratios against each study's first system
-are set beside the published ones, with every reversal of order marked.")]
+Every study adds rust-hyper, rust-axum, rust-actix and rust-reference. By
+default durations are shortened so that `study all` finishes in reasonable
+time (the report says how); --faithful keeps the seeds' own (study d then
+takes 10 minutes per cell). Ratios against each study's first system are set
+beside the published ones, with every reversal of order marked.")]
 pub struct StudyArgs {
     /// a, b, c, d or all.
     #[arg(value_enum)]
@@ -271,13 +290,15 @@ pub struct StudyArgs {
     /// Only these subjects of the study, comma-separated [default: all of the study's].
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub subjects: Vec<String>,
-    /// Measuring time per repeat for the timed studies (a, d) [default: the study's, shortened
-    /// unless --faithful].
-    #[arg(long, value_parser = parse_duration)]
+    /// Measuring time per repeat for the timed studies (a, d).
+    ///
+    /// [default: the study's, shortened unless --faithful]
+    #[arg(value_name = "D", help_heading = LOAD_SHAPE, long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
-    /// Where to write [default: results/study-<id>-<UTC stamp> in the current folder; `all` writes
-    /// one folder per study and an index report].
-    #[arg(long, value_name = "DIR")]
+    /// Where to write [default: results/study-<id>-<UTC stamp>].
+    ///
+    /// `all` writes one folder per study and an index report.
+    #[arg(help_heading = OUTPUT, long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Measure without the conformance cases first (the results say so).
     #[arg(long)]
@@ -321,8 +342,10 @@ impl StudyId {
 /// the open-loop measures, and where the results go besides the results folder.
 #[derive(Debug, Args, Clone)]
 pub struct MeasureArgs {
-    /// Protocols, comma-separated: h1, h2c (HTTP/2 with prior knowledge). The protocol is part
-    /// of the cell; a subject gets cells only for those its subject.toml declares (`protocols`).
+    /// Protocols, comma-separated: h1, h2c (HTTP/2 with prior knowledge).
+    ///
+    /// The protocol is part of the cell; a subject gets cells only for those its subject.toml
+    /// declares (`protocols`).
     #[arg(
         long,
         value_delimiter = ',',
@@ -331,46 +354,54 @@ pub struct MeasureArgs {
         value_parser = vocabulary::<Protocol>
     )]
     pub protocols: Vec<Protocol>,
-    /// Rounds every cell gets: in each round every cell of a group (same workload, scenario,
-    /// protocol) is measured once, in a fresh random order [default: 3].
-    #[arg(long)]
+    /// Rounds every cell gets [default: 3].
+    ///
+    /// In each round every cell of a group (same workload, scenario, protocol) is measured
+    /// once, in a fresh random order, beside a calibration of the generator.
+    #[arg(value_name = "N", help_heading = LOAD_SHAPE, long)]
     pub repeats: Option<u32>,
-    /// Add rounds until every paired ratio of a group is within ± this width, such as 3%
-    /// (or --max-rounds) [default: 3%; --quick and --faithful take a fixed count].
-    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    /// Add rounds until every paired ratio of a group is within ± this width, such as 3%.
+    ///
+    /// Or until --max-rounds. [default: 3%; --quick and --faithful take a fixed count]
+    #[arg(long, value_name = "PCT", help_heading = LOAD_SHAPE, value_parser = parse_percent)]
     pub target_ci: Option<f64>,
     /// The most rounds a group gets [default: 10; the repeats + 2 with --quick].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, value_name = "N", help_heading = LOAD_SHAPE, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub max_rounds: Option<u32>,
-    /// Seed of the rounds' random orders, to repeat a run's orders [default: from the clock;
-    /// results.json records it].
-    #[arg(long, value_name = "N")]
+    /// Seed of the rounds' random orders, to repeat a run's orders.
+    ///
+    /// [default: from the clock; results.json records it]
+    #[arg(long, value_name = "N", help_heading = LOAD_SHAPE, hide_short_help = true)]
     pub seed: Option<u64>,
-    /// Server processes the repeats of a cell are split over: 2 or more stop and start the
-    /// server afresh (new cgroup, readiness wait, warm-up) between groups of repeats, and record
-    /// the variance between processes beside the CV within one; 1 keeps one process per cell
-    /// [default: 2; 1 with --quick or a single repeat].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
+    /// Server processes the rounds of a group are split over [default: 2; 1 with --quick].
+    ///
+    /// 2 or more stop and start the servers afresh (new cgroup, readiness wait, warm-up)
+    /// between groups of rounds, and record the variance between processes beside the CV
+    /// within one; 1 keeps one process per cell (also the default with a single repeat).
+    #[arg(value_name = "N", help_heading = LOAD_SHAPE, long, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub restarts: Option<u32>,
     /// Replace the run already in --out (its results.json) instead of refusing.
-    #[arg(long)]
+    #[arg(help_heading = OUTPUT, long)]
     pub force: bool,
-    /// An existing PostgreSQL server for the users workload (study c) [default: a throwaway
-    /// one]. Also from the environment (DATABASE_URL), which `ps` does not show; the value is
-    /// never printed unredacted.
-    #[arg(long, value_name = "URL", env = "DATABASE_URL", hide_env_values = true)]
+    /// An existing PostgreSQL server for the users workload [default: a throwaway one].
+    ///
+    /// Also from the environment (DATABASE_URL), which `ps` does not show; the value is never
+    /// printed unredacted.
+    #[arg(help_heading = DATABASE, long, value_name = "URL", env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
-    /// CPUs for the load generator (such as 0 or 0-1); the server gets the others [default: a
-    /// quarter of the CPUs, at least one].
-    #[arg(long, value_name = "CPUS")]
+    /// CPUs for the load generator (such as 0 or 0-1); the server gets the others.
+    ///
+    /// [default: a quarter of the CPUs, at least one]
+    #[arg(help_heading = PLACEMENT, long, value_name = "CPUS")]
     pub loadgen_cpus: Option<String>,
-    /// CPUs for the PostgreSQL cluster restbench starts for users cells (such as 3 or 2-3)
+    /// CPUs for the PostgreSQL cluster restbench starts for users cells (such as 3 or 2-3).
+    ///
     /// [default: the generator's CPUs below four CPUs; else a quarter of the server's, taken
     /// from the server].
-    #[arg(long, value_name = "CPUS")]
+    #[arg(help_heading = PLACEMENT, hide_short_help = true, long, value_name = "CPUS")]
     pub db_cpus: Option<String>,
     /// Enforce and account with CPU affinity only, even where cgroups are usable.
-    #[arg(long)]
+    #[arg(help_heading = PLACEMENT, long)]
     pub no_cgroups: bool,
     #[command(flatten)]
     pub open_loop: OpenLoopArgs,
@@ -397,21 +428,24 @@ pub enum ModeArg {
 #[derive(Debug, Args, Clone)]
 pub struct OpenLoopArgs {
     /// What each cell measures [default: throughput; both when --slo is given].
-    #[arg(long, value_enum)]
+    #[arg(help_heading = OPEN_LOOP, long, value_enum)]
     pub mode: Option<ModeArg>,
-    /// An SLO clause (repeatable): p50|p90|p99|p99.9<=DURATION or errors<=PERCENT%; the capacity
-    /// is the highest rate meeting every clause.
-    #[arg(long, value_name = "CLAUSE")]
+    /// An SLO clause (repeatable): p50|p90|p99|p99.9<=DURATION or errors<=PERCENT%.
+    ///
+    /// The capacity is the highest rate meeting every clause.
+    #[arg(help_heading = OPEN_LOOP, long, value_name = "CLAUSE")]
     pub slo: Vec<String>,
-    /// Load every cell at these open-loop rates too (req/s, comma-separated), with the server's
-    /// CPU per request at each; a rate a cell cannot hold is recorded as not held.
-    #[arg(long, value_delimiter = ',', value_name = "RATES")]
+    /// Load every cell at these open-loop rates too (req/s, comma-separated).
+    ///
+    /// The server's CPU per request is recorded at each; a rate a cell cannot hold is recorded as
+    /// not held.
+    #[arg(help_heading = OPEN_LOOP, long, value_delimiter = ',', value_name = "RATES")]
     pub at_rate: Vec<f64>,
     /// Measured time of each open-loop step [default: 3s; 1s with --quick].
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(value_name = "D", help_heading = OPEN_LOOP, hide_short_help = true, long, value_parser = parse_duration)]
     pub step_duration: Option<Duration>,
     /// Stop the capacity search when a passing and a failing rate are this close.
-    #[arg(long, value_parser = parse_percent, default_value = "2%")]
+    #[arg(value_name = "PCT", help_heading = OPEN_LOOP, hide_short_help = true, long, value_parser = parse_percent, default_value = "2%")]
     pub resolution: f64,
 }
 
@@ -443,20 +477,23 @@ pub struct DoctorArgs {
 /// Options shared by commands that start subjects.
 #[derive(Debug, Args, Clone)]
 pub struct SubjectsDir {
-    /// The folder of subjects [default: `subjects/` of the checkout around the current folder or
-    /// the executable, else the catalogue installed with `restbench subjects --install`].
+    /// The folder of subjects [default: the checkout's subjects/, else the installed ones].
+    ///
+    /// The default is `subjects/` of the checkout around the current folder or the executable,
+    /// else the catalogue installed with `restbench subjects --install`.
     #[arg(long, env = "RESTBENCH_SUBJECTS", value_name = "DIR", global = true)]
     pub subjects_dir: Option<PathBuf>,
 }
 
 /// `restbench run`.
 #[derive(Debug, Args)]
-#[command(after_help = "\
-Every finished cell is written at once to OUT/results.json; Ctrl-C keeps them and stops every
-subject. A subject whose toolchain is missing is skipped with the reason; one that fails to build
-or start fails its own cells and the run goes on.")]
+#[command(after_long_help = "\
+Every finished cell is written at once to OUT/results.json; Ctrl-C keeps them
+and stops every subject. A subject whose toolchain is missing is skipped with
+the reason; one that fails to build or start fails its own cells and the run
+goes on.")]
 pub struct RunArgs {
-    /// Subjects to run, as `verify` and `serve` take them (the same as --subjects).
+    /// Subjects to run (the same as --subjects).
     #[arg(value_name = "ID", value_delimiter = ',', conflicts_with = "subjects")]
     pub ids: Vec<String>,
     /// Subjects to run, comma-separated [default: all].
@@ -489,28 +526,30 @@ pub struct CellArgs {
     )]
     pub scenarios: Vec<Scenario>,
     /// Measuring time per repeat [default: 10s; 2s with --quick].
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(value_name = "D", help_heading = LOAD_SHAPE, long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
-    /// Warm-up per cell, discarded; repeated until two in a row agree within 7 % (JIT runtimes),
-    /// for at most 8 s with --quick and 30 s otherwise [default: 3s; 1s with --quick].
-    #[arg(long, value_parser = parse_duration)]
+    /// Warm-up per cell, discarded [default: 3s; 1s with --quick].
+    ///
+    /// Repeated until two in a row agree within 7 % (JIT runtimes), for at most 8 s with --quick
+    /// and 30 s otherwise.
+    #[arg(value_name = "D", help_heading = LOAD_SHAPE, long, value_parser = parse_duration)]
     pub warmup: Option<Duration>,
     /// Connections of the load generator.
-    #[arg(short = 'c', long, default_value_t = restbench_harness::plan::resolve::DEFAULT_CONNECTIONS)]
+    #[arg(value_name = "N", help_heading = LOAD_SHAPE, short = 'c', long, default_value_t = restbench_harness::plan::resolve::DEFAULT_CONNECTIONS)]
     pub connections: u32,
     /// Threads of the load generator [default: one per CPU it is given].
-    #[arg(short = 't', long)]
+    #[arg(value_name = "N", help_heading = LOAD_SHAPE, short = 't', long)]
     pub threads: Option<u32>,
-    /// Where to write results.json and report.md [default: results/<UTC stamp> in the current
-    /// folder].
-    #[arg(long, value_name = "DIR")]
+    /// Where to write results.json and the reports [default: results/<UTC stamp>].
+    #[arg(help_heading = OUTPUT, long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Database connections in total over all server processes.
-    #[arg(long, default_value_t = restbench_harness::plan::DEFAULT_DB_POOL)]
+    #[arg(value_name = "N", help_heading = DATABASE, hide_short_help = true, long, default_value_t = restbench_harness::plan::DEFAULT_DB_POOL)]
     pub db_pool: u32,
-    /// Skip measuring the generator's ceiling at the start (client_bound then relies on the
-    /// generator's CPU alone).
-    #[arg(long)]
+    /// Skip measuring the generator's ceiling at the start.
+    ///
+    /// client_bound then relies on the generator's CPU alone.
+    #[arg(help_heading = PLACEMENT, hide_short_help = true, long)]
     pub no_calibrate: bool,
     #[command(flatten)]
     pub measure: MeasureArgs,
@@ -521,22 +560,26 @@ pub struct CellArgs {
 pub struct RemoteRunArgs {
     #[command(flatten)]
     pub hosts: LoadgenHostsArgs,
-    /// The address the servers bind (their HOST) and are loaded at: one of this machine's that
-    /// the --loadgen-hosts reach, or with --server-host one of that host's [default: 127.0.0.1;
-    /// with --server-host, its name resolved here].
-    #[arg(long, value_name = "ADDR")]
+    /// The address the servers bind (their HOST) and are loaded at.
+    ///
+    /// One of this machine's that the --loadgen-hosts reach, or with --server-host one of that
+    /// host's [default: 127.0.0.1; with --server-host, its name resolved here].
+    #[arg(help_heading = SEVERAL_MACHINES, long, value_name = "ADDR")]
     pub server_address: Option<std::net::IpAddr>,
-    /// Run the subjects on this host over SSH instead of here: user@host[:port]. restbench
-    /// copies itself (cached by hash) and each subject's folder there, builds it there with its
-    /// own build commands, starts it there (in a cgroup when the host allows one), reads its CPU
-    /// and memory there, and stops it and removes what it copied at the end, on Ctrl-C or a
-    /// failing cell. The load goes there from here (or from --loadgen-hosts) [default: the
-    /// subjects run here].
-    #[arg(long, value_name = "HOST")]
+    /// Run the subjects on this host over SSH instead of here: user@host[:port].
+    ///
+    /// restbench copies itself (cached by hash) and each subject's folder there, builds it there
+    /// with its own build commands, starts it there (in a cgroup when the host allows one), reads
+    /// its CPU and memory there, and stops it and removes what it copied at the end, on Ctrl-C or a
+    /// failing cell. The load goes there from here (or from --loadgen-hosts) [default: the subjects
+    /// run here].
+    #[arg(help_heading = SEVERAL_MACHINES, long, value_name = "HOST")]
     pub server_host: Option<String>,
-    /// Keep the build cache on the --server-host between runs (~/.cache/restbench/work/cache
-    /// there), so an unchanged subject is not built again; the copied folders still go.
-    #[arg(long, requires = "server_host")]
+    /// Keep the build cache on the --server-host between runs.
+    ///
+    /// It is ~/.cache/restbench/work/cache there, so an unchanged subject is not built again; the
+    /// copied folders still go.
+    #[arg(help_heading = SEVERAL_MACHINES, hide_short_help = true, long, requires = "server_host")]
     pub server_cache: bool,
 }
 
@@ -595,7 +638,7 @@ pub struct ConformanceArgs {
 /// `restbench subjects`.
 #[derive(Debug, Args)]
 pub struct SubjectsArgs {
-    /// A JSON list instead of a table.
+    /// A JSON document (an object: schema_version and the subjects) instead of a table.
     #[arg(long)]
     pub json: bool,
     /// Copy the subjects folder in use (this checkout's, or --subjects-dir) to DIR [default:
@@ -610,11 +653,12 @@ pub struct SubjectsArgs {
 
 /// `restbench new`.
 #[derive(Debug, Args)]
-#[command(after_help = "\
-The copy goes to --subjects-dir (or RESTBENCH_SUBJECTS) when given, else to ./subjects. Every
-whole-word occurrence of the old id in the copied text files becomes the new name (subject.toml's id
-and start command, Cargo.toml and Cargo.lock, package.json and package-lock.json, go.mod and its
-imports, pom.xml); seeds is emptied. Then edit the sources and check the copy:
+#[command(after_long_help = "\
+The copy goes to --subjects-dir (or RESTBENCH_SUBJECTS) when given, else to
+./subjects. Every whole-word occurrence of the old id in the copied text files
+becomes the new name (subject.toml's id and start command, Cargo.toml and
+Cargo.lock, package.json and package-lock.json, go.mod and its imports,
+pom.xml); seeds is emptied. Then edit the sources and check the copy:
   restbench verify my-server --subjects-dir subjects
   restbench run --subjects my-server --subjects-dir subjects")]
 pub struct NewArgs {
@@ -629,7 +673,7 @@ pub struct NewArgs {
 
 /// `restbench completions`.
 #[derive(Debug, Args)]
-#[command(after_help = "\
+#[command(after_long_help = "\
 Install, for example:
   restbench completions bash > ~/.local/share/bash-completion/completions/restbench
   restbench completions zsh > ~/.zfunc/_restbench        # with fpath+=~/.zfunc before compinit
@@ -705,112 +749,131 @@ pub struct ReportArgs {
 
 /// `restbench load`.
 #[derive(Debug, Args)]
-#[command(after_help = "\
+#[command(after_long_help = "\
 Examples:
-  restbench load -c 10 -d 20s -m POST -H 'Content-Type: application/json' -b @body.json http://127.0.0.1:3000/echo
-  restbench load -n 100000 -c 32 -t 4 http://127.0.0.1:8080/rest/todo          # h2load -n100000 -c32 -t4 --h1
-  restbench load -n 10000 -c 128 --http1.0 http://127.0.0.1:8000/users          # ab -n 10000 -c 128
-  restbench load -t 8 -c 512 -d 10m --timeout 1m --latency http://127.0.0.1:8080/api/test
-  restbench load -R 5000 -d 30s --latency --json result.json http://127.0.0.1:8080/api/test
-  restbench load -c 64 --slo 'p99<=10ms' --slo 'errors<=0.1%' http://127.0.0.1:8080/plaintext
+  restbench load -d 20s -T application/json -b @docs/colors.json \\
+      http://127.0.0.1:3000/echo                            # wrk -s post.lua
+  restbench load -n 100k -c 32 -t 4 http://127.0.0.1:8080/rest/todo    # h2load
+  restbench load -n 10k -c 128 --http1.0 http://127.0.0.1:8000/users   # ab
+  restbench load -t 8 -c 512 -d 10m --timeout 1m --latency \\
+      http://127.0.0.1:8080/api/test
+  restbench load -R 5000 -d 30s --latency --json result.json \\
+      http://127.0.0.1:8080/api/test
+  restbench load -c 64 --slo 'p99<=10ms' --slo 'errors<=0.1%' \\
+      http://127.0.0.1:8080/plaintext
 
-With --slo: a closed-loop probe, then open-loop steps (each with --warmup, default 1s, and
---step-duration) that bracket and bisect the highest rate meeting every clause, to --resolution.
-A capacity the generator could not push past is printed as a floor (bound by the generator).
-Give enough connections (-c) for the rates and latencies in question: one request is in flight
-per connection.
+With --slo: a closed-loop probe, then open-loop steps (each with --warmup,
+default 1s, and --step-duration) that bracket and bisect the highest rate
+meeting every clause, to --resolution. A capacity the generator could not push
+past is printed as a floor (bound by the generator). Give enough connections
+(-c) for the rates and latencies in question: one request is in flight per
+connection.
 
-Exit status: 0 when every request got a 2xx/3xx answer; 3 when the run finished with errors or
-no answer at all (they are printed and written), or with --slo when no rate met the SLO; 130 when
-Ctrl-C cut it short (the figures so far are printed and written, marked interrupted); 1 when it
-could not run (server unreachable,
-file unreadable or unwritable); 2 for bad arguments (out of range, malformed, or more connections
-than this process may open). Limits: -c 65535, -t 1024, --pipeline 1024, body 64 MiB, --timeout
-1h, -d and --warmup 7 days, -R 0.001 to 100000000.")]
+Exit status: 0 when every request got a 2xx/3xx answer; 3 when the run
+finished with errors or no answer at all (they are printed and written), or
+with --slo when no rate met the SLO; 130 when Ctrl-C cut it short (the figures
+so far are printed and written, marked interrupted); 1 when it could not run
+(server unreachable, file unreadable or unwritable); 2 for bad arguments (out
+of range, malformed, or more connections than this process may open). Limits:
+-c 65535, -t 1024, --pipeline 1024, body 64 MiB, --timeout 1h, -d and --warmup
+7 days, -R 0.001 to 100000000.")]
 pub struct LoadArgs {
-    /// The server, as http[s]://host[:port]/path (loopback or a test namespace only).
+    /// The server, as http[s]://host[:port]/path: loopback only unless --allow-remote.
     pub url: String,
+    /// Load a server that is not on this machine's loopback.
+    ///
+    /// Loopback is 127.0.0.0/8, ::1, localhost or a name resolving only to those, or a Unix
+    /// socket; a load elsewhere is refused without this flag, so that a typo never floods
+    /// someone else's server. Shards (--shard, --loadgen-hosts) are not checked.
+    #[arg(long)]
+    pub allow_remote: bool,
     /// Connections kept open in total.
-    #[arg(short = 'c', long, default_value = "10", value_parser = parse_count_u32)]
+    #[arg(value_name = "N", short = 'c', long, default_value = "10", value_parser = parse_count_u32)]
     pub connections: u32,
     /// Threads, each with its own event loop over its share of the connections.
-    #[arg(short = 't', long, default_value = "2", value_parser = parse_count_u32)]
+    #[arg(value_name = "N", short = 't', long, default_value = "2", value_parser = parse_count_u32)]
     pub threads: u32,
-    /// How long to measure (10s, 1m, 500ms; a bare number is seconds) [default: 10s unless -n].
-    #[arg(short = 'd', short_alias = 'z', long, value_parser = parse_load_duration, conflicts_with = "requests")]
+    /// How long to measure: 10s, 1m, 500ms, a bare number is seconds [default: 10s].
+    ///
+    /// -z is the same (oha's). Without -d and -n, 10s.
+    #[arg(value_name = "D", short = 'd', short_alias = 'z', long, value_parser = parse_load_duration, conflicts_with = "requests")]
     pub duration: Option<Duration>,
     /// Send exactly this many requests in total, then stop (100k and 1m are accepted).
-    #[arg(short = 'n', long, value_parser = parse_count_u64)]
+    #[arg(value_name = "N", short = 'n', long, value_parser = parse_count_u64)]
     pub requests: Option<u64>,
-    /// Open loop: send at this constant total rate (requests/s); latency counts from each
-    /// request's intended send time (coordinated omission corrected, as wrk2).
-    #[arg(short = 'R', long)]
+    /// Open loop: send at this constant total rate (requests/s).
+    ///
+    /// Latency counts from each request's intended send time (coordinated omission corrected,
+    /// as wrk2).
+    #[arg(value_name = "RPS", short = 'R', long)]
     pub rate: Option<f64>,
     /// HTTP method [default: GET, or POST with -b as curl and ab send it].
-    #[arg(short = 'm', long)]
+    #[arg(value_name = "M", help_heading = REQUEST, short = 'm', long)]
     pub method: Option<String>,
     /// A request header, 'Name: value' (repeatable).
-    #[arg(short = 'H', long = "header", value_name = "HEADER")]
+    #[arg(help_heading = REQUEST, short = 'H', long = "header", value_name = "HEADER")]
     pub headers: Vec<String>,
-    /// The Content-Type header of every request (hey's -T), as -H 'Content-Type: TYPE' would
-    /// [default: none, or what -H gives].
-    #[arg(short = 'T', long, value_name = "TYPE")]
+    /// The Content-Type header of every request (hey's -T) [default: none, or -H's].
+    #[arg(help_heading = REQUEST, short = 'T', long, value_name = "TYPE")]
     pub content_type: Option<String>,
     /// The request body: TEXT, or @FILE to read it from a file.
-    #[arg(short = 'b', long)]
+    #[arg(value_name = "TEXT|@FILE", help_heading = REQUEST, short = 'b', long)]
     pub body: Option<String>,
     /// Requests in flight per connection (HTTP/1.1 pipelining).
-    #[arg(long, default_value_t = 1)]
+    #[arg(value_name = "N", help_heading = CONNECTION, long, default_value_t = 1)]
     pub pipeline: u32,
     /// Open a new connection for every request (Connection: close).
-    #[arg(long, alias = "disable-keepalive")]
+    #[arg(help_heading = CONNECTION, long, alias = "disable-keepalive")]
     pub no_keepalive: bool,
     /// Send HTTP/1.0 requests as ab does (implies a new connection per request).
-    #[arg(long = "http1.0", conflicts_with = "http2")]
+    #[arg(help_heading = CONNECTION, long = "http1.0", conflicts_with = "http2")]
     pub http10: bool,
     /// Speak HTTP/2: h2 by ALPN over https://, h2c with prior knowledge over http://.
-    #[arg(long)]
+    #[arg(help_heading = CONNECTION, long)]
     pub http2: bool,
     /// HTTP/2 streams in flight per connection (h2load's -m).
-    #[arg(long, default_value_t = 1, requires = "http2")]
+    #[arg(value_name = "N", help_heading = CONNECTION, hide_short_help = true, long, default_value_t = 1, requires = "http2")]
     pub max_streams: u32,
     /// Connect to this Unix domain socket; the URL still gives the Host header and the path.
-    #[arg(long, value_name = "PATH")]
+    #[arg(help_heading = CONNECTION, hide_short_help = true, long, value_name = "PATH")]
     pub unix_socket: Option<PathBuf>,
     /// https://: accept any server certificate (self-signed test servers).
-    #[arg(short = 'k', long, conflicts_with = "cacert")]
+    #[arg(help_heading = CONNECTION, short = 'k', long, conflicts_with = "cacert")]
     pub insecure: bool,
     /// https://: trust the CA certificates of this PEM file instead of the built-in roots.
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = CONNECTION, long, value_name = "FILE")]
     pub cacert: Option<PathBuf>,
-    /// A request without a complete answer after this long is a timeout; its connection is replaced.
-    #[arg(long, value_parser = parse_duration, default_value = "2s")]
+    /// A request without a complete answer after this long is a timeout; its connection is
+    /// replaced.
+    #[arg(value_name = "D", help_heading = CONNECTION, long, value_parser = parse_duration, default_value = "2s")]
     pub timeout: Duration,
     /// Load sent first and left out of every figure.
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(value_name = "D", long, value_parser = parse_duration)]
     pub warmup: Option<Duration>,
     /// Print the latency distribution.
-    #[arg(long)]
+    #[arg(help_heading = OUTPUT, long)]
     pub latency: bool,
     /// No live progress line on stderr (it is drawn only when stderr is a terminal anyway).
-    #[arg(short = 'q', long)]
+    #[arg(help_heading = OUTPUT, short = 'q', long)]
     pub quiet: bool,
     /// Write the result document (JSON) to PATH, or to stdout with '-'.
-    #[arg(long, value_name = "PATH")]
+    #[arg(help_heading = OUTPUT, long, value_name = "PATH")]
     pub json: Option<PathBuf>,
-    /// Search the capacity under this SLO clause (repeatable): p50|p90|p99|p99.9<=DURATION
-    /// (p99<=10ms) or errors<=PERCENT% (errors<=0.1%).
-    #[arg(long, value_name = "CLAUSE", conflicts_with_all = ["duration", "requests", "rate"])]
+    /// Search the capacity under this SLO clause (repeatable), such as p99<=10ms.
+    ///
+    /// A clause is p50|p90|p99|p99.9<=DURATION (p99<=10ms) or errors<=PERCENT% (errors<=0.1%).
+    #[arg(help_heading = CAPACITY, long, value_name = "CLAUSE", conflicts_with_all = ["duration", "requests", "rate"])]
     pub slo: Vec<String>,
     /// With --slo: the measured time of each open-loop step.
-    #[arg(long, value_parser = parse_duration, default_value = "5s", requires = "slo")]
+    #[arg(value_name = "D", help_heading = CAPACITY, hide_short_help = true, long, value_parser = parse_duration, default_value = "5s", requires = "slo")]
     pub step_duration: Duration,
-    /// With --slo: stop when a passing and a failing rate are this close (percent of the failing
-    /// one), such as 2% or 0.5.
-    #[arg(long, value_parser = parse_percent, default_value = "2%", requires = "slo")]
+    /// With --slo: stop when a passing and a failing rate are this close.
+    ///
+    /// In percent of the failing one, such as 2% or 0.5.
+    #[arg(value_name = "PCT", help_heading = CAPACITY, hide_short_help = true, long, value_parser = parse_percent, default_value = "2%", requires = "slo")]
     pub resolution: f64,
     /// With --slo: the most open-loop steps.
-    #[arg(long, default_value_t = 14, requires = "slo")]
+    #[arg(value_name = "N", help_heading = CAPACITY, hide_short_help = true, long, default_value_t = 14, requires = "slo")]
     pub max_steps: u32,
     #[command(flatten)]
     pub export: ExportArgs,
@@ -822,13 +885,16 @@ pub struct LoadArgs {
 /// generators on other hosts over SSH.
 #[derive(Debug, Args, Clone, Default)]
 pub struct ScaleoutArgs {
-    /// Start at TIME: RFC 3339 (2026-05-01T12:00:00Z) or Unix milliseconds (date +%s%3N). Every
-    /// generator given the same time starts together; a time more than 1 s past is refused.
-    #[arg(long, value_name = "TIME")]
+    /// Start at TIME: RFC 3339 (2026-05-01T12:00:00Z) or Unix milliseconds.
+    ///
+    /// Unix milliseconds as `date +%s%3N` prints them. Every generator given the same time starts
+    /// together; a time more than 1 s past is refused.
+    #[arg(help_heading = SEVERAL_MACHINES, long, value_name = "TIME")]
     pub start_at: Option<String>,
-    /// This generator's part of a load split over N (I counts from 0); recorded in the result
-    /// for `restbench merge`.
-    #[arg(long, value_name = "I/N")]
+    /// This generator's part of a load split over N (I counts from 0).
+    ///
+    /// Recorded in the result for `restbench merge`.
+    #[arg(help_heading = SEVERAL_MACHINES, long, value_name = "I/N")]
     pub shard: Option<restbench_model::Shard>,
     /// Stop at once when stdin closes: how a generator started over SSH dies with its session.
     #[arg(long, hide = true)]
@@ -840,11 +906,12 @@ pub struct ScaleoutArgs {
 /// Remote generators over SSH, for `load`, `run` and `study`.
 #[derive(Debug, Args, Clone, Default)]
 pub struct LoadgenHostsArgs {
-    /// Run the load generator on these hosts over SSH instead of here, one shard each, started
-    /// together and merged: user@host[:port],… or @FILE with one host per line. restbench copies
+    /// Run the load generator on these hosts over SSH: user@host[:port],… or @FILE.
+    ///
+    /// One shard each, started together and merged; @FILE has one host per line. restbench copies
     /// itself to each (cached by hash); the system ssh client is used with BatchMode, so keys or
     /// an agent must work already. RESTBENCH_SSH_CONFIG names an ssh_config to use (-F).
-    #[arg(long, value_name = "HOSTS")]
+    #[arg(help_heading = SEVERAL_MACHINES, long, value_name = "HOSTS")]
     pub loadgen_hosts: Option<String>,
 }
 
@@ -853,13 +920,13 @@ pub struct LoadgenHostsArgs {
 #[derive(Debug, Args, Clone, Default)]
 pub struct ExportArgs {
     /// Write the figures as JSON rows ({"results": [...]}, base units) to PATH.
-    #[arg(long, value_name = "PATH")]
+    #[arg(help_heading = OUTPUT, long, value_name = "PATH")]
     pub export_json: Option<PathBuf>,
     /// Write the figures as CSV (a header, then a row per load run or cell) to PATH.
-    #[arg(long, value_name = "PATH")]
+    #[arg(help_heading = OUTPUT, hide_short_help = true, long, value_name = "PATH")]
     pub export_csv: Option<PathBuf>,
     /// Write the figures as a Markdown table to PATH.
-    #[arg(long, value_name = "PATH")]
+    #[arg(help_heading = OUTPUT, hide_short_help = true, long, value_name = "PATH")]
     pub export_markdown: Option<PathBuf>,
 }
 

@@ -7,7 +7,7 @@
 //!   folders, exit codes, planner errors as bad arguments), `output` (exports, reports, tables,
 //!   merged load results), `remote` (`--loadgen-hosts`/`--server-host` connected), `install`
 //!   (`subjects --install`), `live` and `start_at` (`load`'s live line and synchronised start),
-//!   `signals` (Ctrl-C as a stop flag).
+//!   `signals` (Ctrl-C as a stop flag), `width` (the terminal's width, long lines broken to it).
 
 mod cli;
 mod commands;
@@ -20,6 +20,7 @@ mod progress;
 mod remote;
 mod signals;
 mod start_at;
+mod width;
 
 use std::process::ExitCode;
 

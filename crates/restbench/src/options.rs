@@ -213,6 +213,35 @@ pub fn spec_from_args(args: &LoadArgs) -> anyhow::Result<LoadSpec> {
     Ok(spec)
 }
 
+/// Refuses a load at a server beyond this machine's loopback unless `--allow-remote`: a typo
+/// must not flood someone else's server. A Unix socket is local; a name counts as loopback when
+/// every address it resolves to is (one that does not resolve fails later, with its own error).
+/// A shard is part of a load the user spread over machines on purpose, so it is not checked.
+pub fn refuse_remote_target(args: &LoadArgs, target: &Target) -> anyhow::Result<()> {
+    let sharded = args.scaleout.shard.is_some() || args.scaleout.hosts.loadgen_hosts.is_some();
+    if args.allow_remote || sharded || args.unix_socket.is_some() {
+        return Ok(());
+    }
+    use std::net::ToSocketAddrs;
+    let Ok(addrs) = (target.host.as_str(), target.port).to_socket_addrs() else {
+        return Ok(());
+    };
+    let addrs: Vec<_> = addrs.map(|a| a.ip()).collect();
+    match addrs.iter().find(|ip| !ip.is_loopback()) {
+        None => Ok(()),
+        Some(ip) => {
+            let host = if target.host == ip.to_string() {
+                target.host.clone()
+            } else {
+                format!("{} ({ip})", target.host)
+            };
+            Err(anyhow::Error::new(BadArgument(format!(
+                "{host} is not this machine's loopback: pass --allow-remote to load it"
+            ))))
+        }
+    }
+}
+
 /// Reads a body file of at most [`MAX_BODY`] bytes; an endless one (`/dev/zero`, a pipe) is
 /// refused after that many bytes instead of filling memory.
 fn read_body_file(path: &Path) -> anyhow::Result<Vec<u8>> {

@@ -78,15 +78,18 @@ pub fn print_cell_table(results: &RunResults) {
 pub fn finish_run(results: &RunResults, out_dir: &Path) -> anyhow::Result<ExitCode> {
     let written = write_reports(results, out_dir)?;
     print_cell_table(results);
-    eprintln!(
-        "\nwrote {} and {}",
-        out_dir.join("results.json").display(),
-        written
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(" and ")
-    );
+    let names: Vec<String> = std::iter::once(out_dir.join("results.json"))
+        .chain(written)
+        .map(|p| match p.strip_prefix(out_dir) {
+            Ok(name) => name.display().to_string(),
+            Err(_) => p.display().to_string(),
+        })
+        .collect();
+    let line = format!("wrote {} in {}", names.join(", "), out_dir.display());
+    eprintln!();
+    for part in crate::width::hanging(&line, crate::width::stderr_width(), 2) {
+        eprintln!("{part}");
+    }
     if results.interrupted {
         eprintln!("interrupted: the finished cells are kept");
         return Ok(ExitCode::from(EXIT_INTERRUPTED));

@@ -11,6 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use restbench_harness::events::{At, Observer, RunEvent, Step};
 use restbench_harness::plan::Resolved;
 use restbench_model::{Cell, CellStatus};
+use restbench_report::units::{micros_short, thousands};
 
 pub struct TerminalProgress {
     bar: Option<ProgressBar>,
@@ -48,10 +49,13 @@ impl TerminalProgress {
         }
     }
 
+    /// Prints `line` above the bar, broken to the terminal's width (continuations indented).
     fn say(&self, line: &str) {
-        match &self.bar {
-            Some(bar) => bar.println(line),
-            None => eprintln!("{line}"),
+        for part in crate::width::hanging(line, crate::width::stderr_width(), 4) {
+            match &self.bar {
+                Some(bar) => bar.println(part),
+                None => eprintln!("{part}"),
+            }
         }
     }
 }
@@ -107,7 +111,7 @@ impl TerminalProgress {
             Some(bar) => bar.set_message(what),
             None => {
                 if matches!(step, Step::Building | Step::Starting | Step::Conformance) {
-                    eprintln!("{what}");
+                    self.say(&what);
                 }
             }
         }
@@ -142,37 +146,42 @@ impl TerminalProgress {
         if let Some(bar) = &self.bar {
             bar.set_position(done as u64);
         }
-        let what = format!(
-            "[{done}/{total}] {} · {} · {}",
-            cell.subject, cell.workload, cell.scenario
-        );
-        let line = match cell.status {
-            CellStatus::Ok => format!(
-                "{what}: {:.0} req/s, p99 {} µs, server {:.2} cores{}",
-                cell.rps.median,
-                cell.latency_us.p99,
-                cell.server.cpu_cores,
-                if cell.flags.is_empty() {
-                    String::new()
-                } else {
-                    format!(" [{}]", cell.flags.join(", "))
-                }
-            ),
-            CellStatus::Failed => format!(
-                "{what}: FAILED: {}",
-                cell.reason
-                    .as_deref()
-                    .unwrap_or("")
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-            ),
-            CellStatus::Skipped => {
-                format!("{what}: skipped: {}", cell.reason.as_deref().unwrap_or(""))
+        self.say(&cell_line(cell, done, total));
+    }
+}
+
+/// A finished cell in one line, in the units and names of the final table: req/s with
+/// thousands separated, latency as `5.74 ms`, CPU in cores.
+fn cell_line(cell: &Cell, done: usize, total: usize) -> String {
+    let what = format!(
+        "[{done}/{total}] {} · {} · {}",
+        cell.subject, cell.workload, cell.scenario
+    );
+    match cell.status {
+        CellStatus::Ok => format!(
+            "{what}: {} req/s, p99 {}, CPU {:.2}{}",
+            thousands(cell.rps.median),
+            micros_short(cell.latency_us.p99 as f64),
+            cell.server.cpu_cores,
+            if cell.flags.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", cell.flags.join(", "))
             }
-            CellStatus::Interrupted => format!("{what}: interrupted"),
-        };
-        self.say(&line);
+        ),
+        CellStatus::Failed => format!(
+            "{what}: FAILED: {}",
+            cell.reason
+                .as_deref()
+                .unwrap_or("")
+                .lines()
+                .next()
+                .unwrap_or("")
+        ),
+        CellStatus::Skipped => {
+            format!("{what}: skipped: {}", cell.reason.as_deref().unwrap_or(""))
+        }
+        CellStatus::Interrupted => format!("{what}: interrupted"),
     }
 }
 
@@ -199,4 +208,33 @@ pub fn measure(
     let results = result?;
     crate::output::report_written(&exports.write_runs(&[&results])?);
     crate::output::finish_run(&results, &out_dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use restbench_model::{Cell, CellSubject, Scenario, Workload};
+
+    use super::cell_line;
+
+    #[test]
+    fn a_finished_cell_says_its_figures_in_the_tables_units() {
+        let who = CellSubject {
+            id: "rust-hyper".into(),
+            language: "rust".into(),
+            framework: "hyper".into(),
+            framework_version: "1".into(),
+        };
+        let mut c = Cell::new(&who, Workload::Plaintext, Scenario::SingleThread);
+        c.rps.median = 33_723.4;
+        c.latency_us.p99 = 5_739;
+        c.server.cpu_cores = 0.224;
+        assert_eq!(
+            cell_line(&c, 1, 8),
+            "[1/8] rust-hyper · plaintext · single-thread: 33,723 req/s, p99 5.74 ms, CPU 0.22"
+        );
+        // Said broken to the terminal's width, as `say` does.
+        for part in crate::width::hanging(&cell_line(&c, 10, 216), 80, 4) {
+            assert!(part.chars().count() <= 80, "{part:?}");
+        }
+    }
 }

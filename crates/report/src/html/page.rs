@@ -283,7 +283,11 @@ fn environment(o: &mut String, r: &RunResults) {
     let mut load = vec![
         (
             "shape",
-            format!("{} connections, {} threads", p.connections, p.threads),
+            format!(
+                "{}, {}",
+                crate::units::plural(p.connections, "connection"),
+                crate::units::plural(p.threads, "thread")
+            ),
         ),
         ("amount", escape(&amount)),
         (

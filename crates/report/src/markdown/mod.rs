@@ -207,7 +207,7 @@ fn machine(o: &mut String, r: &RunResults) {
     let e = &r.environment;
     let _ = writeln!(
         o,
-        "Started {}{}. {} ({} cores), Linux {}, restbench {}. {}.\n",
+        "Started {}{}. {} ({}), Linux {}, restbench {}. {}.\n",
         r.started_at,
         if r.interrupted {
             " — **interrupted**: only finished cells are shown"
@@ -215,7 +215,7 @@ fn machine(o: &mut String, r: &RunResults) {
             ""
         },
         e.cpu_model,
-        e.cores,
+        crate::units::plural(e.cores, "core"),
         e.kernel,
         e.restbench_version,
         e.backend_reason
@@ -238,10 +238,10 @@ fn load_shape(o: &mut String, p: &RunProtocol) {
     };
     let _ = writeln!(
         o,
-        "Load: {} connections, {} threads, {shape}, {} repeats, warm-up {}s, HTTP/{}{}, timeout {}s; database pool {} connections in total.\n",
-        p.connections,
-        p.threads,
-        p.repeats,
+        "Load: {}, {}, {shape}, {}, warm-up {}s, HTTP/{}{}, timeout {}s; database pool {} connections in total.\n",
+        crate::units::plural(p.connections, "connection"),
+        crate::units::plural(p.threads, "thread"),
+        crate::units::plural(p.repeats, "repeat"),
         p.warmup_s,
         p.http_version,
         if p.keepalive {

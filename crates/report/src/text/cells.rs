@@ -10,8 +10,9 @@ use crate::cells::{cell_labels, cv_text, first_line, per_cpu_second, per_mb, sta
 use crate::conformance::{conformant_first, nonconformant_subjects, ranked_apart};
 use crate::units::{bytes_short, compact, micros_short, thousands};
 
-/// The width a table gets when the terminal's is unknown (output to a file or a pipe).
-pub const DEFAULT_WIDTH: usize = 100;
+/// The width a table gets when the terminal's is unknown (output to a file or a pipe): a
+/// terminal's usual width, so that a log read later in one still fits.
+pub const DEFAULT_WIDTH: usize = 80;
 
 /// The width to fit a table into: `COLUMNS` when it holds a positive number, else the terminal's
 /// (`tty_columns`, from the ioctl, when stdout is a terminal), else [`DEFAULT_WIDTH`].

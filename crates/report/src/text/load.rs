@@ -6,7 +6,7 @@ use std::fmt::Write;
 use restbench_model::histogram;
 use restbench_model::{LatencySummary, LoadResult, LoadSettings};
 
-use crate::units::{bytes, count, micros, thousands};
+use crate::units::{bytes, count, micros, plural, thousands};
 
 /// wrk's report: header, thread stats, optional distribution, totals, errors.
 pub fn load_report(r: &LoadResult, distribution: bool) -> String {
@@ -49,17 +49,23 @@ fn heading(o: &mut String, s: &LoadSettings) {
     let _ = writeln!(o, "Running {what} @ {}", s.url);
     let _ = writeln!(o, "{}", shape(s));
     if s.rate.is_none() {
+        // Two lines, so that a terminal of 80 columns shows them whole.
         let _ = writeln!(
             o,
-            "  Latency {} (a saturated queue: see --rate or --slo for latency at a given load)",
+            "  Latency {}: a saturated queue",
             crate::vocabulary::closed_loop_latency(s.connections)
         );
+        let _ = writeln!(o, "  (see --rate or --slo for latency at a given load)");
     }
 }
 
 /// `  2 threads and 10 connections`, with whatever departs from wrk's defaults.
 fn shape(s: &LoadSettings) -> String {
-    let mut shape = format!("  {} threads and {} connections", s.threads, s.connections);
+    let mut shape = format!(
+        "  {} and {}",
+        plural(s.threads, "thread"),
+        plural(s.connections, "connection")
+    );
     if let Some(rate) = s.rate {
         let _ = write!(shape, ", {} requests/sec (open loop)", trim_float(rate));
     }
@@ -75,8 +81,8 @@ fn shape(s: &LoadSettings) -> String {
     if s.http_version == "2" {
         let _ = write!(
             shape,
-            ", HTTP/2 with {} streams each",
-            s.max_streams.unwrap_or(1)
+            ", HTTP/2 with {} each",
+            plural(s.max_streams.unwrap_or(1), "stream")
         );
     }
     if let Some(path) = &s.unix_socket {
@@ -120,7 +126,7 @@ fn thread_stats(o: &mut String, r: &LoadResult) {
 /// `--latency`: the percentiles, and the uncorrected ones beside them for an open loop.
 fn latency_distribution(o: &mut String, r: &LoadResult) {
     let title = if r.uncorrected_latency_us.is_some() {
-        "  Latency Distribution (from intended send times, corrected for coordinated omission)"
+        "  Latency Distribution (from intended send times: coordinated omission corrected)"
     } else {
         "  Latency Distribution"
     };
@@ -173,8 +179,9 @@ fn errors(o: &mut String, r: &LoadResult) {
     if e.reset > 0 || r.goaways > 0 {
         let _ = writeln!(
             o,
-            "  HTTP/2: {} streams reset by the server, {} GOAWAY received",
-            e.reset, r.goaways
+            "  HTTP/2: {} reset by the server, {} GOAWAY received",
+            plural(e.reset, "stream"),
+            r.goaways
         );
     }
 }
@@ -258,7 +265,7 @@ fn accounting(o: &mut String, r: &LoadResult) {
     if let Some(h) = &r.tls_handshake_us {
         let _ = writeln!(
             o,
-            "  TLS handshakes (new connections, not in latency): avg {}, p50 {}, p99 {}, max {}",
+            "  TLS handshakes (not in latency): avg {}, p50 {}, p99 {}, max {}",
             micros(h.mean),
             micros(h.p50 as f64),
             micros(h.p99 as f64),

@@ -13,7 +13,7 @@ pub mod rankings;
 pub mod table;
 
 pub use cells::{DEFAULT_WIDTH, cell_table, table_width};
-pub use comparison::{comparison, load_comparison};
+pub use comparison::{comparison, comparison_at, load_comparison, load_comparison_at};
 pub use conformance::conformance;
 pub use load::load_report;
 pub use rankings::rankings;

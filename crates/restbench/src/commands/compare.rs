@@ -21,7 +21,10 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
             } else if args.markdown {
                 restbench_report::markdown::load_comparison(&comparison)
             } else {
-                restbench_report::text::load_comparison(&comparison)
+                restbench_report::text::load_comparison_at(
+                    &comparison,
+                    crate::output::table_width(),
+                )
             };
             return write_out(&text);
         }
@@ -42,7 +45,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     } else if args.markdown {
         restbench_report::markdown::comparison(&comparison)
     } else {
-        restbench_report::text::comparison(&comparison)
+        restbench_report::text::comparison_at(&comparison, crate::output::table_width())
     };
     write_out(&text)
 }

@@ -66,8 +66,13 @@ pub fn run(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&machine.document())?);
     } else {
+        let width = crate::output::table_width();
         for l in machine.lines() {
-            println!("{l}");
+            // A tool's continuation lines start under its version, the others under their text.
+            let indent = if l.starts_with("  ") { 12 } else { 2 };
+            for part in crate::width::hanging(&l, width, indent) {
+                println!("{part}");
+            }
         }
     }
     Ok(ExitCode::SUCCESS)

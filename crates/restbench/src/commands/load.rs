@@ -15,14 +15,15 @@ use restbench_report::capacity_text;
 
 use crate::cli::{BadArgument, LoadArgs};
 use crate::common::{EXIT_INTERRUPTED, EXIT_WITH_ERRORS};
-use crate::options::spec_from_args;
+use crate::options::{refuse_remote_target, spec_from_args};
 use crate::{live, output, remote, signals, start_at};
 
 pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
+    let spec = spec_from_args(&args)?;
+    refuse_remote_target(&args, &spec.target)?;
     if !args.slo.is_empty() {
         return capacity(args);
     }
-    let spec = spec_from_args(&args)?;
     if args.scaleout.hosts.loadgen_hosts.is_some() {
         return remote_load(&args, &spec);
     }
@@ -154,9 +155,9 @@ fn capacity(args: LoadArgs) -> anyhow::Result<ExitCode> {
         let outcome = restbench_loadgen::run(s, &stop, Arc::new(Progress::default()))?;
         if probe.is_none() {
             eprintln!(
-                "probe: {:.0} req/s at saturation, closed loop, {} connections",
+                "probe: {:.0} req/s at saturation, closed loop, {}",
                 outcome.rps(),
-                s.connections
+                restbench_report::units::plural(s.connections, "connection")
             );
             eprintln!("{}", capacity_text::step_header());
             probe = Some((outcome.clone(), s.clone()));

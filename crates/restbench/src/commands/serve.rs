@@ -66,28 +66,39 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     };
     let mut running = start_subject(s, scenario, &options, args.port)?;
     println!("http://{}", running.addr);
-    eprintln!(
-        "{} ({}) ready in {:.1}s on http://{} — {}; routes: {}; output: {}; Ctrl-C stops it",
-        s.id,
-        scenario,
-        running.ready_after.as_secs_f64(),
-        running.addr,
-        placement.describe(),
-        s.workloads
-            .iter()
-            .map(|w| format!("{} {}", w.method(), w.path()))
-            .collect::<Vec<_>>()
-            .join(", "),
-        running.child.log_path().display()
-    );
+    let routes = s
+        .workloads
+        .iter()
+        .map(|w| format!("{} {}", w.method(), w.path()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let ready = [
+        format!(
+            "{} ({scenario}) ready in {:.1}s on http://{}; Ctrl-C stops it",
+            s.id,
+            running.ready_after.as_secs_f64(),
+            running.addr
+        ),
+        format!("  placement: {}", placement.describe()),
+        format!("  routes: {routes}"),
+        format!("  output: {}", running.child.log_path().display()),
+    ];
+    let width = crate::width::stderr_width();
+    for line in ready {
+        for part in crate::width::hanging(&line, width, 4) {
+            eprintln!("{part}");
+        }
+    }
     if let Some(c) = &provision.cluster {
         let file = c.root().join("database-url");
         write_secret(&file, &c.url)?;
+        // Two lines, so that the file's path is whole on one line of its own.
+        eprintln!("database: {}", db::redact(&c.url));
         eprintln!(
-            "database: {} (the usable URL, with its password, is in {}, mode 0600)",
-            db::redact(&c.url),
+            "  the usable URL, with its password, is in {}",
             file.display()
         );
+        eprintln!("  (mode 0600)");
     }
     while !stop.load(Ordering::Relaxed) {
         if let Some(status) = running.child.exited() {

@@ -5,18 +5,22 @@ use std::process::ExitCode;
 
 use restbench_harness::subject;
 use restbench_model::{SCHEMA_VERSION, SubjectCatalogue, SubjectEntry};
-use restbench_report::text::{Column, TextTable};
+use restbench_report::text::{Column, Sacrifice, TextTable};
 
 use crate::cli::SubjectsArgs;
 
+/// The catalogue's columns; on a narrow terminal the seeds go first, then the language (the id
+/// names it), then the framework is cut. Why a subject cannot run is said under the table.
 const COLUMNS: [Column; 6] = [
     Column::left("ID"),
-    Column::left("LANGUAGE"),
-    Column::left("FRAMEWORK"),
-    Column::left("SEEDS"),
+    Column::left("LANGUAGE").drop_rank(2),
+    Column::left("FRAMEWORK").min_width(14),
+    Column::left("SEEDS").drop_rank(1),
     Column::left("WORKLOADS"),
-    Column::left("AVAILABLE"),
+    Column::left("HERE"),
 ];
+
+const SACRIFICES: [Sacrifice; 2] = [Sacrifice::Drop(1), Sacrifice::Drop(2)];
 
 pub fn run(args: SubjectsArgs) -> anyhow::Result<ExitCode> {
     if let Some(to) = args.install {
@@ -69,15 +73,32 @@ pub fn run(args: SubjectsArgs) -> anyhow::Result<ExitCode> {
                     .map(|w| w.name())
                     .collect::<Vec<_>>()
                     .join(","),
-                match &e.reason {
-                    None => "yes".into(),
-                    Some(r) => format!("no: {r}"),
-                },
+                if e.available { "yes" } else { "no" }.into(),
             ]
         })
         .collect();
-    for line in TextTable::new(&COLUMNS, rows).lines() {
+    let width = crate::output::table_width();
+    let fitted = TextTable::new(&COLUMNS, rows).fit(width, &SACRIFICES);
+    for line in &fitted.lines {
         writeln!(out, "{line}")?;
+    }
+    if !fitted.dropped.is_empty() {
+        let note = format!(
+            "(not shown at {width} columns: {}; --json has every field)",
+            fitted.dropped.join(", ")
+        );
+        for line in crate::width::hanging(&note, width, 1) {
+            writeln!(out, "{line}")?;
+        }
+    }
+    for e in &entries {
+        if let Some(reason) = &e.reason {
+            writeln!(out)?;
+            let line = format!("{} is not available here: {reason}", e.id);
+            for line in crate::width::hanging(&line, width, 2) {
+                writeln!(out, "{line}")?;
+            }
+        }
     }
     let available = entries.iter().filter(|e| e.available).count();
     writeln!(

@@ -311,12 +311,14 @@ fn serve_writes_the_usable_database_url_to_a_private_file_and_prints_only_its_pa
             }
         }
     };
-    // "database: postgres://…:***@… (the usable URL, with its password, is in FILE, mode 0600)"
-    let file = line
+    // "database: postgres://…:***@…", then "  the usable URL, with its password, is in FILE"
+    let next = stderr
+        .recv_timeout(Duration::from_secs(5))
+        .unwrap_or_default();
+    let file = next
         .split_once(" is in ")
-        .and_then(|(_, rest)| rest.strip_suffix(", mode 0600)"))
-        .map(PathBuf::from)
-        .unwrap_or_else(|| panic!("no file in {line:?}"));
+        .map(|(_, rest)| PathBuf::from(rest))
+        .unwrap_or_else(|| panic!("no file in {next:?}"));
     let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600, "{}", file.display());
     let url = std::fs::read_to_string(&file).unwrap().trim().to_string();

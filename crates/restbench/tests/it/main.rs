@@ -5,6 +5,7 @@
 mod architecture;
 mod bench;
 mod cli;
+mod cli_doc;
 mod database_cli;
 mod db_leftovers;
 mod exports;
@@ -17,3 +18,5 @@ mod reproducibility;
 mod scaleout;
 mod setup;
 mod support;
+mod targets;
+mod widths;
