@@ -9,6 +9,8 @@
 //!   names, `Display` and `FromStr` come from one macro ([`vocabulary!`], in [`names`], with
 //!   [`UnknownName`]); CPU lists ([`cpus`]) and UTC timestamps ([`time`]).
 //! - [`merge`]: several generators' load results (shards of one load) merged into one, exactly.
+//! - [`validate`]: the bounds every document read is checked against before anything is
+//!   computed or allocated from it (the error names the file and the field).
 //!
 //! Every engine converts its own types into these explicitly, so the on-disk schema changes only
 //! here. Each top-level document carries [`SCHEMA_VERSION`]. Latency lives in HdrHistograms with the
@@ -30,6 +32,7 @@ pub mod published;
 pub mod run;
 pub mod scenario;
 pub mod time;
+pub mod validate;
 pub mod workload;
 
 pub use capacity::{

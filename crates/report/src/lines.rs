@@ -1,6 +1,7 @@
 //! The plain lines a comparison says the same way in text and in Markdown: where each run came
 //! from, the verdict counts, the table's values, the load verdict. Text and Markdown both build
-//! on these and never on each other.
+//! on these and never on each other. Document strings enter them through
+//! [`crate::escape::terminal`] (no control characters); Markdown escapes the whole line again.
 
 use restbench_model::comparison::{
     Comparison, LoadComparison, LoadLabel, LoadMetric, RunLabel, Unit, Verdict,
@@ -9,6 +10,7 @@ use restbench_model::comparison::{
 use restbench_model::flag::Flag;
 
 use crate::cells::key_label;
+use crate::escape::terminal;
 use crate::units::{bytes_short, micros_short, ratio, thousands};
 
 /// One line on the verdicts: `4 cells in both runs: 1 faster, 1 slower, 1 within noise, …`.
@@ -59,9 +61,9 @@ pub fn comparison_rows(c: &Comparison) -> Vec<[String; 9]> {
         .map(|c| {
             let opt = |v: Option<f64>, f: fn(f64) -> String| v.map_or("–".to_string(), f);
             [
-                key_label(&c.key),
-                c.key.workload.clone(),
-                c.key.scenario.clone(),
+                terminal(&key_label(&c.key)),
+                terminal(&c.key.workload),
+                terminal(&c.key.scenario),
                 opt(c.a_rps, thousands),
                 opt(c.b_rps, thousands),
                 opt(c.rps_ratio, ratio),
@@ -78,14 +80,14 @@ pub fn comparison_heading(c: &Comparison) -> Vec<String> {
     let l = |x: &RunLabel| {
         format!(
             "{} started {} on {} ({} cores{})",
-            x.kind,
-            x.started_at,
-            x.cpu_model,
+            terminal(&x.kind),
+            terminal(&x.started_at),
+            terminal(&x.cpu_model),
             x.cores,
             if x.hostname.is_empty() {
                 String::new()
             } else {
-                format!(", {}", x.hostname)
+                format!(", {}", terminal(&x.hostname))
             }
         )
     };
@@ -104,7 +106,12 @@ pub fn comparison_heading(c: &Comparison) -> Vec<String> {
 pub fn load_label(l: &LoadLabel) -> String {
     format!(
         "{} {} — {} threads, {} connections, {}; measured {:.2} s",
-        l.method, l.url, l.threads, l.connections, l.shape, l.duration_s
+        terminal(&l.method),
+        terminal(&l.url),
+        l.threads,
+        l.connections,
+        terminal(&l.shape),
+        l.duration_s
     )
 }
 

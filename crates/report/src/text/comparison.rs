@@ -6,6 +6,7 @@ use restbench_model::comparison::{Comparison, LoadComparison};
 
 use super::table::{Column, TextTable};
 use crate::cells::key_label;
+use crate::escape::terminal;
 use crate::lines::{
     comparison_heading, comparison_rows, comparison_summary, load_label, load_verdict_line,
     metric_value,
@@ -28,7 +29,7 @@ pub fn load_comparison(c: &LoadComparison) -> String {
         let _ = writeln!(
             o,
             "The loads differ ({}): the ratios mix the server's change with the load's.",
-            c.differences.join(", ")
+            terminal(&c.differences.join(", "))
         );
     }
     o.push('\n');
@@ -76,7 +77,7 @@ pub fn comparison(c: &Comparison) -> String {
     let _ = writeln!(o, "{}", lines[0]);
     for (l, cell) in lines[1..].iter().zip(&c.cells) {
         let _ = match &cell.note {
-            Some(n) => writeln!(o, "{l}  ({n})"),
+            Some(n) => writeln!(o, "{l}  ({})", terminal(n)),
             None => writeln!(o, "{l}"),
         };
     }
@@ -91,7 +92,13 @@ pub fn comparison(c: &Comparison) -> String {
         if !list.is_empty() {
             let _ = writeln!(o, "\n{title}:");
             for k in list {
-                let _ = writeln!(o, "  {} / {} / {}", key_label(k), k.workload, k.scenario);
+                let _ = writeln!(
+                    o,
+                    "  {} / {} / {}",
+                    terminal(&key_label(k)),
+                    terminal(&k.workload),
+                    terminal(&k.scenario)
+                );
             }
         }
     }

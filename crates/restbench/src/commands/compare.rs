@@ -84,9 +84,7 @@ fn kind(file: &Path) -> anyhow::Result<DocumentKind> {
     }
 }
 
+/// Read as `merge` reads it: version, then every count, bound and time validated.
 fn load_result(file: &Path) -> anyhow::Result<LoadResult> {
-    let text =
-        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-    serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a readable load result", file.display()))
+    Ok(restbench_model::read_load(file)?)
 }
