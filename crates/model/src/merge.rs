@@ -682,6 +682,68 @@ mod tests {
         }
     }
 
+    /// Issue 26 item 6: each lie is refused before anything is sized by it, naming the part and
+    /// the field.
+    #[test]
+    fn parts_that_lie_are_refused_naming_the_part_and_the_field() {
+        type Lie = fn(&mut LoadResult);
+        let lies: [(&str, Lie, &str); 7] = [
+            (
+                "a second of 2^32 - 1",
+                |r| r.timeseries[0].second = u32::MAX,
+                "timeseries[0].second",
+            ),
+            (
+                "a far-future start",
+                |r| r.started_at_unix_ms = Some(crate::validate::MAX_UNIX_MS),
+                "started_at_unix_ms",
+            ),
+            (
+                "shard 5 of 2",
+                |r| r.shard = Some(Shard { index: 5, count: 2 }),
+                "shard.index",
+            ),
+            (
+                "shard 0 of 0",
+                |r| r.shard = Some(Shard { index: 0, count: 0 }),
+                "shard.count",
+            ),
+            (
+                "2^64 - 1 requests",
+                |r| {
+                    (r.requests, r.sent, r.in_flight) = (u64::MAX, u64::MAX, 0);
+                    r.errors = ErrorCounts::default();
+                },
+                "2^64",
+            ),
+            ("a NaN duration", |r| r.duration_s = f64::NAN, "duration_s"),
+            (
+                "errors past 2^64",
+                |r| (r.errors.read, r.errors.timeout) = (u64::MAX, 1),
+                "errors",
+            ),
+        ];
+        for (lie, tell, field) in lies {
+            let a = result(&[100], 1_000_000, &[1], 0);
+            let mut b = result(&[100], 1_000_000, &[1], 1);
+            tell(&mut b);
+            let mut parts = vec![("a.json".to_string(), a), ("b.json".to_string(), b)];
+            if lie == "2^64 - 1 requests" {
+                tell(&mut parts[0].1);
+            }
+            let err = merge_load_results(&parts, true).unwrap_err().to_string();
+            assert!(err.starts_with("b.json: "), "{lie}: {err}");
+            assert!(err.contains(field), "{lie}: {err}");
+        }
+        // A start a week and more after the other part's: the merged series would be that long.
+        let a = result(&[100], 1_000_000, &[1], 0);
+        let b = result(&[100], 1_000_000 + 8 * 24 * 3_600_000, &[1], 1);
+        let err = merge_load_results(&[("a".into(), a), ("b".into(), b)], false)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("b: started_at_unix_ms"), "{err}");
+    }
+
     #[test]
     fn pooled_thread_rates_are_exact_for_equal_groups() {
         let mut a = result(&[1], 0, &[], 0);
