@@ -10,7 +10,10 @@ fuzz_target!(|data: &[u8]| {
     };
     if mode & 0x80 != 0 {
         if let Ok(status) = restbench_loadgen::fuzzing::hpack_status(rest) {
-            assert!(status < 1000, "a status of more than three digits: {status}");
+            assert!(
+                status < 1000,
+                "a status of more than three digits: {status}"
+            );
         }
     } else {
         let _ = restbench_loadgen::fuzzing::h2_frames(rest, usize::from(mode & 7) + 1);
