@@ -12,7 +12,8 @@
 //! `response.rs` (HTTP/1.x out and in, within [`http1_limits`]); `recorder.rs`, `outcome.rs`,
 //! `from_result.rs` (an outcome read back from a result document) and `live.rs` (figures read
 //! while a run goes on); `error.rs`; [`capacity`] (the capacity search over runs);
-//! [`trivial_server`] (the calibration server).
+//! [`trivial_server`] (the calibration server); `fuzzing.rs` (hidden entry points
+//! for the fuzz targets in `fuzz/`: the response framer, the h2 frame reader, the `:status` scan).
 //!
 //! Transports (`transport/`): TCP, Unix domain sockets, and TLS over either with rustls
 //! (`tls.rs`); plain TCP keeps its hot path (an enum, no extra call or allocation per request).
@@ -30,6 +31,8 @@ pub mod capacity;
 mod engine;
 mod error;
 mod from_result;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod h2;
 pub mod http1_limits;
 mod live;

@@ -36,6 +36,13 @@ pub enum DocumentError {
     Version { path: PathBuf, found: u32 },
     #[error(transparent)]
     Limited(#[from] LimitedReadError),
+    #[error("{path}: {field} {problem}")]
+    Invalid {
+        path: PathBuf,
+        /// Where in the document, as a JSON path: `timeseries[3].second`.
+        field: String,
+        problem: String,
+    },
     #[error("cannot write results to {path}")]
     Write {
         path: PathBuf,
@@ -57,29 +64,46 @@ pub fn write_results(dir: &Path, results: &RunResults) -> Result<(), DocumentErr
 
 /// Reads a `results.json`.
 pub fn read_results(path: &Path) -> Result<RunResults, DocumentError> {
-    read_versioned(path)
+    parse_results(&read_text(path)?, path)
 }
 
 /// Reads the JSON document of `restbench load --json`.
 pub fn read_load(path: &Path) -> Result<LoadResult, DocumentError> {
-    read_versioned(path)
+    parse_load(&read_text(path)?, path)
 }
 
-/// Reads a document after checking its `schema_version` (0 and versions above ours are refused;
-/// a missing one is left to the full parse, which names the field).
-fn read_versioned<T: DeserializeOwned>(path: &Path) -> Result<T, DocumentError> {
+/// A results document read from `path` (named in errors): parsed and validated.
+pub fn parse_results(text: &str, path: &Path) -> Result<RunResults, DocumentError> {
+    let results: RunResults = parse_versioned(text, path)?;
+    crate::validate::run(&results).map_err(|e| e.at(path))?;
+    Ok(results)
+}
+
+/// A `load --json` document read from `path` (named in errors): parsed and validated.
+pub fn parse_load(text: &str, path: &Path) -> Result<LoadResult, DocumentError> {
+    let load: LoadResult = parse_versioned(text, path)?;
+    crate::validate::load(&load).map_err(|e| e.at(path))?;
+    Ok(load)
+}
+
+fn read_text(path: &Path) -> Result<String, DocumentError> {
+    Ok(read_limited_string(path, DOCUMENT_LIMIT, "the document")?)
+}
+
+/// Parses a document after checking its `schema_version` (0 and versions above ours are
+/// refused; a missing one is left to the full parse, which names the field).
+fn parse_versioned<T: DeserializeOwned>(text: &str, path: &Path) -> Result<T, DocumentError> {
     /// Only the version: serde skips every other field, so a document of another shape still
     /// gets the version message rather than a parse error about a field.
     #[derive(Deserialize)]
     struct Probe {
         schema_version: Option<u32>,
     }
-    let text = read_limited_string(path, DOCUMENT_LIMIT, "the document")?;
     let parse_error = |source| DocumentError::Parse {
         path: path.to_path_buf(),
         source,
     };
-    let probe: Probe = serde_json::from_str(&text).map_err(parse_error)?;
+    let probe: Probe = serde_json::from_str(text).map_err(parse_error)?;
     if let Some(found) = probe.schema_version
         && !(1..=SCHEMA_VERSION).contains(&found)
     {
@@ -88,7 +112,7 @@ fn read_versioned<T: DeserializeOwned>(path: &Path) -> Result<T, DocumentError> 
             found,
         });
     }
-    serde_json::from_str(&text).map_err(parse_error)
+    serde_json::from_str(text).map_err(parse_error)
 }
 
 /// Reads a run given its folder or its `results.json`.

@@ -11,6 +11,8 @@
 //! - Verdicts under noise: [`interval`] (intervals on figures and on ratios, paired by round)
 //!   and [`rounds`] (interleaved rounds, contended slices, rankings with ties, the stop rule).
 //! - [`merge`]: several generators' load results (shards of one load) merged into one, exactly.
+//! - [`validate`]: the bounds every document read is checked against before anything is
+//!   computed or allocated from it (the error names the file and the field).
 //!
 //! Every engine converts its own types into these explicitly, so the on-disk schema changes only
 //! here. Each top-level document carries [`SCHEMA_VERSION`]. Latency lives in HdrHistograms with the
@@ -34,6 +36,7 @@ pub mod rounds;
 pub mod run;
 pub mod scenario;
 pub mod time;
+pub mod validate;
 pub mod workload;
 
 pub use capacity::{

@@ -83,6 +83,21 @@ impl std::ops::AddAssign for ErrorCounts {
 }
 
 impl ErrorCounts {
+    /// Field by field, or `None` when a sum does not fit (counts read from documents).
+    pub fn checked_add(self, other: Self) -> Option<Self> {
+        Some(Self {
+            connect: self.connect.checked_add(other.connect)?,
+            read: self.read.checked_add(other.read)?,
+            write: self.write.checked_add(other.write)?,
+            timeout: self.timeout.checked_add(other.timeout)?,
+            status: self.status.checked_add(other.status)?,
+            parse: self.parse.checked_add(other.parse)?,
+            protocol: self.protocol.checked_add(other.protocol)?,
+            tls: self.tls.checked_add(other.tls)?,
+            reset: self.reset.checked_add(other.reset)?,
+        })
+    }
+
     /// Every error, connection attempts included.
     pub fn total(&self) -> u64 {
         self.connect

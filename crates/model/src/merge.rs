@@ -40,6 +40,22 @@ pub enum MergeError {
         other: String,
         shard: String,
     },
+    /// A part fails the checks every document read passes ([`crate::validate`]).
+    #[error("{label}: {invalid}")]
+    Invalid {
+        label: String,
+        invalid: crate::validate::Invalid,
+    },
+    /// The parts' counts do not fit in 64 bits together: one of them cannot be true.
+    #[error("{label}: {field} makes the merged count larger than 2^64; a shard's counts are wrong")]
+    Overflow { label: String, field: &'static str },
+    /// The parts' wall-clock starts are too far apart to be one load.
+    #[error(
+        "{label}: started_at_unix_ms is {seconds} s from the other parts' window; parts of one \
+         load measure together (at most {} s apart)",
+        crate::validate::MAX_SERIES_SECONDS
+    )]
+    Window { label: String, seconds: u64 },
     #[error("the latency histogram of {label} cannot be read: {reason}")]
     Histogram {
         label: String,
@@ -118,15 +134,27 @@ pub fn merge_load_results(
     let Some((first_label, first)) = inputs.first() else {
         return Err(MergeError::Empty);
     };
+    for (label, r) in inputs {
+        crate::validate::load(r).map_err(|invalid| MergeError::Invalid {
+            label: label.clone(),
+            invalid,
+        })?;
+    }
     if !force {
         check_parts_of_one_load(inputs, first_label, first)?;
     }
-    let (base, window_s) = window(inputs);
+    let (base, window_s) = window(inputs)?;
     let mut totals = Totals::new(inputs, first);
     for (label, r) in inputs {
         totals.add(label, r, base)?;
     }
-    Ok(totals.into_result(inputs, first, base, window_s))
+    let merged = totals.into_result(inputs, first, base, window_s);
+    // Sums of fields that each fit may not fit together (the error total).
+    crate::validate::load(&merged).map_err(|invalid| MergeError::Invalid {
+        label: "the merged result".into(),
+        invalid,
+    })?;
+    Ok(merged)
 }
 
 /// Every input has the first one's shape, and no shard comes twice.
@@ -161,23 +189,28 @@ fn check_parts_of_one_load(
 /// The window the parts measured in together, as its wall-clock start (when known) and its
 /// length in seconds: from the earliest measured start to the latest end, when every part knows
 /// its wall-clock start; else the longest part (they are taken as simultaneous).
-fn window(inputs: &[(String, LoadResult)]) -> (Option<u64>, f64) {
+/// Refused when a part ends more than [`crate::validate::MAX_SERIES_SECONDS`] after the
+/// earliest start: the merged series would be sized by it.
+fn window(inputs: &[(String, LoadResult)]) -> Result<(Option<u64>, f64), MergeError> {
     let starts: Option<Vec<u64>> = inputs.iter().map(|(_, r)| r.started_at_unix_ms).collect();
-    match &starts {
-        Some(starts) => {
-            let base = starts.iter().copied().min().unwrap_or(0);
-            let end = inputs
-                .iter()
-                .zip(starts)
-                .map(|((_, r), s)| *s as f64 + r.duration_s * 1000.0)
-                .fold(base as f64, f64::max);
-            (Some(base), (end - base as f64) / 1000.0)
+    let Some(starts) = starts else {
+        let longest = inputs.iter().map(|(_, r)| r.duration_s).fold(0.0, f64::max);
+        return Ok((None, longest));
+    };
+    let base = starts.iter().copied().min().unwrap_or(0);
+    let mut end = base as f64;
+    for ((label, r), s) in inputs.iter().zip(&starts) {
+        let part_end = *s as f64 + r.duration_s * 1000.0;
+        let seconds = ((part_end - base as f64) / 1000.0).ceil() as u64;
+        if seconds > crate::validate::MAX_SERIES_SECONDS {
+            return Err(MergeError::Window {
+                label: label.clone(),
+                seconds,
+            });
         }
-        None => (
-            None,
-            inputs.iter().map(|(_, r)| r.duration_s).fold(0.0, f64::max),
-        ),
+        end = end.max(part_end);
     }
+    Ok((Some(base), (end - base as f64) / 1000.0))
 }
 
 /// The parts added so far: counts summed, histograms added, seconds aligned, shards listed.
@@ -231,22 +264,50 @@ impl Totals {
     }
 
     /// Adds one part; `base` is the window's wall-clock start, when every part knows its own.
+    /// Every count is added checked: parts whose sums do not fit cannot all be true.
     fn add(&mut self, label: &str, r: &LoadResult, base: Option<u64>) -> Result<(), MergeError> {
         self.add_histograms(label, r)?;
-        self.sent += r.sent;
-        self.requests += r.requests;
-        self.in_flight += r.in_flight;
-        self.bytes += r.bytes;
-        self.opened += r.connections_opened;
-        self.errors += r.errors;
+        let add = |into: &mut u64, n: u64, field: &'static str| {
+            *into = into.checked_add(n).ok_or_else(|| MergeError::Overflow {
+                label: label.to_string(),
+                field,
+            })?;
+            Ok::<_, MergeError>(())
+        };
+        add(&mut self.sent, r.sent, "sent")?;
+        add(&mut self.requests, r.requests, "requests")?;
+        add(&mut self.in_flight, r.in_flight, "in_flight")?;
+        add(&mut self.bytes, r.bytes, "bytes")?;
+        add(&mut self.opened, r.connections_opened, "connections_opened")?;
+        self.errors = self
+            .errors
+            .checked_add(r.errors)
+            .ok_or(MergeError::Overflow {
+                label: label.to_string(),
+                field: "errors",
+            })?;
         for (code, n) in &r.status_counts {
-            *self.status_counts.entry(code.clone()).or_default() += n;
+            add(
+                self.status_counts.entry(code.clone()).or_default(),
+                *n,
+                "status_counts",
+            )?;
+        }
+        if let Some(n) = r.settings.requests {
+            let total = self.settings.requests.get_or_insert(0);
+            add(total, n, "settings.requests")?;
         }
         let offset = match (base, r.started_at_unix_ms) {
-            (Some(base), Some(start)) => ((start - base) as f64 / 1000.0).round() as usize,
+            (Some(base), Some(start)) => {
+                (start.saturating_sub(base) as f64 / 1000.0).round() as usize
+            }
             _ => 0,
         };
-        self.add_seconds(&r.timeseries, offset);
+        self.add_seconds(&r.timeseries, offset)
+            .ok_or_else(|| MergeError::Overflow {
+                label: label.to_string(),
+                field: "timeseries",
+            })?;
         self.user_s += r.loadgen_cpu.user_s;
         self.system_s += r.loadgen_cpu.system_s;
         if let Some(l) = r.max_schedule_lag_us {
@@ -271,8 +332,9 @@ impl Totals {
         Ok(())
     }
 
-    /// One part's seconds, `offset` seconds after the window's start.
-    fn add_seconds(&mut self, timeseries: &[SecondSample], offset: usize) {
+    /// One part's seconds, `offset` seconds after the window's start (both validated, so the
+    /// series stays within a week); `None` when a second's counts overflow.
+    fn add_seconds(&mut self, timeseries: &[SecondSample], offset: usize) -> Option<()> {
         let series = &mut self.series;
         for s in timeseries {
             let i = offset + s.second as usize;
@@ -285,9 +347,10 @@ impl Totals {
             let first = series[i].requests == 0 && series[i].errors == 0;
             series[i].p50_us = if first { s.p50_us } else { None };
             series[i].p99_us = if first { s.p99_us } else { None };
-            series[i].requests += s.requests;
-            series[i].errors += s.errors;
+            series[i].requests = series[i].requests.checked_add(s.requests)?;
+            series[i].errors = series[i].errors.checked_add(s.errors)?;
         }
+        Some(())
     }
 
     /// Each part's share of the load: connections, threads, rate and request count.
@@ -297,9 +360,6 @@ impl Totals {
         s.threads = s.threads.saturating_add(part.threads);
         if let Some(x) = part.rate {
             s.rate = Some(s.rate.unwrap_or(0.0) + x);
-        }
-        if let Some(n) = part.requests {
-            s.requests = Some(s.requests.unwrap_or(0) + n);
         }
     }
 
@@ -620,6 +680,68 @@ mod tests {
         for bad in ["3/3", "1", "a/2", "0/0", "-1/2"] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }
+    }
+
+    /// Issue 26 item 6: each lie is refused before anything is sized by it, naming the part and
+    /// the field.
+    #[test]
+    fn parts_that_lie_are_refused_naming_the_part_and_the_field() {
+        type Lie = fn(&mut LoadResult);
+        let lies: [(&str, Lie, &str); 7] = [
+            (
+                "a second of 2^32 - 1",
+                |r| r.timeseries[0].second = u32::MAX,
+                "timeseries[0].second",
+            ),
+            (
+                "a far-future start",
+                |r| r.started_at_unix_ms = Some(crate::validate::MAX_UNIX_MS),
+                "started_at_unix_ms",
+            ),
+            (
+                "shard 5 of 2",
+                |r| r.shard = Some(Shard { index: 5, count: 2 }),
+                "shard.index",
+            ),
+            (
+                "shard 0 of 0",
+                |r| r.shard = Some(Shard { index: 0, count: 0 }),
+                "shard.count",
+            ),
+            (
+                "2^64 - 1 requests",
+                |r| {
+                    (r.requests, r.sent, r.in_flight) = (u64::MAX, u64::MAX, 0);
+                    r.errors = ErrorCounts::default();
+                },
+                "2^64",
+            ),
+            ("a NaN duration", |r| r.duration_s = f64::NAN, "duration_s"),
+            (
+                "errors past 2^64",
+                |r| (r.errors.read, r.errors.timeout) = (u64::MAX, 1),
+                "errors",
+            ),
+        ];
+        for (lie, tell, field) in lies {
+            let a = result(&[100], 1_000_000, &[1], 0);
+            let mut b = result(&[100], 1_000_000, &[1], 1);
+            tell(&mut b);
+            let mut parts = vec![("a.json".to_string(), a), ("b.json".to_string(), b)];
+            if lie == "2^64 - 1 requests" {
+                tell(&mut parts[0].1);
+            }
+            let err = merge_load_results(&parts, true).unwrap_err().to_string();
+            assert!(err.starts_with("b.json: "), "{lie}: {err}");
+            assert!(err.contains(field), "{lie}: {err}");
+        }
+        // A start a week and more after the other part's: the merged series would be that long.
+        let a = result(&[100], 1_000_000, &[1], 0);
+        let b = result(&[100], 1_000_000 + 8 * 24 * 3_600_000, &[1], 1);
+        let err = merge_load_results(&[("a".into(), a), ("b".into(), b)], false)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("b: started_at_unix_ms"), "{err}");
     }
 
     #[test]

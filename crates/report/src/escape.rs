@@ -1,5 +1,25 @@
-//! Escaping for the two markup languages the reports write. A leaf: every renderer uses it and
-//! it uses nothing of the crate.
+//! The one escaping rule per output kind, applied where a document's string (a name, a host's
+//! CPU model, a reason, a note: anything a results.json or load result carries) enters an
+//! output. Documents come from other machines and other hands, so none of their text reaches a
+//! renderer raw:
+//!
+//! - [`html`]: HTML element content and attribute values (`& < > " '` as entities; control
+//!   characters and bidirectional overrides as in [`terminal`], line breaks and tabs kept).
+//! - [`markdown`]: one line of Markdown (a table cell, a list item, a sentence): line breaks
+//!   become spaces, control characters go ([`terminal`]'s rule: report.md is read in terminals
+//!   too), the punctuation that makes emphasis, a link, code, a table cell or a heading
+//!   (backslash, `|`, backtick, `*`, `#`, and a `]` that would close a link) is
+//!   backslash-escaped, and `<`/`>` become entities so nothing becomes HTML.
+//! - [`terminal`]: text printed to a terminal: every control character (C0, DEL and
+//!   C1: ESC and CSI start the sequences that set a window title, clear the screen or recolour)
+//!   and the bidirectional overrides that reorder a line are shown as `�`.
+//! - [`csv`]: one CSV field (OWASP's CSV-injection advice,
+//!   <https://owasp.org/www-community/attacks/CSV_Injection>): text starting with `=`, `+`,
+//!   `-`, `@`, tab or carriage return is prefixed with `'` so a spreadsheet shows it rather than
+//!   evaluating it, then fields holding a comma, quote or line break are quoted (RFC 4180).
+//!   Numbers restbench formats itself are not text and are written as they are.
+//!
+//! A leaf: every renderer uses it and it uses nothing of the crate.
 
 /// Escapes text for HTML element content and attribute values.
 pub fn html(s: &str) -> String {
@@ -11,19 +31,69 @@ pub fn html(s: &str) -> String {
             '>' => o.push_str("&gt;"),
             '"' => o.push_str("&quot;"),
             '\'' => o.push_str("&#39;"),
+            '\n' | '\t' => o.push(c),
+            c if hides(c) => o.push(REPLACEMENT),
             _ => o.push(c),
         }
     }
     o
 }
 
-/// Escapes text for one line of Markdown (a table cell, a list item): pipes, newlines, and the
-/// angle brackets a renderer would take for HTML.
+/// Escapes text for one line of Markdown (a table cell, a list item, a sentence).
 pub fn markdown(s: &str) -> String {
-    s.replace('|', "\\|")
-        .replace('\n', " ")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    let mut o = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        // A `]` that would close a link's text (`](url)`, `][ref]`, `]: url`) is escaped;
+        // brackets alone stay as they read (`go-nethttp [GOMAXPROCS=1]`).
+        let closes_link = c == ']' && matches!(chars.peek(), Some('(' | '[' | ':'));
+        match c {
+            '\n' | '\r' | '\t' => o.push(' '),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '\\' | '|' | '`' | '*' | '#' => {
+                o.push('\\');
+                o.push(c);
+            }
+            ']' if closes_link => o.push_str("\\]"),
+            c if hides(c) => o.push(REPLACEMENT),
+            _ => o.push(c),
+        }
+    }
+    o
+}
+
+/// Makes text safe to print to a terminal.
+pub fn terminal(s: &str) -> String {
+    if !s.chars().any(hides) {
+        return s.to_string();
+    }
+    s.chars()
+        .map(|c| if hides(c) { REPLACEMENT } else { c })
+        .collect()
+}
+
+/// One CSV field, quoted when it must be.
+pub fn csv(s: &str) -> String {
+    let guarded = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{s}")
+    } else {
+        s.to_string()
+    };
+    if guarded.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", guarded.replace('"', "\"\""))
+    } else {
+        guarded
+    }
+}
+
+/// What [`terminal`] and [`markdown`] show in place of a character they will not pass on.
+const REPLACEMENT: char = '\u{fffd}';
+
+/// A control character (C0, DEL, C1), or a bidirectional override or isolate (they reorder what
+/// a reader sees: CVE-2021-42574).
+fn hides(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 #[cfg(test)]

@@ -45,6 +45,8 @@ pub use document::DocumentKind;
 pub use load_compare::{LoadComparison, compare_loads};
 
 #[cfg(test)]
+mod hostile_text_tests;
+#[cfg(test)]
 mod snapshot_tests;
 
 #[cfg(test)]

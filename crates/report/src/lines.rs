@@ -1,6 +1,7 @@
 //! The plain lines a comparison says the same way in text and in Markdown: where each run came
 //! from, the verdict counts, the table's values, the load verdict. Text and Markdown both build
-//! on these and never on each other.
+//! on these and never on each other. Document strings enter them through
+//! [`crate::escape::terminal`] (no control characters); Markdown escapes the whole line again.
 
 use restbench_model::Interval;
 use restbench_model::comparison::{
@@ -10,6 +11,7 @@ use restbench_model::comparison::{
 use restbench_model::flag::Flag;
 
 use crate::cells::key_label;
+use crate::escape::terminal;
 use crate::units::{bytes_short, micros_short, ratio, thousands};
 
 /// One line on the verdicts: `18 cells in both runs: 2 faster, 1 slower, 15 same, 0 without
@@ -68,9 +70,9 @@ pub fn comparison_rows(c: &Comparison) -> Vec<[String; 10]> {
         .map(|c| {
             let opt = |v: Option<f64>, f: fn(f64) -> String| v.map_or("–".to_string(), f);
             [
-                key_label(&c.key),
-                c.key.workload.clone(),
-                c.key.scenario.clone(),
+                terminal(&key_label(&c.key)),
+                terminal(&c.key.workload),
+                terminal(&c.key.scenario),
                 opt(c.a_rps, thousands),
                 opt(c.b_rps, thousands),
                 opt(c.rps_ratio, ratio),
@@ -90,14 +92,14 @@ pub fn comparison_heading(c: &Comparison) -> Vec<String> {
     let l = |x: &RunLabel| {
         format!(
             "{} started {} on {} ({}{})",
-            x.kind,
-            x.started_at,
-            x.cpu_model,
+            terminal(&x.kind),
+            terminal(&x.started_at),
+            terminal(&x.cpu_model),
             crate::units::plural(x.cores, "core"),
             if x.hostname.is_empty() {
                 String::new()
             } else {
-                format!(", {}", x.hostname)
+                format!(", {}", terminal(&x.hostname))
             }
         )
     };
@@ -116,11 +118,11 @@ pub fn comparison_heading(c: &Comparison) -> Vec<String> {
 pub fn load_label(l: &LoadLabel) -> String {
     format!(
         "{} {} — {}, {}, {}; measured {:.2} s",
-        l.method,
-        l.url,
+        terminal(&l.method),
+        terminal(&l.url),
         crate::units::plural(l.threads, "thread"),
         crate::units::plural(l.connections, "connection"),
-        l.shape,
+        terminal(&l.shape),
         l.duration_s
     )
 }

@@ -141,16 +141,21 @@ fn generator_lines(r: &LoadResult) -> String {
         let shard = s.shard.map(|s| format!(" (shard {s})")).unwrap_or_default();
         out += &format!(
             "    {}{shard}: {} requests in {:.2}s, {:.0} req/s, {} errors, generator CPU {:.2} cores\n",
-            s.generator, s.requests, s.duration_s, s.rps, s.errors, s.loadgen_cpu.cores
+            restbench_report::escape::terminal(&s.generator),
+            s.requests,
+            s.duration_s,
+            s.rps,
+            s.errors,
+            s.loadgen_cpu.cores
         );
     }
     out
 }
 
+/// Its version, counts, bounds and times are checked as every document read is
+/// (`restbench_model::validate`): the error names the file and the field.
 pub fn read_load_result(path: &Path) -> anyhow::Result<LoadResult> {
-    let text = read_document(path)?;
-    serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a `restbench load --json` result", path.display()))
+    Ok(restbench_model::read_load(path)?)
 }
 
 /// A document the user names (a results.json, a load result), read whole within

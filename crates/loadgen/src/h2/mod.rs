@@ -31,3 +31,4 @@ mod status;
 
 pub(crate) use conn::{Event, H2Conn};
 pub(crate) use encode::H2Request;
+pub(crate) use status::block_status;

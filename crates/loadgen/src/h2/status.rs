@@ -8,7 +8,7 @@
 
 /// Built on the first Huffman-coded `:status` or header name (rare: statuses outside the static
 /// table), then kept by the connection.
-pub(super) type Huffman = Option<Box<fluke_hpack::huffman::HuffmanDecoder>>;
+pub(crate) type Huffman = Option<Box<fluke_hpack::huffman::HuffmanDecoder>>;
 
 /// Static-table indexes (RFC 7541 Appendix A) of `:status` with a value: 200, 204, 206, 304,
 /// 400, 404, 500; index 8 doubles as the name `:status` for a literal value.
@@ -26,7 +26,7 @@ const STATIC_TABLE_LEN: usize = 61;
 /// Scans an HPACK header block for `:status` without a dynamic table (we advertise a table
 /// size of 0, so a server adds nothing it may refer to later: an index past the static table is
 /// a protocol error). Other fields are skipped by their length, never Huffman-decoded.
-pub(super) fn block_status(block: &[u8], huffman: &mut Huffman) -> Result<u16, &'static str> {
+pub(crate) fn block_status(block: &[u8], huffman: &mut Huffman) -> Result<u16, &'static str> {
     let mut status = 0u16;
     let mut i = 0;
     while i < block.len() {

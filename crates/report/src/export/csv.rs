@@ -1,13 +1,15 @@
 //! `--export-csv`: a header line, then one line per row (RFC 4180: fields holding a comma, a
 //! quote or a line break are quoted, quotes doubled; lines end in CRLF as the RFC says, which
-//! every spreadsheet and CSV reader accepts).
+//! every spreadsheet and CSV reader accepts). Text from the documents goes through
+//! [`crate::escape::csv`]: a framework named `=HYPERLINK(…)` is shown, never evaluated.
 
 use super::table::{Field, Table};
+use crate::escape;
 
 /// The export as CSV.
 pub fn render(t: &Table) -> String {
     let mut o = String::new();
-    line(&mut o, t.columns.iter().map(|c| c.to_string()));
+    line(&mut o, t.columns.iter().map(|c| escape::csv(c)));
     for row in &t.rows {
         line(&mut o, row.iter().map(field));
     }
@@ -19,28 +21,21 @@ fn line(o: &mut String, fields: impl Iterator<Item = String>) {
         if i > 0 {
             o.push(',');
         }
-        o.push_str(&quote(&f));
+        o.push_str(&f);
     }
     o.push_str("\r\n");
 }
 
-/// A value as plain text: numbers as Rust prints them (shortest exact form), lists joined by `;`.
+/// A value as one CSV field: numbers as Rust prints them (shortest exact form), text and lists
+/// (joined by `;`) escaped.
 fn field(f: &Field) -> String {
     match f {
-        Field::Text(t) => t.clone(),
+        Field::Text(t) => escape::csv(t),
         Field::Int(v) => v.to_string(),
         Field::Float(v) => v.to_string(),
         Field::Bool(v) => v.to_string(),
-        Field::List(v) => v.join(";"),
+        Field::List(v) => escape::csv(&v.join(";")),
         Field::Empty => String::new(),
-    }
-}
-
-fn quote(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
     }
 }
 

@@ -46,8 +46,8 @@ pub fn comparison(c: &Comparison) -> String {
             o,
             "| {} | {} | {} | {} | {} | {} |{interval} {} | {} | {verdict} | {} |",
             escape(&row[0]),
-            row[1],
-            row[2],
+            escape(&row[1]),
+            escape(&row[2]),
             row[3],
             row[4],
             row[5],
@@ -71,8 +71,8 @@ pub fn comparison(c: &Comparison) -> String {
                     o,
                     "- {} / {} / {}",
                     escape(&key_label(k)),
-                    k.workload,
-                    k.scenario
+                    escape(&k.workload),
+                    escape(&k.scenario)
                 );
             }
         }

@@ -74,15 +74,17 @@ pub fn cell_table(cells: &[&Cell]) -> String {
             let _ = writeln!(
                 o,
                 "| {} | {} | {} | ok | – | – |{dash}{interval_dash} – | – | – | – | – | – | – | – | open loop only: see capacity / equal load |",
-                subject, c.workload, c.scenario
+                subject,
+                escape(&c.workload),
+                escape(&c.scenario)
             );
         } else if c.status == CellStatus::Ok {
             let _ = writeln!(
                 o,
                 "| {} | {} | {} | ok | {} | {} |{}{} {} | {} | {} | {:.2} cores | {:.1} | {} | {} | {} | {} |",
                 subject,
-                c.workload,
-                c.scenario,
+                escape(&c.workload),
+                escape(&c.scenario),
                 thousands(c.rps.median),
                 cv_text(c),
                 between(c),
@@ -95,15 +97,15 @@ pub fn cell_table(cells: &[&Cell]) -> String {
                 bytes(c.server.rss_peak_bytes as f64),
                 per_cpu_second(c).map_or("–".into(), thousands),
                 per_mb(c).map_or("–".into(), thousands),
-                c.flags.join(", ")
+                escape(&c.flags.join(", "))
             );
         } else {
             let _ = writeln!(
                 o,
                 "| {} | {} | {} | {} | – | – |{dash}{interval_dash} – | – | – | – | – | – | – | – | {} |",
                 subject,
-                c.workload,
-                c.scenario,
+                escape(&c.workload),
+                escape(&c.scenario),
                 status_word(c.status),
                 escape(&first_line(c.reason.as_deref().unwrap_or("")))
             );
@@ -131,7 +133,7 @@ pub fn open_loop_tables(cells: &[&Cell]) -> String {
                 o,
                 "| {} | {} | `{}` | {} | {} | {} | {} | {} |",
                 escape(&r.label),
-                r.scenario,
+                escape(&r.scenario),
                 r.slo,
                 r.rate_text(thousands),
                 r.bound_by.name(),
@@ -157,7 +159,7 @@ pub fn open_loop_tables(cells: &[&Cell]) -> String {
                 o,
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.2}% | {} |",
                 escape(&r.label),
-                r.scenario,
+                escape(&r.scenario),
                 thousands(r.target),
                 thousands(r.achieved),
                 if r.held {
@@ -208,17 +210,17 @@ fn machine(o: &mut String, r: &RunResults) {
     let _ = writeln!(
         o,
         "Started {}{}. {} ({}), Linux {}, restbench {}. {}.\n",
-        r.started_at,
+        escape(&r.started_at),
         if r.interrupted {
             " — **interrupted**: only finished cells are shown"
         } else {
             ""
         },
-        e.cpu_model,
+        escape(&e.cpu_model),
         crate::units::plural(e.cores, "core"),
-        e.kernel,
-        e.restbench_version,
-        e.backend_reason
+        escape(&e.kernel),
+        escape(&e.restbench_version),
+        escape(&e.backend_reason)
     );
     if let Some(why) = &r.noisy_machine {
         let _ = writeln!(
@@ -243,7 +245,7 @@ fn load_shape(o: &mut String, p: &RunProtocol) {
         crate::units::plural(p.threads, "thread"),
         crate::units::plural(p.repeats, "repeat"),
         p.warmup_s,
-        p.http_version,
+        escape(&p.http_version),
         if p.keepalive {
             " keep-alive"
         } else {
@@ -253,7 +255,7 @@ fn load_shape(o: &mut String, p: &RunProtocol) {
         p.db_pool_total
     );
     if let Some(note) = &p.note {
-        let _ = writeln!(o, "{note}\n");
+        let _ = writeln!(o, "{}\n", escape(note));
     }
     if let Some(n) = p.restarts {
         let _ = writeln!(
@@ -282,7 +284,7 @@ fn workloads(o: &mut String, r: &RunResults) {
                 .then(conformant_first(a, b))
                 .then(b.rps.median.total_cmp(&a.rps.median))
         });
-        let _ = writeln!(o, "## {w}\n");
+        let _ = writeln!(o, "## {}\n", escape(w));
         let _ = writeln!(
             o,
             "Latency in this table: {}.\n",
@@ -308,7 +310,7 @@ fn toolchains(o: &mut String, e: &Environment) {
     if !e.toolchains.is_empty() {
         o.push_str("## Toolchains\n\n");
         for (k, v) in &e.toolchains {
-            let _ = writeln!(o, "- {k}: {v}");
+            let _ = writeln!(o, "- {}: {}", escape(k), escape(v));
         }
         o.push('\n');
     }
@@ -329,11 +331,11 @@ fn findings(o: &mut String, cells: &[Cell]) {
             let _ = writeln!(
                 o,
                 "- {} / {} / {}: {:?} {}: {}",
-                c.subject,
-                c.workload,
-                c.scenario,
+                escape(&c.subject),
+                escape(&c.workload),
+                escape(&c.scenario),
                 f.level,
-                f.check,
+                escape(&f.check),
                 escape(&f.message)
             );
         }

@@ -78,7 +78,7 @@ fn heading(o: &mut String, s: &PublishedStudy, info: &StudyInfo) {
 
 /// One scenario's table, then whether the measured order matches the published one.
 fn ratio_table(o: &mut String, workload: &str, t: &RatioTable) {
-    let _ = writeln!(o, "### {} · {}\n", workload, t.scenario);
+    let _ = writeln!(o, "### {} · {}\n", escape(workload), escape(&t.scenario));
     if let Some(n) = &t.baseline_note {
         let _ = writeln!(o, "{}\n", escape(n));
     }

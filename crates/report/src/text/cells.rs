@@ -165,7 +165,7 @@ pub fn cell_table(cells: &[&Cell], width: usize) -> String {
         }
     }
     if let Some(why) = ranked_apart(&nonconformant_subjects(cells.iter().copied())) {
-        for l in wrap(&why, width) {
+        for l in wrap(&crate::escape::terminal(&why), width) {
             let _ = writeln!(o, "{l}");
         }
     }

@@ -7,6 +7,7 @@ use restbench_model::comparison::{Comparison, LoadComparison};
 use super::DEFAULT_WIDTH;
 use super::table::{Column, Sacrifice, TextTable, wrap};
 use crate::cells::key_label;
+use crate::escape::terminal;
 use crate::lines::{
     comparison_heading, comparison_rows, comparison_summary, load_label, load_verdict_line,
     metric_value,
@@ -34,7 +35,7 @@ pub fn load_comparison_at(c: &LoadComparison, width: usize) -> String {
     if !c.differences.is_empty() {
         let line = format!(
             "The loads differ ({}): the ratios mix the server's change with the load's.",
-            c.differences.join(", ")
+            terminal(&c.differences.join(", "))
         );
         push_wrapped(&mut o, &line, width, "");
     }
@@ -107,7 +108,7 @@ pub fn comparison_at(c: &Comparison, width: usize) -> String {
     for (l, cell) in fitted.lines[1..].iter().zip(&c.cells) {
         let _ = writeln!(o, "{l}");
         if let Some(n) = &cell.note {
-            push_wrapped(&mut o, &format!("  ({n})"), width, "   ");
+            push_wrapped(&mut o, &format!("  ({})", terminal(n)), width, "   ");
         }
     }
     if !fitted.dropped.is_empty() {
@@ -128,7 +129,13 @@ pub fn comparison_at(c: &Comparison, width: usize) -> String {
         if !list.is_empty() {
             let _ = writeln!(o, "\n{title}:");
             for k in list {
-                let _ = writeln!(o, "  {} / {} / {}", key_label(k), k.workload, k.scenario);
+                let _ = writeln!(
+                    o,
+                    "  {} / {} / {}",
+                    terminal(&key_label(k)),
+                    terminal(&k.workload),
+                    terminal(&k.scenario)
+                );
             }
         }
     }

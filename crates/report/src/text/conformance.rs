@@ -96,7 +96,7 @@ pub fn conformance(report: &ConformanceReport, width: usize) -> String {
         .collect();
     if let Some(why) = consequence(&apart) {
         o.push('\n');
-        for l in super::table::wrap(&why, width) {
+        for l in super::table::wrap(&crate::escape::terminal(&why), width) {
             let _ = writeln!(o, "{l}");
         }
     }

@@ -6,6 +6,7 @@ use std::fmt::Write;
 use restbench_model::histogram;
 use restbench_model::{LatencySummary, LoadResult, LoadSettings};
 
+use crate::escape::terminal;
 use crate::units::{bytes, count, micros, plural, thousands};
 
 /// wrk's report: header, thread stats, optional distribution, totals, errors.
@@ -46,7 +47,7 @@ fn heading(o: &mut String, s: &LoadSettings) {
         (None, Some(n)) => format!("{n}-request test"),
         _ => "test".into(),
     };
-    let _ = writeln!(o, "Running {what} @ {}", s.url);
+    let _ = writeln!(o, "Running {what} @ {}", terminal(&s.url));
     let _ = writeln!(o, "{}", shape(s));
     if s.rate.is_none() {
         // Two lines, so that a terminal of 80 columns shows them whole.
@@ -86,7 +87,7 @@ fn shape(s: &LoadSettings) -> String {
         );
     }
     if let Some(path) = &s.unix_socket {
-        let _ = write!(shape, ", over unix:{path}");
+        let _ = write!(shape, ", over unix:{}", terminal(path));
     }
     shape
 }
@@ -173,7 +174,7 @@ fn errors(o: &mut String, r: &LoadResult) {
         let _ = writeln!(o, "  Non-2xx or 3xx responses: {}", e.status);
     }
     if e.tls > 0 {
-        let reason = r.tls_error.as_deref().unwrap_or("no reason recorded");
+        let reason = terminal(r.tls_error.as_deref().unwrap_or("no reason recorded"));
         let _ = writeln!(o, "  TLS failures: {} ({reason})", e.tls);
     }
     if e.reset > 0 || r.goaways > 0 {
@@ -196,7 +197,7 @@ fn status_codes(o: &mut String, r: &LoadResult) {
     let list: Vec<String> = r
         .status_counts
         .iter()
-        .map(|(code, n)| format!("{code}: {}", thousands(*n as f64)))
+        .map(|(code, n)| format!("{}: {}", terminal(code), thousands(*n as f64)))
         .collect();
     let _ = writeln!(o, "  Status codes: {}", list.join("  "));
     if let Some(hint) = dominant_status_hint(r) {

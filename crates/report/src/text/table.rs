@@ -96,7 +96,12 @@ fn len(s: &str) -> usize {
 }
 
 impl<'a> TextTable<'a> {
-    pub fn new(columns: &'a [Column], rows: Vec<Vec<String>>) -> Self {
+    /// Every value is a single line that reaches a terminal: [`crate::escape::terminal`] is
+    /// applied here, so no document string a cell holds can move the cursor or recolour.
+    pub fn new(columns: &'a [Column], mut rows: Vec<Vec<String>>) -> Self {
+        for value in rows.iter_mut().flatten() {
+            *value = crate::escape::terminal(value);
+        }
         Self { columns, rows }
     }
 

@@ -86,8 +86,7 @@ fn kind(file: &Path) -> anyhow::Result<DocumentKind> {
     }
 }
 
+/// Read as `merge` reads it: version, then every count, bound and time validated.
 fn load_result(file: &Path) -> anyhow::Result<LoadResult> {
-    let text = crate::output::read_document(file)?;
-    serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a readable load result", file.display()))
+    Ok(restbench_model::read_load(file)?)
 }

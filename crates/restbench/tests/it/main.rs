@@ -10,6 +10,7 @@ mod database_cli;
 mod db_leftovers;
 mod exports;
 mod hostile;
+mod hostile_documents;
 mod hostile_files;
 mod live;
 mod merge_cli;
