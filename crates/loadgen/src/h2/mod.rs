@@ -29,5 +29,6 @@ pub mod encode;
 pub mod frame;
 mod status;
 
+pub use conn::CONTROL_QUEUE_BYTES;
 pub(crate) use conn::{Event, H2Conn};
 pub(crate) use encode::H2Request;
