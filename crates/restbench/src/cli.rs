@@ -811,7 +811,8 @@ pub struct LoadArgs {
 #[derive(Debug, Args, Clone, Default)]
 pub struct ScaleoutArgs {
     /// Start at TIME: RFC 3339 (2026-05-01T12:00:00Z) or Unix milliseconds (date +%s%3N). Every
-    /// generator given the same time starts together; a time more than 1 s past is refused.
+    /// generator given the same time starts together; a time more than 1 s past or more than
+    /// 24 h ahead is refused.
     #[arg(long, value_name = "TIME")]
     pub start_at: Option<String>,
     /// This generator's part of a load split over N (I counts from 0); recorded in the result

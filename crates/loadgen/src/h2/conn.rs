@@ -498,6 +498,36 @@ mod tests {
     }
 
     #[test]
+    fn acknowledgements_a_server_does_not_read_are_bounded() {
+        for (flood, each) in [
+            (frame(PING, 0, 0, b"12345678"), HEAD_LEN + 8),
+            (frame(SETTINGS, 0, 0, &[]), HEAD_LEN),
+        ] {
+            let mut c = H2Conn::new(0);
+            c.start();
+            let mut owed = 0;
+            let ended = (0..100_000).find_map(|_| match c.on_frame(&flood) {
+                Event::None => {
+                    owed += each;
+                    None
+                }
+                other => Some(other),
+            });
+            assert!(matches!(ended, Some(Event::Flood(_))), "{ended:?}");
+            assert!(c.out.len() <= c.out_limit, "{} queued", c.out.len());
+            assert!(owed >= CONTROL_QUEUE_BYTES - 2 * each, "{owed} acked first");
+        }
+        // Once written (the queue drained), acknowledgements are owed again.
+        let mut c = H2Conn::new(0);
+        c.start();
+        c.out.clear();
+        for _ in 0..10 * CONTROL_QUEUE_BYTES / (HEAD_LEN + 8) {
+            assert_eq!(c.on_frame(&frame(PING, 0, 0, b"12345678")), Event::None);
+            c.out.clear();
+        }
+    }
+
+    #[test]
     fn oversized_frames_are_refused() {
         let mut head = Vec::new();
         write_head(&mut head, MAX_FRAME + 1, DATA, 0, 1);

@@ -11,6 +11,7 @@ mod exports;
 mod hostile;
 mod hostile_files;
 mod live;
+mod load_signals;
 mod merge_cli;
 mod readme;
 mod scaleout;
