@@ -50,6 +50,7 @@ impl LoadOutcome {
             handshake: restbench_model::histogram::new_latency_histogram(),
             tls_error: r.tls_error.clone(),
             goaways: r.goaways,
+            peak_write_queue: 0,
         })
     }
 }

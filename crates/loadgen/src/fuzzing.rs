@@ -39,7 +39,7 @@ pub fn http1_responses(data: &[u8], split: usize, no_body: bool) -> Result<Vec<u
 pub fn h2_frames(data: &[u8], streams: usize) -> Result<usize, &'static str> {
     let target = Target::parse("http://fuzz.invalid/").expect("a constant URL parses");
     let request = H2Request::encode(&LoadSpec::get(target)).expect("a plain GET encodes");
-    let mut conn = H2Conn::new();
+    let mut conn = H2Conn::new(streams.max(1) * request.max_len());
     conn.start();
     let (mut at, mut frames) = (0, 0);
     while let Some(len) = H2Conn::frame_len(&data[at..])? {
@@ -48,7 +48,7 @@ pub fn h2_frames(data: &[u8], streams: usize) -> Result<usize, &'static str> {
         conn.push_requests(open, &request);
         conn.out.clear();
         match conn.on_frame(&data[at..at + len]) {
-            Event::Error(e) => return Err(e),
+            Event::Error(e) | Event::Flood(e) => return Err(e),
             Event::Complete { pos, .. } | Event::Reset { pos } => {
                 assert!(
                     pos < conn.streams.len(),

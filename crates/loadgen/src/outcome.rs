@@ -47,6 +47,10 @@ pub struct LoadOutcome {
     /// The first TLS failure's reason.
     pub tls_error: Option<String>,
     pub goaways: u64,
+    /// The most bytes any HTTP/2 connection's write queue held (0 over HTTP/1.x and for an
+    /// outcome read from a document): at most the requests in flight on one connection plus
+    /// [`crate::h2::CONTROL_QUEUE_BYTES`], however fast a server floods.
+    pub peak_write_queue: usize,
 }
 
 impl LoadOutcome {
@@ -76,6 +80,7 @@ impl LoadOutcome {
             handshake: new_latency_histogram(),
             tls_error: None,
             goaways: 0,
+            peak_write_queue: 0,
         };
         let mut end = measure_from;
         let mut windows = Vec::with_capacity(reports.len());
@@ -133,6 +138,7 @@ impl LoadOutcome {
                 out.tls_error = rec.tls_reason;
             }
             out.goaways += rec.goaways;
+            out.peak_write_queue = out.peak_write_queue.max(rec.peak_write_queue);
         }
         out.duration = end.saturating_duration_since(measure_from);
         out.thread_rates = thread_rates(&windows);

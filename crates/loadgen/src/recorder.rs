@@ -57,6 +57,9 @@ pub struct Recorder {
     pub tls_reason: Option<String>,
     /// HTTP/2 GOAWAY frames received.
     pub goaways: u64,
+    /// The most bytes one HTTP/2 connection's write queue held (bounded by
+    /// [`crate::h2::CONTROL_QUEUE_BYTES`] beyond its requests), measuring or not.
+    pub peak_write_queue: usize,
 }
 
 impl Recorder {
@@ -81,7 +84,14 @@ impl Recorder {
             handshake: new_latency_histogram(),
             tls_reason: None,
             goaways: 0,
+            peak_write_queue: 0,
         }
+    }
+
+    /// The length of an HTTP/2 write queue, for its high-water mark.
+    #[inline]
+    pub fn write_queue(&mut self, len: usize) {
+        self.peak_write_queue = self.peak_write_queue.max(len);
     }
 
     /// Starts the measured period; requests already in flight count as sent in it.

@@ -36,6 +36,11 @@ const MAX_BACKOFF: Duration = Duration::from_secs(1);
 const MAX_POLL_WAIT: Duration = Duration::from_millis(50);
 /// Connects made in a row before the loop looks at the deadline again.
 const CONNECTS_PER_CLOCK_CHECK: u32 = 64;
+/// Bytes read from one connection per turn of the loop. A server that writes faster than we
+/// parse keeps its socket readable for ever; past this the connection waits for the next turn
+/// (on the still-readable list: its edge will not fire again), so the deadline, `--timeout` and
+/// the other connections are looked at in between.
+const READ_BUDGET: usize = 256 * 1024;
 
 /// Everything one thread needs; built by the engine.
 pub struct WorkerConfig {
@@ -148,6 +153,9 @@ pub struct Worker {
     timer: Option<TimerFd>,
     timer_armed_for: Option<Instant>,
     last_progress: Instant,
+    /// Connections that spent their read budget with bytes left: (index, generation, closing).
+    /// Edge-triggered readiness will not tell of them again, so the next turn reads them.
+    still_readable: Vec<(usize, usize, bool)>,
 }
 
 /// Why a worker's loop ended.
@@ -198,7 +206,10 @@ impl Worker {
                 queued: false,
                 close_after: false,
                 reserved: false,
-                h2: cfg.h2.as_ref().map(|_| Box::new(H2Conn::new())),
+                h2: cfg
+                    .h2
+                    .as_ref()
+                    .map(|r| Box::new(H2Conn::new(cfg.pipeline * r.max_len()))),
             });
         }
         let timer = if cfg.schedule.is_some() {
@@ -232,6 +243,7 @@ impl Worker {
             timer,
             timer_armed_for: None,
             last_progress: now,
+            still_readable: Vec::new(),
         };
         if let Some(stream) = preconnected {
             worker.adopt(0, stream, now)?;
@@ -270,15 +282,21 @@ impl Worker {
 
             let wake = self.next_wake(now, next_scan);
             self.arm_timer(now)?;
-            let wait = wake.saturating_duration_since(now);
+            let wait = if self.still_readable.is_empty() {
+                wake.saturating_duration_since(now)
+            } else {
+                Duration::ZERO
+            };
             match self.poll.poll(&mut events, Some(wait)) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             }
+            let unread = std::mem::take(&mut self.still_readable);
             for event in &events {
                 self.on_event(event);
             }
+            self.read_on(&unread);
             self.report_progress(&mut reported);
         };
         Ok(self.finish(end, ending == Ending::GaveUp, cpu_at_start))
@@ -368,6 +386,17 @@ impl Worker {
                 {
                     self.read_ready(idx, event.is_read_closed() || event.is_error());
                 }
+            }
+        }
+    }
+
+    /// Reads on the connections that spent their budget last turn (an event this turn may have
+    /// read them already, or replaced their socket: the generation tells).
+    fn read_on(&mut self, unread: &[(usize, usize, bool)]) {
+        for &(idx, generation, closing) in unread {
+            let c = &self.conns[idx];
+            if c.generation == generation && c.phase == Phase::Open {
+                self.read_ready(idx, closing);
             }
         }
     }
@@ -546,7 +575,6 @@ impl Worker {
     fn connected(&mut self, idx: usize, now: Instant) {
         let c = &mut self.conns[idx];
         c.phase = Phase::Open;
-        c.backoff = MIN_BACKOFF;
         if let Some(h) = c.h2.as_mut() {
             h.start();
             c.write_at = 0;
@@ -588,9 +616,23 @@ impl Worker {
         self.recycle(idx, now, false);
     }
 
-    /// Drops the socket and queues a reconnect: at once when it served well, after a backoff
-    /// when it never answered (so a dead server costs no busy loop).
-    fn recycle(&mut self, idx: usize, now: Instant, clean: bool) {
+    /// The server broke the protocol on this connection (an HTTP/2 flood): one `protocol` error
+    /// for the connection, its unanswered requests as `read`, and a reconnect after a backoff
+    /// even if it answered before, so a server that does it on every connection is not
+    /// reconnected to in a busy loop.
+    pub(super) fn refuse(&mut self, idx: usize, now: Instant) {
+        self.rec.error(ErrorClass::Protocol, 1, now);
+        let lost = self.conns[idx].in_flight.len() as u64;
+        self.rec.error(ErrorClass::Read, lost, now);
+        self.in_flight -= lost;
+        self.recycle(idx, now, true);
+    }
+
+    /// Drops the socket and queues a reconnect: at once when it answered something, else (or
+    /// when `refused`) after a backoff that doubles from 10 ms to 1 s, so that a dead server,
+    /// or one that accepts and refuses every connection (GOAWAY before any stream), costs no
+    /// busy loop. The backoff starts again from 10 ms once a connection has answered.
+    fn recycle(&mut self, idx: usize, now: Instant, refused: bool) {
         self.release(idx);
         let c = &mut self.conns[idx];
         c.in_flight.clear();
@@ -598,7 +640,8 @@ impl Worker {
         c.phase = Phase::Down;
         c.write_at = 0;
         c.write_end = 0;
-        let delay = if clean || c.served > 0 {
+        let delay = if c.served > 0 && !refused {
+            c.backoff = MIN_BACKOFF;
             Duration::ZERO
         } else {
             let d = c.backoff;
@@ -695,7 +738,18 @@ impl Worker {
             match stream.write(&bytes[c.write_at..c.write_end]) {
                 Ok(0) => return self.fail(idx, ErrorClass::Write, Instant::now()),
                 Ok(n) => c.write_at += n,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if let Some(h) = c.h2.as_mut()
+                        && c.write_at > 0
+                    {
+                        // What was written leaves the queue: its length is what is still owed,
+                        // which `H2Conn` bounds.
+                        h.out.drain(..c.write_at);
+                        c.write_end -= c.write_at;
+                        c.write_at = 0;
+                    }
+                    return;
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(_) => return self.fail(idx, ErrorClass::Write, Instant::now()),
             }
@@ -716,6 +770,8 @@ impl Worker {
     /// edge, so no later edge will tell us; read on until the end is seen.
     fn read_ready(&mut self, idx: usize, closing: bool) {
         let mut now = Instant::now();
+        let mut budget = READ_BUDGET;
+        let mut unread = false;
         loop {
             let c = &mut self.conns[idx];
             if c.end == c.buf.len() {
@@ -746,6 +802,11 @@ impl Worker {
                     if n < space && !closing {
                         break;
                     }
+                    budget = budget.saturating_sub(n);
+                    if budget == 0 {
+                        unread = true;
+                        break;
+                    }
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -756,6 +817,10 @@ impl Worker {
             return self.close_after_answer(idx, now);
         }
         self.fill(idx, now);
+        let c = &self.conns[idx];
+        if unread && c.phase == Phase::Open {
+            self.still_readable.push((idx, c.generation, closing));
+        }
     }
 
     /// Completes every response in the buffer; false when the connection was dropped.
@@ -810,7 +875,7 @@ impl Worker {
         let lost = self.conns[idx].in_flight.len() as u64;
         self.rec.error(ErrorClass::Read, lost, now);
         self.in_flight -= lost;
-        self.recycle(idx, now, true);
+        self.recycle(idx, now, false);
     }
 
     fn eof(&mut self, idx: usize, now: Instant) {
@@ -826,8 +891,7 @@ impl Worker {
         }
         if self.conns[idx].in_flight.is_empty() {
             // An idle keep-alive connection the server closed: not an error.
-            let clean = self.conns[idx].served > 0;
-            self.recycle(idx, now, clean);
+            self.recycle(idx, now, false);
         } else {
             self.fail(idx, ErrorClass::Read, now);
         }

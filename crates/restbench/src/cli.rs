@@ -888,7 +888,7 @@ pub struct ScaleoutArgs {
     /// Start at TIME: RFC 3339 (2026-05-01T12:00:00Z) or Unix milliseconds.
     ///
     /// Unix milliseconds as `date +%s%3N` prints them. Every generator given the same time starts
-    /// together; a time more than 1 s past is refused.
+    /// together; a time more than 1 s past or more than 24 h ahead is refused.
     #[arg(help_heading = SEVERAL_MACHINES, long, value_name = "TIME")]
     pub start_at: Option<String>,
     /// This generator's part of a load split over N (I counts from 0).

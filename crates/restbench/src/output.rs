@@ -25,7 +25,8 @@ pub fn open_exports(args: &ExportArgs) -> anyhow::Result<Exports> {
 /// Says on stderr which exports were written.
 pub fn report_written(paths: &[std::path::PathBuf]) {
     for p in paths {
-        eprintln!("wrote {}", p.display());
+        // Not `eprintln!`: a closed stderr (a terminal gone after SIGHUP) must not panic here.
+        let _ = writeln!(std::io::stderr(), "wrote {}", p.display());
     }
 }
 

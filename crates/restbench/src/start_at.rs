@@ -14,9 +14,14 @@ use crate::cli::BadArgument;
 /// milliseconds. Beyond it the shards would not overlap and the merge would mislead.
 pub const PAST_TOLERANCE_MS: u64 = 1_000;
 
+/// How far ahead a start time may be: a synchronised start is seconds or minutes away, and a
+/// time days ahead is a typo (a year, a date for a time) that would leave a generator asleep,
+/// holding its host, long after anyone waits for it.
+pub const MAX_AHEAD_MS: u64 = 24 * 60 * 60 * 1000;
+
 /// Waits until `text` (RFC 3339 or Unix ms), saying so on stderr. A time further in the past
-/// than [`PAST_TOLERANCE_MS`] is a [`BadArgument`] (exit 2). Returns false when `stop` was set
-/// while waiting.
+/// than [`PAST_TOLERANCE_MS`], or more than [`MAX_AHEAD_MS`] ahead, is a [`BadArgument`]
+/// (exit 2). Returns false when `stop` was set while waiting.
 pub fn wait_until(text: &str, stop: &AtomicBool) -> anyhow::Result<bool> {
     let at = parse_time_ms(text).map_err(|e| BadArgument(format!("--start-at: {e}")))?;
     let now = now_unix_ms();
@@ -27,6 +32,17 @@ pub fn wait_until(text: &str, stop: &AtomicBool) -> anyhow::Result<bool> {
             rfc3339_ms(at),
             (now - at) as f64 / 1000.0,
             PAST_TOLERANCE_MS / 1000
+        ))
+        .into());
+    }
+    if at > now.saturating_add(MAX_AHEAD_MS) {
+        return Err(BadArgument(format!(
+            "--start-at {} is {:.1} h ahead (more than {} h): give a time within the next {} h, \
+             such as $(( $(date +%s%3N) + 5000 ))",
+            rfc3339_ms(at),
+            (at - now) as f64 / 3_600_000.0,
+            MAX_AHEAD_MS / 3_600_000,
+            MAX_AHEAD_MS / 3_600_000
         ))
         .into());
     }

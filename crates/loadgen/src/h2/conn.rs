@@ -12,6 +12,15 @@ use super::frame::{
 };
 use super::status::{Huffman, block_status};
 
+/// Room in a connection's write queue for control frames (SETTINGS and PING acknowledgements,
+/// WINDOW_UPDATE) beyond its requests: about 3,800 PING ACKs. A server that makes us owe more
+/// than this while it does not read what we write is flooding us (RFC 9113 §10.5): the
+/// connection ends as a protocol error instead of the queue growing without bound.
+pub const CONTROL_QUEUE_BYTES: usize = 64 * 1024;
+
+/// Why a control frame could not be queued: the write queue is full.
+const FLOOD: &str = "the server sent more frames needing an answer than it read (a flood)";
+
 /// A stream in flight, in the order sent (parallel to the connection's `in_flight`).
 #[derive(Debug, Clone, Copy)]
 pub struct Stream {
@@ -40,13 +49,20 @@ pub enum Event {
     },
     /// The connection cannot go on.
     Error(&'static str),
+    /// The server made us owe more control frames than the write queue holds while not reading
+    /// them (RFC 9113 §10.5): the connection cannot go on, and the server is to blame.
+    Flood(&'static str),
 }
 
 /// One connection's HTTP/2 state.
 pub struct H2Conn {
     /// Bytes to write: the preface, requests and control frames (SETTINGS ACK, PING ACK,
-    /// WINDOW_UPDATE), appended in order; cleared when written.
+    /// WINDOW_UPDATE), appended in order; what was written is cut from the front, so its length
+    /// is what is still owed, never more than `out_limit`.
     pub out: Vec<u8>,
+    /// The write queue's bound: the requests that may be in flight plus
+    /// [`CONTROL_QUEUE_BYTES`]; a control frame beyond it is a [`Event::Flood`].
+    out_limit: usize,
     pub streams: VecDeque<Stream>,
     next_id: u32,
     /// The server's HPACK table size for what we send (its SETTINGS_HEADER_TABLE_SIZE).
@@ -71,9 +87,12 @@ pub struct H2Conn {
 }
 
 impl H2Conn {
-    pub fn new() -> Self {
+    /// `requests_room`: the bytes the requests in flight on one connection may take in the
+    /// write queue (streams × the largest encoding).
+    pub fn new(requests_room: usize) -> Self {
         Self {
             out: Vec::with_capacity(4096),
+            out_limit: PREFACE.len() + 64 + requests_room + CONTROL_QUEUE_BYTES,
             streams: VecDeque::new(),
             next_id: 1,
             peer_table_size: 4096,
@@ -92,12 +111,14 @@ impl H2Conn {
 
     /// A new connection: fresh state and the client preface with our SETTINGS and window.
     pub fn start(&mut self) {
+        let limit = self.out_limit;
         *self = Self {
             out: std::mem::take(&mut self.out),
             streams: std::mem::take(&mut self.streams),
             block: std::mem::take(&mut self.block),
-            ..Self::new()
+            ..Self::new(0)
         };
+        self.out_limit = limit;
         self.out.clear();
         self.streams.clear();
         self.block.clear();
@@ -162,6 +183,12 @@ impl H2Conn {
         self.out.extend_from_slice(&increment.to_be_bytes());
     }
 
+    /// Whether a control frame of `len` bytes still fits in the write queue.
+    #[inline]
+    fn has_room(&self, len: usize) -> bool {
+        self.out.len() + len <= self.out_limit
+    }
+
     fn position(&self, id: u32) -> Option<usize> {
         // Answers come mostly in order: the oldest streams are looked at first.
         self.streams.iter().position(|s| s.id == id)
@@ -200,6 +227,9 @@ impl H2Conn {
             SETTINGS => self.on_settings(flags, payload),
             PING => {
                 if flags & ACK == 0 && payload.len() == 8 {
+                    if !self.has_room(HEAD_LEN + 8) {
+                        return Event::Flood(FLOOD);
+                    }
                     write_head(&mut self.out, 8, PING, ACK, 0);
                     self.out.extend_from_slice(payload);
                 }
@@ -230,6 +260,10 @@ impl H2Conn {
     fn on_data(&mut self, sid: u32, flags: u8, payload: &[u8]) -> Event {
         if unpadded_len(flags, payload).is_none() {
             return Event::Error("bad DATA padding");
+        }
+        // Two WINDOW_UPDATEs at most; a server that reads nothing cannot make us queue more.
+        if !self.has_room(2 * (HEAD_LEN + 4)) {
+            return Event::Flood(FLOOD);
         }
         let n = payload.len() as u32;
         self.recv_unacked += n;
@@ -305,6 +339,9 @@ impl H2Conn {
         if !payload.len().is_multiple_of(6) {
             return Event::Error("a SETTINGS frame of bad length");
         }
+        if !self.has_room(HEAD_LEN) {
+            return Event::Flood(FLOOD);
+        }
         for s in payload.chunks_exact(6) {
             let id = u16::from_be_bytes([s[0], s[1]]);
             let v = u32::from_be_bytes([s[2], s[3], s[4], s[5]]);
@@ -353,13 +390,13 @@ mod tests {
     #[test]
     fn the_servers_table_is_primed_only_by_fields_it_could_add() {
         let r = get_with_headers();
-        let mut c = H2Conn::new();
+        let mut c = H2Conn::new(1 << 20);
         c.settings_seen = true;
         c.push_requests(2, &r);
         assert_eq!(c.out.len(), r.first.bytes.len() + r.indexed.bytes.len());
         // Literals while the server's table has no room, then the table grows: the fields are
         // added before anything refers to them.
-        let mut c = H2Conn::new();
+        let mut c = H2Conn::new(1 << 20);
         c.settings_seen = true;
         c.peer_table_size = 0;
         c.push_requests(1, &r);
@@ -376,7 +413,7 @@ mod tests {
         s.body = vec![7; MAX_FRAME + 10];
         let r = H2Request::encode(&s).unwrap();
         assert_eq!(r.first.id_at.len(), 3);
-        let mut c = H2Conn::new();
+        let mut c = H2Conn::new(1 << 20);
         c.settings_seen = true;
         c.send_window = 1 << 20;
         c.peer_window = 1 << 20;
@@ -402,7 +439,7 @@ mod tests {
     #[test]
     fn responses_complete_on_end_stream_and_settings_are_acked() {
         let r = H2Request::encode(&spec("http://h/")).unwrap();
-        let mut c = H2Conn::new();
+        let mut c = H2Conn::new(1 << 20);
         c.start();
         assert_eq!(
             c.can_open(2, 0),
@@ -438,7 +475,7 @@ mod tests {
             c.on_frame(&frame(DATA, 0, 1, b"x")),
             Event::Error(_)
         ));
-        let mut c = H2Conn::new();
+        let mut c = H2Conn::new(1 << 20);
         c.start();
         c.push_requests(1, &r);
         assert_eq!(c.on_frame(&frame(HEADERS, END_STREAM, 1, &[])), Event::None);
@@ -458,6 +495,36 @@ mod tests {
             Event::GoAway { last_id: 1 }
         );
         assert_eq!(c.can_open(1, 0), 0);
+    }
+
+    #[test]
+    fn acknowledgements_a_server_does_not_read_are_bounded() {
+        for (flood, each) in [
+            (frame(PING, 0, 0, b"12345678"), HEAD_LEN + 8),
+            (frame(SETTINGS, 0, 0, &[]), HEAD_LEN),
+        ] {
+            let mut c = H2Conn::new(0);
+            c.start();
+            let mut owed = 0;
+            let ended = (0..100_000).find_map(|_| match c.on_frame(&flood) {
+                Event::None => {
+                    owed += each;
+                    None
+                }
+                other => Some(other),
+            });
+            assert!(matches!(ended, Some(Event::Flood(_))), "{ended:?}");
+            assert!(c.out.len() <= c.out_limit, "{} queued", c.out.len());
+            assert!(owed >= CONTROL_QUEUE_BYTES - 2 * each, "{owed} acked first");
+        }
+        // Once written (the queue drained), acknowledgements are owed again.
+        let mut c = H2Conn::new(0);
+        c.start();
+        c.out.clear();
+        for _ in 0..10 * CONTROL_QUEUE_BYTES / (HEAD_LEN + 8) {
+            assert_eq!(c.on_frame(&frame(PING, 0, 0, b"12345678")), Event::None);
+            c.out.clear();
+        }
     }
 
     #[test]

@@ -163,6 +163,15 @@ impl H2Request {
 
     /// The encoding for a connection's next request, given the server's table size and
     /// whether an earlier request on it filled the table.
+    /// The most bytes one stream of this request takes in the write queue (its largest encoding).
+    pub fn max_len(&self) -> usize {
+        [&self.first, &self.indexed, &self.literal]
+            .iter()
+            .map(|e| e.bytes.len())
+            .max()
+            .unwrap_or(0)
+    }
+
     pub(super) fn encoding(&self, peer_table_size: usize, primed: bool) -> &Encoded {
         // 4,096 is the table's size until an encoder signals another (RFC 7541 §4.2); we
         // never do, so a larger setting does not make room.

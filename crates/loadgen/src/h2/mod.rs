@@ -22,13 +22,18 @@
 //! bodies are at most 65,535 bytes (the default stream window) and go out whole when the
 //! server's connection window allows. GOAWAY: streams above its last id were never processed and
 //! are sent again elsewhere (RFC 9113 §6.8); the others finish, then the connection is replaced.
-//! RST_STREAM: the stream's request counts as `reset`.
+//! RST_STREAM: the stream's request counts as `reset`. GOAWAY with last stream id 0 on a
+//! connection that answered nothing is a refused connection (`connect`), reconnected after a
+//! backoff. The write queue holds at most the streams in flight plus [`CONTROL_QUEUE_BYTES`] of
+//! control frames: a server that floods frames needing an answer (SETTINGS, PING) while not
+//! reading ours loses the connection as a `protocol` error (RFC 9113 §10.5).
 
 mod conn;
 pub mod encode;
 pub mod frame;
 mod status;
 
+pub use conn::CONTROL_QUEUE_BYTES;
 pub(crate) use conn::{Event, H2Conn};
 pub(crate) use encode::H2Request;
 pub(crate) use status::block_status;

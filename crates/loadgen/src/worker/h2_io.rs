@@ -50,6 +50,11 @@ impl Worker {
                 }
                 Event::GoAway { last_id } => {
                     self.rec.goaway();
+                    if last_id == 0 && c.served == 0 {
+                        // Refused before any stream: a failed connection, not a clean close
+                        // (and `recycle` backs off, as for a refused connect).
+                        self.rec.error(ErrorClass::Connect, 1, now);
+                    }
                     // Streams above `last_id` were never processed: taken back, sent elsewhere.
                     let mut taken = 0u64;
                     while let Some(pos) = h.streams.iter().position(|s| s.id > last_id) {
@@ -68,6 +73,11 @@ impl Worker {
                     self.fail(idx, ErrorClass::Parse, now);
                     return false;
                 }
+                Event::Flood(_) => {
+                    self.rec.write_queue(h.out.len());
+                    self.refuse(idx, now);
+                    return false;
+                }
             }
             if h.draining && h.streams.is_empty() {
                 c.close_after = true;
@@ -82,6 +92,7 @@ impl Worker {
         if let Some(h) = c.h2.as_ref()
             && h.out.len() > c.write_end
         {
+            self.rec.write_queue(h.out.len());
             c.write_end = h.out.len();
             self.flush(idx);
             return self.conns[idx].phase == Phase::Open;

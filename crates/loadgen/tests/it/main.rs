@@ -3,6 +3,8 @@
 //! generator sends against the RFCs' grammar.
 
 mod capacity;
+mod hostile_h1;
+mod hostile_h2;
 mod http2;
 mod load_behaviour;
 mod request_bytes;

@@ -71,39 +71,49 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
     }
     result.shard = args.scaleout.shard;
     let text = restbench_report::text::load_report(&result, args.latency);
-    if json.is_stdout() {
+    let shown = if json.is_stdout() {
         // The document owns stdout; a closed stderr must not stop it.
         let _ = io::stderr().write_all(text.as_bytes());
+        Ok(())
     } else {
-        let mut out = io::stdout().lock();
-        out.write_all(text.as_bytes())?;
-        out.flush()?;
-    }
+        show(&text)
+    };
+    // The files before anything else fails: after SIGHUP the terminal is gone, and a stdout or
+    // stderr that cannot be written to must not lose the measured result.
     json.write(&result)?;
     output::report_written(&exports.write_load(&result)?);
+    let say = |line: &str| {
+        let _ = writeln!(io::stderr(), "{line}");
+    };
     if outcome.gave_up {
-        eprintln!(
-            "error: stopped early: no request was answered for a long time (did the server die?)"
-        );
+        say("error: stopped early: no request was answered for a long time (did the server die?)");
     }
     if let Some(reason) = &result.tls_error {
-        eprintln!(
+        say(&format!(
             "error: TLS failed on {} connection(s): {reason}",
             result.errors.tls
-        );
+        ));
     }
     if result.requests == 0 && !interrupted {
-        eprintln!("{}", no_answer_line(&result.errors, &spec));
+        say(&no_answer_line(&result.errors, &spec));
     }
     if interrupted {
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
+    shown?;
     let clean = result.errors.total() == 0 && !outcome.gave_up && result.requests > 0;
     Ok(if clean {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(EXIT_WITH_ERRORS)
     })
+}
+
+/// The text report on stdout.
+fn show(text: &str) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
 }
 
 /// Why no request was answered, when that can be said: the protocol question only when the

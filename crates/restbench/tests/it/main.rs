@@ -13,6 +13,7 @@ mod hostile;
 mod hostile_documents;
 mod hostile_files;
 mod live;
+mod load_signals;
 mod merge_cli;
 mod readme;
 mod reproducibility;

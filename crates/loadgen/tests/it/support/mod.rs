@@ -1,7 +1,9 @@
 //! A scriptable HTTP/1.1 test server on 127.0.0.1:0: a thread per connection, and a handler that
-//! decides, request by request, what the server does (answer, wait, stay silent, close, send junk).
+//! decides, request by request, what the server does (answer, wait, stay silent, close, send junk);
+//! `hostile` runs the hostile-server tables of `hostile_h1` and `hostile_h2`.
 
 pub mod certs;
+pub mod hostile;
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
