@@ -152,6 +152,10 @@ pub struct Cell {
     /// this is their spread within and between processes (absent with one process).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restarts: Option<RestartSpread>,
+    /// With `--profile`: the profiling slice run after the measured repeats (never part of the
+    /// figures above).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::CellProfile>,
 }
 
 /// How the repeats of a cell spread within one server process and between processes: one
@@ -288,6 +292,7 @@ impl Cell {
             generators: Vec::new(),
             protocol: crate::protocol::default_protocol(),
             restarts: None,
+            profile: None,
         }
     }
 
