@@ -148,6 +148,9 @@ mod tests {
             ..CpuSplit::default()
         };
         assert_eq!(split.kernel(), 0.75);
-        assert_eq!(split.parts().iter().map(|(_, share)| share).sum::<f64>(), 1.0);
+        assert_eq!(
+            split.parts().iter().map(|(_, share)| share).sum::<f64>(),
+            1.0
+        );
     }
 }

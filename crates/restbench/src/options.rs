@@ -78,6 +78,7 @@ pub fn run_request(
         cache: prepare::cache_dir(root),
         note: what.note,
         conformance,
+        profile: m.profile,
     })
 }
 
@@ -104,6 +105,7 @@ pub fn study_request(args: &StudyArgs, root: &Path) -> anyhow::Result<StudyReque
         remote,
         cache: prepare::cache_dir(root),
         conformance: ConformanceStep::unless_skipped(args.no_conformance),
+        profile: m.profile,
     })
 }
 

@@ -51,6 +51,9 @@ impl CellRun<'_> {
         if self.plan.open_loop.mode.throughput() {
             self.throughput(&mut cell, calibration)?;
         }
+        if let Some(slice) = self.plan.profile.filter(|_| cell.status == CellStatus::Ok) {
+            super::profiling::profile_into(&mut self, &mut cell, slice);
+        }
         if cell.status == CellStatus::Ok && self.plan.open_loop.any() {
             self.open_loop(&mut cell)?;
         }

@@ -5,7 +5,7 @@
 //!
 //! By job: [`plan`] (what a run is asked to do), [`cell`] (one cell's verify and measures),
 //! [`measure`] (warm-up and repeats), [`open_loop`] (capacity and equal-load steps),
-//! [`verdict`] (figures and flags), [`calibrate`] (the generator's ceiling), [`results`] (the
+//! [`verdict`] (figures and flags), [`profiling`] (a cell's `--profile` slice), [`calibrate`] (the generator's ceiling), [`results`] (the
 //! document on disk); this module is the loop over the cells and the one place that decides
 //! which cell comes next. Where servers run is a [`ServerLocation`], chosen once from the plan.
 
@@ -14,6 +14,7 @@ pub mod cell;
 pub mod measure;
 pub mod open_loop;
 pub mod plan;
+pub mod profiling;
 pub mod results;
 pub mod verdict;
 

@@ -189,6 +189,8 @@ pub struct RunPlan {
     /// Run the conformance cases (cached per build) before a subject's cells; off for `bench`
     /// and with `--no-conformance`.
     pub conformance: bool,
+    /// With `--profile`: the length of each cell's profiling slice (`crate::profile`).
+    pub profile: Option<Duration>,
 }
 
 impl RunPlan {

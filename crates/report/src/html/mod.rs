@@ -12,7 +12,8 @@
 //! tables; [`charts`] the figures of a group, drawn by [`svg`] (scales, ticks, and one
 //! [`svg::Axes`] for every chart's grid and axes) and [`timeline`] (rate and p99 over time, one
 //! small panel per cell); [`study`] the ratio tables; [`mod@conformance`] each subject's
-//! conformance cases;
+//! conformance cases; [`profile`] the profiles (`--profile`): the CPU split's stacked bars,
+//! per-request counts and inferno's flame graphs, each in an iframe of its own;
 //! [`markup`] the small pieces they share. The style and the script are `report.css` and
 //! `report.js` beside this file.
 
@@ -20,6 +21,7 @@ pub mod charts;
 pub mod conformance;
 pub mod markup;
 pub mod page;
+pub mod profile;
 pub mod study;
 pub mod svg;
 pub mod tables;

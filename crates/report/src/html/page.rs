@@ -15,7 +15,7 @@ use crate::vocabulary::{
 };
 
 use super::markup::{anchor, dl, flag_badge};
-use super::{charts, conformance, study, tables};
+use super::{charts, conformance, profile, study, tables};
 
 /// The page's style sheet, inlined so the page needs nothing else.
 const STYLE: &str = include_str!("report.css");
@@ -122,6 +122,7 @@ fn body(r: &RunResults) -> String {
     if r.cells.is_empty() {
         o.push_str("<p class=\"banner info\">No cells were measured.</p>");
     }
+    profile::section(&mut o, r);
     conformance::section(&mut o, &r.conformance);
     tables::findings(&mut o, r);
     legend(&mut o);

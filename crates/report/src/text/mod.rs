@@ -1,6 +1,7 @@
 //! Terminal output, one module per job: a load run in wrk's shape ([`load`]), the fitted cell
 //! table of a run ([`cells`]), the comparisons ([`mod@comparison`]) and `restbench conformance`
-//! ([`mod@conformance`]), all aligned by one
+//! ([`mod@conformance`]), a profile as `restbench profile` prints it ([`profile`]), all aligned
+//! by one
 //! [`TextTable`] ([`table`]). The lines a comparison shares with its Markdown are in
 //! [`crate::lines`].
 
@@ -8,6 +9,7 @@ pub mod cells;
 pub mod comparison;
 pub mod conformance;
 pub mod load;
+pub mod profile;
 pub mod table;
 
 pub use cells::{DEFAULT_WIDTH, cell_table, table_width};
