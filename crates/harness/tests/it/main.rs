@@ -8,6 +8,7 @@ mod enforcement;
 mod go_one_cpu;
 mod locked_table;
 mod prepare_failure;
+mod profile;
 mod subject_copies;
 mod support;
 mod verifier;
