@@ -117,7 +117,10 @@ pub fn profile_slice(
     let flagged = flagged_subject(target.subject, &runtime);
     restart_subject(target.server, &flagged, target.scenario, target.options)?;
     // A fresh JIT runtime: warm it up as the measured server was, then profile.
-    let warmup = slice.warmup.max(slice.duration).max(Duration::from_secs(10));
+    let warmup = slice
+        .warmup
+        .max(slice.duration)
+        .max(Duration::from_secs(10));
     let outcome = record_slice(target.server, &runtime, slice, warmup);
     let pids = counters::group_pids(target.server.child.pgid());
     restart_subject(

@@ -34,8 +34,17 @@ fn assert_nothing_dropped(script: &str, folded: &str) {
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with(char::is_whitespace))
         .map(|header| {
-            let before_event = header.rsplit_once(" cpu-clock").expect("a cpu-clock sample").0;
-            before_event.trim().rsplit(' ').next().unwrap().parse::<u64>().unwrap()
+            let before_event = header
+                .rsplit_once(" cpu-clock")
+                .expect("a cpu-clock sample")
+                .0;
+            before_event
+                .trim()
+                .rsplit(' ')
+                .next()
+                .unwrap()
+                .parse::<u64>()
+                .unwrap()
         })
         .sum();
     assert_eq!(stacks(folded).0, periods, "every sample's period is folded");
@@ -135,7 +144,10 @@ fn the_split_follows_the_frame_on_cpu() {
         Part::KernelNetwork,
         "a lock taken inside the socket path is the network stack's"
     );
-    assert_eq!(part("s;main;entry_SYSCALL_64_[k];__x64_sys_futex_[k]"), Part::KernelOther);
+    assert_eq!(
+        part("s;main;entry_SYSCALL_64_[k];__x64_sys_futex_[k]"),
+        Part::KernelOther
+    );
     assert_eq!(part("s;main;hyper::parse"), Part::Own);
     assert_eq!(part("s;main;tokio::runtime::park"), Part::Runtime);
     assert_eq!(part("s;main;malloc"), Part::Libc);
@@ -162,9 +174,15 @@ fn flagged_runtimes_restart_for_the_slice_and_native_ones_do_not() {
     let _turn = turn::take(module_path!());
     let java = for_language("java");
     assert!(java.needs_restart() && java.jvm_perfmap);
-    assert!(java.env.contains(&("JAVA_TOOL_OPTIONS", "-XX:+PreserveFramePointer")));
+    assert!(
+        java.env
+            .contains(&("JAVA_TOOL_OPTIONS", "-XX:+PreserveFramePointer"))
+    );
     let node = for_language("node");
-    assert!(node.env.contains(&("NODE_OPTIONS", "--perf-basic-prof-only-functions")));
+    assert!(
+        node.env
+            .contains(&("NODE_OPTIONS", "--perf-basic-prof-only-functions"))
+    );
     for native in ["rust", "go", "haskell", "python"] {
         assert!(!for_language(native).needs_restart(), "{native}");
     }

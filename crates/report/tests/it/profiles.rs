@@ -70,7 +70,10 @@ fn a_profile_changes_no_ranked_figure() {
     let section = &md[md.find("## Profiles").expect("a profiles section")..];
     assert!(section.contains("| kernel net |"));
     assert!(section.contains("50.0%") && section.contains("2.50"));
-    assert!(section.contains("(0.50×)"), "the slice's rate beside the measured one");
+    assert!(
+        section.contains("(0.50×)"),
+        "the slice's rate beside the measured one"
+    );
 }
 
 #[test]
@@ -79,7 +82,10 @@ fn report_html_draws_a_flame_graph_and_split_per_profiled_cell() {
     let html = restbench_report::html::render(&r);
     let profiled = r.cells.iter().filter(|c| c.profile.is_some()).count();
     assert!(html.contains("<section id=\"profiles\" data-profiles>"));
-    assert_eq!(html.matches("<iframe class=\"flame\" data-flame").count(), profiled);
+    assert_eq!(
+        html.matches("<iframe class=\"flame\" data-flame").count(),
+        profiled
+    );
     assert!(html.contains("data-chart=\"cpu-split\""));
     assert!(html.contains("a &lt;note&gt; to escape"));
     assert!(
@@ -127,14 +133,23 @@ fn flame_graphs_run_their_script_in_headless_chromium() {
     let dom = dump(&page, "p1");
     let html_tag = &dom[..dom.find("<head").expect("a head")];
     assert!(html_tag.contains("data-ready=\"1\""), "{html_tag}");
-    assert!(!html_tag.contains("data-errors"), "the page raised errors: {html_tag}");
+    assert!(
+        !html_tag.contains("data-errors"),
+        "the page raised errors: {html_tag}"
+    );
     assert!(dom.contains("data-flame"));
     // Inside the iframe, inferno's init() ran: it makes the SVG fluid (drops `width`) and
     // its frames carry their names for search.
     let inner = dump(&frame, "p2");
     let svg_tag = &inner[inner.find("<svg").expect("the flame graph")..];
     let svg_tag = &svg_tag[..svg_tag.find('>').unwrap()];
-    assert!(!svg_tag.contains(" width="), "inferno's script did not run: {svg_tag}");
+    assert!(
+        !svg_tag.contains(" width="),
+        "inferno's script did not run: {svg_tag}"
+    );
     assert!(inner.contains("handle_request") && inner.contains("[unknown]"));
-    assert!(inner.contains("id=\"search\""), "the search button is there");
+    assert!(
+        inner.contains("id=\"search\""),
+        "the search button is there"
+    );
 }

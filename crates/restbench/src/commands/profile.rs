@@ -30,6 +30,11 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     let Some(id) = &args.id else {
         bail!("name a subject to profile, or two profiles with --diff A B");
     };
+    let backend = Backend::probe();
+    let found = profile::availability(backend.kind);
+    if !found.usable {
+        bail!("cannot profile here: {}", found.detail);
+    }
     let stop = signals::stop_flag()?;
     let root = crate::common::subjects_root(&args.dir)?;
     let subjects = subject::select(subject::discover(&root)?, std::slice::from_ref(id))?;
@@ -58,7 +63,6 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         bail!("no database for the users workload: {}", chain(e));
     }
     let placement = Placement::split(&available_cpus());
-    let backend = Backend::probe();
     let options = StartOptions {
         placement: &placement,
         backend: &backend,

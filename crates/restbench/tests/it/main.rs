@@ -12,6 +12,7 @@ mod hostile;
 mod hostile_files;
 mod live;
 mod merge_cli;
+mod profile_cli;
 mod readme;
 mod scaleout;
 mod setup;
