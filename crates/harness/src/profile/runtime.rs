@@ -52,50 +52,20 @@ pub fn for_language(language: &str) -> RuntimeProfile {
         "java" | "kotlin" | "scala" => RuntimeProfile {
             env: vec![("JAVA_TOOL_OPTIONS", "-XX:+PreserveFramePointer")],
             jvm_perfmap: true,
-            runtime_prefixes: &[
-                "Interpreter",
-                "StubRoutines",
-                "vtable stub",
-                "itable stub",
-                "RuntimeStub",
-                "I2C/C2I",
-                "[libjvm",
-                "JVM_",
-                "jni_",
-                "Unsafe_",
-            ],
+            runtime_prefixes: JVM_RUNTIME,
             // HotSpot's own C++ (GC, compilers, safepoints) is named Class::method.
             runtime_contains: &["::"],
             ..none
         },
         "node" | "javascript" | "typescript" => RuntimeProfile {
             env: vec![("NODE_OPTIONS", "--perf-basic-prof-only-functions")],
-            runtime_prefixes: &[
-                "Builtin:",
-                "Builtins_",
-                "BytecodeHandler:",
-                "Stub:",
-                "v8::",
-                "v8_",
-                "node::",
-                "uv_",
-                "uv__",
-                "[node]",
-                "Heap_",
-            ],
+            runtime_prefixes: NODE_RUNTIME,
             runtime_contains: &["v8::internal"],
             ..none
         },
         "csharp" | "fsharp" => RuntimeProfile {
             env: vec![("DOTNET_PerfMapEnabled", "1")],
-            runtime_prefixes: &[
-                "[libcoreclr",
-                "[libclrjit",
-                "WKS::",
-                "SVR::",
-                "JIT_",
-                "coreclr_",
-            ],
+            runtime_prefixes: DOTNET_RUNTIME,
             runtime_contains: &["::gc_heap", "ThreadNative"],
             ..none
         },
@@ -105,68 +75,22 @@ pub fn for_language(language: &str) -> RuntimeProfile {
                 "CPython 3.11 shows its interpreter's C frames, not Python functions; \
                  3.12's `-X perf` would name them",
             ),
-            runtime_prefixes: &[
-                "_Py",
-                "Py",
-                "[python",
-                "[libpython",
-                "dict_",
-                "list_",
-                "tuple",
-                "unicode_",
-                "long_",
-                "float_",
-                "frame_",
-                "gc_",
-                "lookdict",
-                "method_",
-                "type_",
-                "object_",
-                "slot_",
-                "func_",
-                "cfunction_",
-                "insertdict",
-                "visit_",
-                "subtype_",
-                "builtin_",
-                "meth_",
-                "bytes_",
-                "set_",
-                "call_",
-                "vectorcall",
-                "deduce_unreachable",
-                "_copy_characters",
-                "new_dict",
-                "free_keys_object",
-                "unicodekeys_",
-            ],
+            runtime_prefixes: CPYTHON_RUNTIME,
             ..none
         },
         "go" => RuntimeProfile {
-            runtime_prefixes: &["runtime.", "runtime·", "gcBgMarkWorker", "aeshashbody"],
+            runtime_prefixes: GO_RUNTIME,
             ..none
         },
         "haskell" => RuntimeProfile {
             call_graph: "dwarf,16384",
-            runtime_prefixes: &[
-                "stg_",
-                "rts_",
-                "scavenge",
-                "evacuate",
-                "GarbageCollect",
-                "gc_",
-                "alloc_",
-                "allocate",
-                "schedule",
-                "yieldCapability",
-                "[libHSrts",
-            ],
+            runtime_prefixes: GHC_RUNTIME,
             ..none
         },
         "rust" => RuntimeProfile {
             call_graph: "dwarf,16384",
             // The async runtime and its poller, as a green-thread scheduler is elsewhere.
-            runtime_prefixes: &["tokio::runtime", "<tokio::runtime", "mio::", "<mio::"],
+            runtime_prefixes: RUST_RUNTIME,
             ..none
         },
         // C, C++ and the unknown: unwind tables are there whether frame pointers are or not.
@@ -176,6 +100,96 @@ pub fn for_language(language: &str) -> RuntimeProfile {
         },
     }
 }
+
+const JVM_RUNTIME: &[&str] = &[
+    "Interpreter",
+    "StubRoutines",
+    "vtable stub",
+    "itable stub",
+    "RuntimeStub",
+    "I2C/C2I",
+    "[libjvm",
+    "JVM_",
+    "jni_",
+    "Unsafe_",
+];
+
+const NODE_RUNTIME: &[&str] = &[
+    "Builtin:",
+    "Builtins_",
+    "BytecodeHandler:",
+    "Stub:",
+    "v8::",
+    "v8_",
+    "node::",
+    "uv_",
+    "uv__",
+    "[node]",
+    "Heap_",
+];
+
+const DOTNET_RUNTIME: &[&str] = &[
+    "[libcoreclr",
+    "[libclrjit",
+    "WKS::",
+    "SVR::",
+    "JIT_",
+    "coreclr_",
+];
+
+const CPYTHON_RUNTIME: &[&str] = &[
+    "_Py",
+    "Py",
+    "[python",
+    "[libpython",
+    "dict_",
+    "list_",
+    "tuple",
+    "unicode_",
+    "long_",
+    "float_",
+    "frame_",
+    "gc_",
+    "lookdict",
+    "method_",
+    "type_",
+    "object_",
+    "slot_",
+    "func_",
+    "cfunction_",
+    "insertdict",
+    "visit_",
+    "subtype_",
+    "builtin_",
+    "meth_",
+    "bytes_",
+    "set_",
+    "call_",
+    "vectorcall",
+    "deduce_unreachable",
+    "_copy_characters",
+    "new_dict",
+    "free_keys_object",
+    "unicodekeys_",
+];
+
+const GO_RUNTIME: &[&str] = &["runtime.", "runtime·", "gcBgMarkWorker", "aeshashbody"];
+
+const GHC_RUNTIME: &[&str] = &[
+    "stg_",
+    "rts_",
+    "scavenge",
+    "evacuate",
+    "GarbageCollect",
+    "gc_",
+    "alloc_",
+    "allocate",
+    "schedule",
+    "yieldCapability",
+    "[libHSrts",
+];
+
+const RUST_RUNTIME: &[&str] = &["tokio::runtime", "<tokio::runtime", "mio::", "<mio::"];
 
 /// libc's system call wrappers, whole names (a prefix would take `readable…` too).
 pub const LIBC_NAMES: &[&str] = &[
