@@ -115,7 +115,16 @@ pub fn profile_slice(
         return record_slice(target.server, &runtime, slice, slice.warmup);
     }
     let flagged = flagged_subject(target.subject, &runtime);
-    restart_subject(target.server, &flagged, target.scenario, target.options)?;
+    if let Err(e) = restart_subject(target.server, &flagged, target.scenario, target.options) {
+        // The cells that follow still need the cell's own server.
+        restart_subject(
+            target.server,
+            target.subject,
+            target.scenario,
+            target.options,
+        )?;
+        return Err(e.into());
+    }
     // A fresh JIT runtime: warm it up as the measured server was, then profile.
     let warmup = slice
         .warmup
