@@ -40,8 +40,8 @@ pub use capacity::{
 pub use comparison::{Comparison, LoadComparison};
 pub use conformance::{CaseLevel, CaseResult, CaseVerdict, ConformanceReport, SubjectConformance};
 pub use documents::{
-    DoctorReport, DoctorSubject, DotnetToolchain, SubjectCatalogue, SubjectEntry, ToolCheck,
-    VerifyOutcome, VerifyReport, Versioned,
+    DoctorReport, DoctorSubject, DotnetToolchain, ProfilingCheck, SubjectCatalogue, SubjectEntry,
+    ToolCheck, VerifyOutcome, VerifyReport, Versioned,
 };
 pub use flag::{Flag, Severity};
 pub use histogram::{HistogramError, LatencySummary};

@@ -213,6 +213,10 @@ impl Machine {
                 .map(|t| (t.name.to_string(), t.version.clone()))
                 .collect(),
             dotnet: self.dotnet.clone(),
+            profiling: Some(restbench_model::ProfilingCheck {
+                available: self.profiling.usable,
+                detail: self.profiling.detail.clone(),
+            }),
         }
     }
 }
