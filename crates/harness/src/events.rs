@@ -116,6 +116,8 @@ pub enum Step {
     EqualLoad {
         rate: f64,
     },
+    /// The profiling slice after the measured repeats (`--profile`).
+    Profiling,
 }
 
 impl fmt::Display for Step {
@@ -136,6 +138,7 @@ impl fmt::Display for Step {
             Step::CapacityProbe => f.write_str("capacity: closed-loop probe"),
             Step::CapacityStep { n, rate } => write!(f, "capacity step {n} at {rate:.0}/s"),
             Step::EqualLoad { rate } => write!(f, "equal load at {rate:.0}/s"),
+            Step::Profiling => f.write_str("profiling"),
         }
     }
 }

@@ -18,7 +18,9 @@
 //! 5. [`verify`]: the workload contract as checks that return findings, and `restbench verify`'s
 //!    session over subjects; `verify::conformance`, how a subject reads HTTP/1.1 (the cases,
 //!    `restbench conformance`'s session and the per-build cache).
-//! 6. [`runner`]: a run as cells (prepare → start → verify → warm up → measure → stop), reported
+//! 6. [`profile`]: a cell's profiling slice (perf over the server, folded by inferno, split into
+//!    kernel network / kernel / own code / runtime / libc), outside the measured repeats.
+//! 7. [`runner`]: a run as cells (prepare → start → verify → warm up → measure → stop), reported
 //!    as events; [`plan`]: what `run`, `bench` and `study` ask for, made a runner plan by one set
 //!    of rules (length defaults, shape, placement, database, calibration), and a seed study's
 //!    cells and shape from its published figures (`plan::study`).
@@ -34,6 +36,7 @@ pub mod h2c;
 pub mod host;
 pub mod http;
 pub mod plan;
+pub mod profile;
 pub mod remote;
 pub mod runner;
 pub mod serve;

@@ -96,6 +96,18 @@ pub struct DoctorReport {
     /// is a cache to look in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dotnet: Option<DotnetToolchain>,
+    /// Whether `--profile` and `restbench profile` can sample servers here, and why (absent in
+    /// documents from before profiles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profiling: Option<ProfilingCheck>,
+}
+
+/// perf as `doctor` found it: usable or not, with its version, `perf_event_paranoid` and
+/// whether the cgroup filter applies, or the fix.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfilingCheck {
+    pub available: bool,
+    pub detail: String,
 }
 
 /// Where the .NET toolchain stands on this machine (`doctor`).

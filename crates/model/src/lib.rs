@@ -3,7 +3,7 @@
 //!
 //! - Documents: [`load`] (`restbench load --json`), [`run`] (`results.json`, with [`io`] to read
 //!   and write it), [`documents`] (the smaller `--json` outputs: verify, subjects, doctor),
-//!   [`comparison`] (`compare --json`), [`conformance`] (how each subject reads HTTP), and [`published`], the seed studies' published figures as
+//!   [`comparison`] (`compare --json`), [`conformance`] (how each subject reads HTTP), [`profile`] (a cell's profiling slice: CPU split, top symbols, folded stacks), and [`published`], the seed studies' published figures as
 //!   data.
 //! - Vocabulary: [`Workload`], [`Scenario`], [`Protocol`] and [`Flag`], each a closed set whose
 //!   names, `Display` and `FromStr` come from one macro ([`vocabulary!`], in [`names`], with
@@ -30,6 +30,7 @@ pub mod io;
 pub mod load;
 pub mod merge;
 pub mod names;
+pub mod profile;
 pub mod protocol;
 pub mod published;
 pub mod rounds;
@@ -46,8 +47,8 @@ pub use capacity::{
 pub use comparison::{Comparison, LoadComparison};
 pub use conformance::{CaseLevel, CaseResult, CaseVerdict, ConformanceReport, SubjectConformance};
 pub use documents::{
-    DoctorReport, DoctorSubject, DotnetToolchain, SubjectCatalogue, SubjectEntry, ToolCheck,
-    VerifyOutcome, VerifyReport, Versioned,
+    DoctorReport, DoctorSubject, DotnetToolchain, ProfilingCheck, SubjectCatalogue, SubjectEntry,
+    ToolCheck, VerifyOutcome, VerifyReport, Versioned,
 };
 pub use flag::{Flag, Severity};
 pub use histogram::{HistogramError, LatencySummary};
@@ -58,6 +59,7 @@ pub use load::{
 };
 pub use merge::{MergeError, merge_load_results};
 pub use names::UnknownName;
+pub use profile::{CellProfile, CpuSplit, FoldedError, TopSymbol, decode_folded, encode_folded};
 pub use protocol::{PROTOCOL_ORDER, Protocol};
 pub use published::{
     PublishedFigure, PublishedLatency, PublishedStudy, StudyInfo, UnavailableSystem,

@@ -163,6 +163,10 @@ pub struct Cell {
     /// The 95 % intervals over the rounds that counted (two or more).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intervals: Option<CellIntervals>,
+    /// With `--profile`: the profiling slice run after the measured rounds (never part of the
+    /// figures above).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::CellProfile>,
 }
 
 /// A cell's figures with their 95 % intervals over its rounds (geometric mean, t on logs).
@@ -314,6 +318,7 @@ impl Cell {
             protocol: crate::protocol::default_protocol(),
             restarts: None,
             intervals: None,
+            profile: None,
         }
     }
 

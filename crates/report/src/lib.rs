@@ -9,7 +9,8 @@
 //!   [`mod@conformance`] (its words, and the rule that ranks nonconformant cells apart);
 //! - computing (data in, data out, no markup): [`mod@compare`], [`load_compare`], [`ratios`],
 //!   [`open_loop`], [`timeline`], [`rankings`] (a group's rounds: rankings with ties, the
-//!   efficiency ranking, intervals, rounds needed, unsettled ratios, contended cells);
+//!   efficiency ranking, intervals, rounds needed, unsettled ratios, contended cells),
+//!   [`profiles`] (the profiled cells by workload);
 //! - plain lines, said alike by text and Markdown: [`lines`] (a comparison's heading, rows and
 //!   verdicts) and [`capacity_text`] (a capacity search, and a comparison's open-loop lines);
 //! - rendering, three siblings that never import each other: [`text`] (wrk-style load report,
@@ -32,6 +33,7 @@ pub mod load_compare;
 pub mod markdown;
 pub mod noise;
 pub mod open_loop;
+pub mod profiles;
 pub mod rankings;
 pub mod ratios;
 pub mod text;

@@ -97,6 +97,10 @@ pub enum Command {
     Man,
     /// Build a subject if needed and run it in the foreground as `run` would (Ctrl-C stops it).
     Serve(ServeArgs),
+    /// Where a subject's CPU goes under one workload's load: perf samples folded into a flame
+    /// graph, the kernel / own code / runtime split, system calls per request; or, with
+    /// --diff, a differential flame graph of two profiles.
+    Profile(ProfileArgs),
     /// A throwaway PostgreSQL server for the users workload.
     #[command(subcommand)]
     Db(DbCommand),
@@ -366,7 +370,7 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "PCT", help_heading = LOAD_SHAPE, value_parser = parse_percent)]
     pub target_ci: Option<f64>,
     /// The most rounds a group gets [default: 10; the repeats + 2 with --quick].
-    #[arg(long, value_name = "N", help_heading = LOAD_SHAPE, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, value_name = "N", help_heading = LOAD_SHAPE, hide_short_help = true, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub max_rounds: Option<u32>,
     /// Seed of the rounds' random orders, to repeat a run's orders.
     ///
@@ -378,8 +382,14 @@ pub struct MeasureArgs {
     /// 2 or more stop and start the servers afresh (new cgroup, readiness wait, warm-up)
     /// between groups of rounds, and record the variance between processes beside the CV
     /// within one; 1 keeps one process per cell (also the default with a single repeat).
-    #[arg(value_name = "N", help_heading = LOAD_SHAPE, long, value_parser = clap::value_parser!(u32).range(1..=100))]
+    #[arg(value_name = "N", help_heading = LOAD_SHAPE, hide_short_help = true, long, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub restarts: Option<u32>,
+    /// A profiling slice after each cell's rounds: flame graph, CPU split, system calls.
+    ///
+    /// Under the same load (perf, 5 s; 3 s with --quick); never part of the ranked figures;
+    /// without perf the run says why and goes on.
+    #[arg(long, help_heading = OUTPUT)]
+    pub profile: bool,
     /// Replace the run already in --out (its results.json) instead of refusing.
     #[arg(help_heading = OUTPUT, long)]
     pub force: bool,
@@ -510,7 +520,7 @@ pub struct RunArgs {
 /// folder, and the calibration; with the flags `study` shares too.
 #[derive(Debug, Args)]
 pub struct CellArgs {
-    /// A short pass for a first look: 2 s per repeat, 1 repeat, 1 s warm-up.
+    /// A short pass for a first look: 3 rounds of 2 s slices, 1 s warm-up.
     #[arg(long)]
     pub quick: bool,
     /// Workloads, comma-separated: plaintext, todo, echo, users [default: all each subject serves].
@@ -702,6 +712,42 @@ pub struct ServeArgs {
     /// Database connections in total over all server processes.
     #[arg(long, default_value_t = restbench_harness::plan::DEFAULT_DB_POOL)]
     pub db_pool: u32,
+    #[command(flatten)]
+    pub dir: SubjectsDir,
+}
+
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    /// The subject's id (see `restbench subjects`); not with --diff.
+    #[arg(required_unless_present = "diff", conflicts_with = "diff")]
+    pub id: Option<String>,
+    /// The workload whose load the subject is profiled under.
+    #[arg(long, default_value = "plaintext", value_parser = vocabulary::<Workload>)]
+    pub workload: Workload,
+    /// The scenario to start it in: single-thread, one-cpu, all-cores.
+    #[arg(long, default_value = "single-thread", value_parser = vocabulary::<Scenario>)]
+    pub scenario: Scenario,
+    /// How long perf samples the server.
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    pub duration: Duration,
+    /// A discarded load before the slice, so JIT runtimes are profiled warm.
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    pub warmup: Duration,
+    /// Concurrent connections of the load.
+    #[arg(short, long, default_value_t = 10)]
+    pub connections: u32,
+    /// The folder written: stacks.folded, flamegraph.svg, profile.html, profile.json
+    /// [default: profiles/SUBJECT-WORKLOAD-SCENARIO, or profiles/diff with --diff].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// A differential flame graph of two profiles, A then B (red: more of B's samples): each a
+    /// folded-stacks file, a `restbench profile` folder, or RUN_DIR:SUBJECT/WORKLOAD/SCENARIO for
+    /// a profiled cell of a run.
+    #[arg(long, num_args = 2, value_names = ["A", "B"])]
+    pub diff: Vec<String>,
+    /// Also write perf's own text (perf.script) in the folder, for other tools.
+    #[arg(long)]
+    pub keep_script: bool,
     #[command(flatten)]
     pub dir: SubjectsDir,
 }

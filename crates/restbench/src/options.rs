@@ -76,6 +76,7 @@ pub fn run_request(
         cache: prepare::cache_dir(root),
         note: what.note,
         conformance,
+        profile: m.profile,
     })
 }
 
@@ -103,6 +104,7 @@ pub fn study_request(args: &StudyArgs, root: &Path) -> anyhow::Result<StudyReque
         remote,
         cache: prepare::cache_dir(root),
         conformance: ConformanceStep::unless_skipped(args.no_conformance),
+        profile: m.profile,
     })
 }
 

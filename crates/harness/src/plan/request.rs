@@ -134,6 +134,8 @@ pub struct RunRequest {
     /// A sentence for the report about what was measured.
     pub note: Option<String>,
     pub conformance: ConformanceStep,
+    /// `--profile`: a profiling slice after each cell's repeats.
+    pub profile: bool,
 }
 
 /// Whether a subject's conformance cases run before its cells.

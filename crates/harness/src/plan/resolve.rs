@@ -135,7 +135,8 @@ pub fn resolve(req: RunRequest) -> Result<Resolved, PlanError> {
         db_pool: req.database.pool,
         conformance: req.conformance,
     };
-    let plan = assemble(parts, site, req.remote.as_ref());
+    let mut plan = assemble(parts, site, req.remote.as_ref());
+    plan.profile = profile_slice(req.profile, req.length);
     if plan.cells() == 0 {
         return Err(PlanError::NothingToRun);
     }
@@ -297,6 +298,11 @@ pub fn join_notes(a: Option<String>, b: Option<String>) -> Option<String> {
     }
 }
 
+/// The profiling slice's length with `--profile`: long enough for a few thousand samples.
+pub(crate) fn profile_slice(profile: bool, length: Length) -> Option<Duration> {
+    profile.then(|| Duration::from_secs(if length.is_quick() { 3 } else { 5 }))
+}
+
 /// What a plan is made of before the database is placed.
 pub(crate) struct Parts {
     pub kind: String,
@@ -344,6 +350,7 @@ pub(crate) fn assemble(parts: Parts, site: Site, remote: Option<&Remote>) -> Run
         server_host: remote.and_then(|r| r.server.clone()),
         remote: remote.and_then(|r| r.generators.clone()),
         conformance: parts.conformance == ConformanceStep::Check,
+        profile: None,
     }
 }
 

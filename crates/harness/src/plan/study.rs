@@ -37,6 +37,8 @@ pub struct StudyRequest {
     /// The build cache (`prepare::cache_dir` of the subjects folder).
     pub cache: PathBuf,
     pub conformance: ConformanceStep,
+    /// `--profile`: a profiling slice after each cell's repeats.
+    pub profile: bool,
 }
 
 /// One study planned: the published figures it is set against, the subjects it names that the
@@ -99,7 +101,8 @@ impl StudyRequest {
             db_pool: self.database.pool,
             conformance: self.conformance,
         };
-        let plan = assemble(parts, site.clone(), self.remote.as_ref());
+        let mut plan = assemble(parts, site.clone(), self.remote.as_ref());
+        plan.profile = resolve::profile_slice(self.profile, self.length);
         if plan.cells() == 0 {
             return Ok(StudyRun {
                 study,

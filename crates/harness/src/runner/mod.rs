@@ -7,7 +7,7 @@
 //! By job: [`plan`] (what a run is asked to do), [`cell`] (one cell's verify and open-loop
 //! measures), [`rounds`] (a group's rounds: order, re-warm, saturation, the stop rule),
 //! [`measure`] (warm-up and slices), [`open_loop`] (capacity and equal-load steps), [`verdict`]
-//! (figures, intervals and flags), [`calibrate`] (the generator's ceiling), [`costs`] (what
+//! (figures, intervals and flags), [`profiling`] (a cell's `--profile` slice), [`calibrate`] (the generator's ceiling), [`costs`] (what
 //! builds, starts and warm-ups took, for the next estimate), [`results`] (the document on
 //! disk); this module is the loop and the one place that decides what comes next. Where
 //! servers run is a [`ServerLocation`], chosen once from the plan.
@@ -18,6 +18,7 @@ pub mod costs;
 pub mod measure;
 pub mod open_loop;
 pub mod plan;
+pub mod profiling;
 pub mod results;
 pub mod rounds;
 pub mod verdict;
@@ -346,11 +347,19 @@ impl<'a> Run<'a> {
                 }
                 for mut m in members {
                     let s = &mut started[m.started];
-                    if m.cell.status == CellStatus::Ok && plan.open_loop.any() {
-                        let mut cell = group_cell(&group, s);
-                        if cell.open_loop(&mut m.cell).is_break() {
-                            return Ok(ControlFlow::Break(()));
-                        }
+                    let mut cell = group_cell(&group, s);
+                    // After the rounds, under the same load: the profiler never touches the
+                    // ranked figures.
+                    if let Some(slice) = plan.profile.filter(|_| m.cell.status == CellStatus::Ok)
+                        && !cell.stopped()
+                    {
+                        profiling::profile_into(&mut cell, &mut m.cell, slice);
+                    }
+                    if m.cell.status == CellStatus::Ok
+                        && plan.open_loop.any()
+                        && cell.open_loop(&mut m.cell).is_break()
+                    {
+                        return Ok(ControlFlow::Break(()));
                     }
                     self.costs.warmed(&s.subject.id, m.cell.warmup_s);
                     self.record(m.cell)?;

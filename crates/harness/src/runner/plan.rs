@@ -192,6 +192,8 @@ pub struct RunPlan {
     /// How the closed-loop repeats are taken as interleaved rounds; `None` when the run
     /// measures no closed loop.
     pub rounds: Option<restbench_model::RoundsPolicy>,
+    /// With `--profile`: the length of each cell's profiling slice (`crate::profile`).
+    pub profile: Option<Duration>,
 }
 
 impl RunPlan {

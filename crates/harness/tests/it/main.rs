@@ -9,6 +9,7 @@ mod escapees;
 mod go_one_cpu;
 mod locked_table;
 mod prepare_failure;
+mod profile;
 mod rounds;
 mod subject_copies;
 mod support;

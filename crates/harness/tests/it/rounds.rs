@@ -128,6 +128,7 @@ fn a_cell_whose_cpu_is_taken_is_contended_remeasured_and_never_ranked() {
         cache: dir.path().join("cache"),
         note: None,
         conformance: ConformanceStep::NotApplicable,
+        profile: false,
     };
     let mut resolved = resolve(request).unwrap();
     let server_cpu = resolved.plan.placement.server[0];

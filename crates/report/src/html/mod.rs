@@ -13,7 +13,8 @@
 //! [`svg::Axes`] for every chart's grid and axes) and [`timeline`] (rate and p99 over time, one
 //! small panel per cell); [`mod@rankings`] a group's ranking with ties and its efficiency
 //! ranking (runs measured in rounds); [`study`] the ratio tables; [`mod@conformance`] each subject's
-//! conformance cases;
+//! conformance cases; [`profile`] the profiles (`--profile`): the CPU split's stacked bars,
+//! per-request counts and inferno's flame graphs, each in an iframe of its own;
 //! [`markup`] the small pieces they share. The style and the script are `report.css` and
 //! `report.js` beside this file.
 
@@ -21,6 +22,7 @@ pub mod charts;
 pub mod conformance;
 pub mod markup;
 pub mod page;
+pub mod profile;
 pub mod rankings;
 pub mod study;
 pub mod svg;

@@ -15,7 +15,7 @@ use crate::vocabulary::{
 };
 
 use super::markup::{anchor, dl, flag_badge};
-use super::{charts, conformance, rankings, study, tables};
+use super::{charts, conformance, profile, rankings, study, tables};
 use crate::rankings::{group_views, policy_line, views_of};
 
 /// The page's style sheet, inlined so the page needs nothing else.
@@ -127,6 +127,7 @@ fn body(r: &RunResults) -> String {
     if r.cells.is_empty() {
         o.push_str("<p class=\"banner info\">No cells were measured.</p>");
     }
+    profile::section(&mut o, r);
     conformance::section(&mut o, &r.conformance);
     tables::findings(&mut o, r);
     legend(&mut o);

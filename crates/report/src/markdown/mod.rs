@@ -1,11 +1,12 @@
 //! Markdown: the summary table printed at the end of a run, `report.md` with its [`mod@study`]
 //! section and its conformance section ([`mod@conformance`], also `restbench conformance
-//! --markdown`), the rankings of groups measured in rounds ([`mod@rankings`]), and `restbench
-//! compare --markdown` ([`mod@comparison`]). A sibling of `text`: the lines
+//! --markdown`), the rankings of groups measured in rounds ([`mod@rankings`]), its profiles'
+//! split tables ([`mod@profile`]), and `restbench compare --markdown` ([`mod@comparison`]). A sibling of `text`: the lines
 //! both say alike are in `lines`.
 
 pub mod comparison;
 pub mod conformance;
+pub mod profile;
 pub mod rankings;
 pub mod study;
 
@@ -194,6 +195,7 @@ pub fn report(r: &RunResults) -> String {
         o.push_str(&study(info, r));
     }
     workloads(&mut o, r);
+    o.push_str(&profile::section(r));
     o.push_str(&conformance::section(&r.conformance));
     toolchains(&mut o, &r.environment);
     findings(&mut o, &r.cells);

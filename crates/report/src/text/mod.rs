@@ -1,7 +1,7 @@
 //! Terminal output, one module per job: a load run in wrk's shape ([`load`]), the fitted cell
 //! table of a run ([`cells`]) and the rankings of its groups measured in rounds ([`mod@rankings`]),
-//! the comparisons ([`mod@comparison`]) and `restbench conformance`
-//! ([`mod@conformance`]), all aligned by one
+//! the comparisons ([`mod@comparison`]), `restbench conformance` ([`mod@conformance`]) and a
+//! profile as `restbench profile` prints it ([`profile`]), all aligned by one
 //! [`TextTable`] ([`table`]). The lines a comparison shares with its Markdown are in
 //! [`crate::lines`].
 
@@ -9,6 +9,7 @@ pub mod cells;
 pub mod comparison;
 pub mod conformance;
 pub mod load;
+pub mod profile;
 pub mod rankings;
 pub mod table;
 

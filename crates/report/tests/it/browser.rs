@@ -170,7 +170,7 @@ fn not_ok(subject: &str, workload: &str, scenario: &str, status: CellStatus, rea
 
 /// A study-a run on an 8-core machine: three scenarios of echo, a plaintext extra, a failed and
 /// a skipped cell, variants told apart by GOMAXPROCS, and a reason that tries to inject HTML.
-fn sample() -> RunResults {
+pub(crate) fn sample() -> RunResults {
     let specs = [
         (
             "node-http",
@@ -710,7 +710,7 @@ fn check_conformance(dom: &str, r: &RunResults) {
     assert!(first_chart.contains("⚠ rust-hyper"), "the chart marks it");
 }
 
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     let p = std::env::var_os("RESTBENCH_CHROMIUM")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
@@ -718,7 +718,7 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// Runs chromium with `args`, killing it after `limit`; returns (stdout, stderr).
-fn run_bounded(browser: &Path, args: &[String], limit: Duration) -> (String, String) {
+pub(crate) fn run_bounded(browser: &Path, args: &[String], limit: Duration) -> (String, String) {
     let mut child = Command::new(browser)
         .args(args)
         .stdin(Stdio::null())

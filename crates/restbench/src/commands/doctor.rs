@@ -98,6 +98,8 @@ struct Machine {
     /// The .NET toolchain in that cache (none without a cache).
     dotnet: Option<DotnetToolchain>,
     subjects: Vec<Subject>,
+    /// Whether `--profile` and `restbench profile` can sample servers here.
+    profiling: restbench_harness::profile::Availability,
 }
 
 impl Machine {
@@ -116,10 +118,12 @@ impl Machine {
             })
             .collect();
         let cache = root.map(|root| restbench_harness::subject::prepare::cache_dir(&root));
+        let backend = Backend::probe();
         Self {
+            profiling: restbench_harness::profile::availability(backend.kind),
             placement: Placement::split(&cpus),
             cpus,
-            backend: Backend::probe(),
+            backend,
             tools,
             dotnet: cache.as_deref().ok().map(dotnet::status),
             cache: cache
@@ -155,6 +159,11 @@ impl Machine {
         for tool in &self.tools {
             tool.lines(&mut lines);
         }
+        lines.push(format!(
+            "profiling (--profile, restbench profile): {} — {}",
+            if self.profiling.usable { "yes" } else { "no" },
+            self.profiling.detail
+        ));
         lines.push(format!("build cache: {}", self.cache));
         lines.extend(self.dotnet.as_ref().map(dotnet::describe));
         if !self.subjects.is_empty() {
@@ -209,6 +218,10 @@ impl Machine {
                 .map(|t| (t.name.to_string(), t.version.clone()))
                 .collect(),
             dotnet: self.dotnet.clone(),
+            profiling: Some(restbench_model::ProfilingCheck {
+                available: self.profiling.usable,
+                detail: self.profiling.detail.clone(),
+            }),
         }
     }
 }

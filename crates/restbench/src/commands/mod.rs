@@ -13,6 +13,7 @@ mod k8s;
 mod load;
 mod merge;
 mod new;
+mod profile;
 mod report;
 mod run;
 mod serve;
@@ -36,6 +37,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Completions(args) => completions::completions(args),
         Command::Man => completions::man(),
         Command::Serve(args) => serve::run(args),
+        Command::Profile(args) => profile::run(args),
         Command::Db(DbCommand::Start(args)) => db::start(args),
         Command::Report(args) => report::run(args),
         Command::Doctor(args) => doctor::run(args),

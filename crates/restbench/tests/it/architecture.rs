@@ -488,6 +488,7 @@ const HARNESS_WINGS: &[&[&str]] = &[
     &["subject", "remote"],
     &["serve", "db"],
     &["verify"],
+    &["profile"],
     &["runner", "plan", "study"],
 ];
 

@@ -15,6 +15,7 @@ mod hostile_files;
 mod live;
 mod load_signals;
 mod merge_cli;
+mod profile_cli;
 mod readme;
 mod reproducibility;
 mod scaleout;

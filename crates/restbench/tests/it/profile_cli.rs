@@ -1,0 +1,258 @@
+//! `restbench profile` and `run --profile` as users run them: a test server whose hot function
+//! is known comes out on top, and without perf the command says why while a run goes on.
+
+use std::path::Path;
+
+use restbench_testkit::{Outcome, turn};
+
+use crate::support::restbench;
+
+/// A poll(2) HTTP/1.1 server in C that spins in `burn_cycles_for_profile` on every request
+/// (declared `rust`, the closest native language subject.toml names: DWARF unwinding, no flags).
+const HOT_SERVER: &str = r#"
+#include <arpa/inet.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char answer[] =
+    "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\nHello, World!";
+static const char missing[] = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+
+__attribute__((noinline)) unsigned long burn_cycles_for_profile(void) {
+    volatile unsigned long x = 0;
+    for (unsigned long i = 0; i < 200000; i++) x += i;
+    return x;
+}
+
+int main(void) {
+    int s = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(getenv("PORT")))};
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    if (bind(s, (struct sockaddr *)&a, sizeof a) || listen(s, 128)) return 1;
+    struct pollfd fds[256] = {{.fd = s, .events = POLLIN}};
+    int n = 1;
+    char buf[8192];
+    for (;;) {
+        poll(fds, n, -1);
+        if ((fds[0].revents & POLLIN) && n < 256) {
+            fds[n].fd = accept(s, 0, 0);
+            fds[n++].events = POLLIN;
+        }
+        for (int i = 1; i < n; i++) {
+            if (!(fds[i].revents & (POLLIN | POLLHUP))) continue;
+            ssize_t got = read(fds[i].fd, buf, sizeof buf);
+            if (got <= 0) { close(fds[i].fd); fds[i--] = fds[--n]; continue; }
+            if (strncmp(buf, "GET /api/test ", 14) != 0) {
+                write(fds[i].fd, missing, sizeof missing - 1);
+                continue;
+            }
+            burn_cycles_for_profile();
+            write(fds[i].fd, answer, sizeof answer - 1);
+        }
+    }
+}
+"#;
+
+fn hot_subject(root: &Path) {
+    let dir = root.join("hot-c");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("server.c"), HOT_SERVER).unwrap();
+    std::fs::write(
+        dir.join("subject.toml"),
+        "id = \"hot-c\"\nlanguage = \"rust\"\nframework = \"poll\"\nframework_version = \"1\"\n\
+         seeds = []\nworkloads = [\"plaintext\"]\ndescription = \"a server with a known hot function\"\n\n\
+         [requires]\ntools = [\"cc\"]\nhint = \"install a C compiler\"\n\n\
+         [build]\ncommands = [\"cc -O1 -g -o hot-server server.c\"]\noutputs = [\"hot-server\"]\n\n\
+         [start]\ncommand = \"exec ./hot-server\"\n\n\
+         [scenarios.single-thread]\nenv = {}\nprocesses = 1\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn profile_without_perf_says_why_before_building_anything() {
+    let _turn = turn::take(module_path!());
+    let subjects = tempfile::tempdir().unwrap();
+    hot_subject(subjects.path());
+    let o = restbench()
+        .args([
+            "profile",
+            "hot-c",
+            "--workload",
+            "plaintext",
+            "--subjects-dir",
+        ])
+        .arg(subjects.path())
+        .env("RESTBENCH_PERF", "/nonexistent/perf")
+        .output()
+        .unwrap();
+    let (_, err) = o.text();
+    assert!(!o.status.success());
+    assert!(
+        err.contains("cannot profile here") && err.contains("linux-perf"),
+        "{err}"
+    );
+    assert!(
+        !subjects.path().join("hot-c/hot-server").exists(),
+        "nothing was built"
+    );
+}
+
+#[test]
+#[ignore = "slow: builds a C server and profiles it with perf as root; cargo test -- --include-ignored runs it (CI does)"]
+fn profile_puts_the_known_hot_function_on_top() {
+    let _turn = turn::take(module_path!());
+    let subjects = tempfile::tempdir().unwrap();
+    hot_subject(subjects.path());
+    let out = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let o = restbench()
+        .args([
+            "profile",
+            "hot-c",
+            "--workload",
+            "plaintext",
+            "--duration",
+            "2s",
+        ])
+        .args(["--warmup", "1s", "--connections", "4", "--subjects-dir"])
+        .arg(subjects.path())
+        .arg("--out")
+        .arg(out.path())
+        .env("RESTBENCH_CACHE", cache.path())
+        .output()
+        .unwrap();
+    let (stdout, err) = o.text();
+    assert!(o.status.success(), "{stdout}\n{err}");
+    let profile: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("profile.json")).unwrap()).unwrap();
+    let top = &profile["top_symbols"][0];
+    assert_eq!(top["symbol"], "burn_cycles_for_profile", "{stdout}");
+    assert_eq!(top["part"], "own code");
+    assert!(profile["split"]["own"].as_f64().unwrap() > 0.5, "{stdout}");
+    assert!(profile["syscalls_per_request"].as_f64().is_some());
+    let folded = std::fs::read_to_string(out.path().join("stacks.folded")).unwrap();
+    assert!(
+        folded
+            .lines()
+            .any(|l| l.contains("main;burn_cycles_for_profile"))
+    );
+    let page = std::fs::read_to_string(out.path().join("profile.html")).unwrap();
+    assert!(page.contains("data-flame") && page.contains("burn_cycles_for_profile"));
+    assert!(stdout.contains("burn_cycles_for_profile"));
+    // The differential graph of a profile against itself.
+    let diff = tempfile::tempdir().unwrap();
+    let o = restbench()
+        .args(["profile", "--diff"])
+        .arg(out.path())
+        .arg(out.path().join("stacks.folded"))
+        .arg("--out")
+        .arg(diff.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", o.text().1);
+    let svg = std::fs::read_to_string(diff.path().join("diff.svg")).unwrap();
+    assert!(svg.contains("burn_cycles_for_profile"));
+}
+
+#[test]
+#[ignore = "slow: measures a subject; cargo test -- --include-ignored runs it (CI does)"]
+fn a_run_with_profile_but_no_perf_still_measures_and_says_why() {
+    let _turn = turn::take(module_path!());
+    let subjects = tempfile::tempdir().unwrap();
+    hot_subject(subjects.path());
+    let out = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let o = restbench()
+        .args([
+            "run",
+            "--quick",
+            "--duration",
+            "1s",
+            "--warmup",
+            "0.5s",
+            "--profile",
+        ])
+        .args([
+            "--scenarios",
+            "single-thread",
+            "--no-calibrate",
+            "--no-conformance",
+        ])
+        .args(["--subjects", "hot-c", "--subjects-dir"])
+        .arg(subjects.path())
+        .arg("--out")
+        .arg(out.path())
+        .env("RESTBENCH_CACHE", cache.path())
+        .env("RESTBENCH_PERF", "/nonexistent/perf")
+        .output()
+        .unwrap();
+    let (stdout, err) = o.text();
+    assert!(o.status.success(), "{stdout}\n{err}");
+    assert!(
+        format!("{stdout}{err}").contains("no profile for hot-c"),
+        "{stdout}\n{err}"
+    );
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("results.json")).unwrap()).unwrap();
+    let cell = &results["cells"][0];
+    assert_eq!(cell["status"], "ok");
+    assert!(cell.get("profile").is_none());
+}
+
+#[test]
+#[ignore = "slow: measures a subject and profiles it with perf as root; cargo test -- --include-ignored runs it (CI does)"]
+fn a_run_with_profile_keeps_each_cells_profile_apart_from_its_figures() {
+    let _turn = turn::take(module_path!());
+    let subjects = tempfile::tempdir().unwrap();
+    hot_subject(subjects.path());
+    let out = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let o = restbench()
+        .args([
+            "run",
+            "--quick",
+            "--duration",
+            "1s",
+            "--warmup",
+            "0.5s",
+            "--profile",
+        ])
+        .args([
+            "--scenarios",
+            "single-thread",
+            "--no-calibrate",
+            "--no-conformance",
+        ])
+        .args(["--subjects", "hot-c", "--subjects-dir"])
+        .arg(subjects.path())
+        .arg("--out")
+        .arg(out.path())
+        .env("RESTBENCH_CACHE", cache.path())
+        .output()
+        .unwrap();
+    let (stdout, err) = o.text();
+    assert!(o.status.success(), "{stdout}\n{err}");
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("results.json")).unwrap()).unwrap();
+    let cell = &results["cells"][0];
+    let profile = &cell["profile"];
+    assert_eq!(
+        profile["top_symbols"][0]["symbol"], "burn_cycles_for_profile",
+        "{stdout}"
+    );
+    assert_eq!(
+        profile["duration_s"].as_f64().map(f64::round),
+        Some(3.0),
+        "--quick's slice"
+    );
+    // The measured figures are the repeats': one 1 s repeat, not the 3 s slice.
+    assert_eq!(cell["repeats"].as_array().unwrap().len(), 1);
+    let html = std::fs::read_to_string(out.path().join("report.html")).unwrap();
+    assert!(html.contains("data-flame") && html.contains("data-chart=\"cpu-split\""));
+    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(md.contains("## Profiles"));
+}
