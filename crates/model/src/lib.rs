@@ -10,18 +10,23 @@
 //!   [`UnknownName`]); CPU lists ([`cpus`]) and UTC timestamps ([`time`]).
 //! - Verdicts under noise: [`interval`] (intervals on figures and on ratios, paired by round)
 //!   and [`rounds`] (interleaved rounds, contended slices, rankings with ties, the stop rule).
+//! - A/B and the regression gate: [`ab`] (`ab --json`, and the ratio of every measure between
+//!   two cells, paired by round within a run) and [`gate`] (`--fail-if` thresholds, checked
+//!   against those intervals; which machine facts must match).
 //! - [`merge`]: several generators' load results (shards of one load) merged into one, exactly.
 //!
 //! Every engine converts its own types into these explicitly, so the on-disk schema changes only
 //! here. Each top-level document carries [`SCHEMA_VERSION`]. Latency lives in HdrHistograms with the
 //! bounds of [`histogram`]; percentiles are always read from a (merged) histogram, never averaged.
 
+pub mod ab;
 pub mod capacity;
 pub mod comparison;
 pub mod conformance;
 pub mod cpus;
 pub mod documents;
 pub mod flag;
+pub mod gate;
 pub mod histogram;
 pub mod interval;
 pub mod io;
@@ -36,6 +41,7 @@ pub mod scenario;
 pub mod time;
 pub mod workload;
 
+pub use ab::{AbReport, AbSide, MeasureRatio, RatioRow, Verdict};
 pub use capacity::{
     BoundBy, Capacity, CapacityProbe, Percentile, RateStep, Slo, SloClause, SloParseError,
     StepServer,
@@ -47,6 +53,7 @@ pub use documents::{
     VerifyOutcome, VerifyReport, Versioned,
 };
 pub use flag::{Flag, Severity};
+pub use gate::{Check, GateCheck, GateReport, Measure, Threshold, ThresholdError};
 pub use histogram::{HistogramError, LatencySummary};
 pub use interval::Interval;
 pub use io::{DocumentError, read_load, read_results, read_run, write_results};
