@@ -8,53 +8,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ab::{MeasureRatio, RatioRow};
+use crate::ratios::{Measure, MeasureRatio, RatioRow};
 use crate::{Environment, Interval};
-
-/// A figure a ratio is taken of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Measure {
-    Rps,
-    P50,
-    P99,
-    CpuUsPerReq,
-    Rss,
-}
-
-crate::vocabulary!(Measure, "measure", {
-    Rps => "rps",
-    P50 => "p50",
-    P99 => "p99",
-    CpuUsPerReq => "cpu_us_per_req",
-    Rss => "rss",
-});
-
-impl Measure {
-    /// More is better for throughput; less for latency, CPU and memory.
-    pub fn higher_is_better(self) -> bool {
-        self == Measure::Rps
-    }
-
-    /// How a report heads the measure's column.
-    pub fn label(self) -> &'static str {
-        match self {
-            Measure::Rps => "req/s",
-            Measure::P50 => "p50",
-            Measure::P99 => "p99",
-            Measure::CpuUsPerReq => "CPU µs/req",
-            Measure::Rss => "RSS",
-        }
-    }
-
-    /// The words for B better and B worse.
-    pub fn verdict_words(self) -> (&'static str, &'static str) {
-        match self {
-            Measure::Rps | Measure::P50 | Measure::P99 => ("faster", "slower"),
-            Measure::CpuUsPerReq | Measure::Rss => ("leaner", "costlier"),
-        }
-    }
-}
 
 /// Which side of the threshold fails.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -337,7 +292,7 @@ pub fn machine_differences(a: &Environment, b: &Environment) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ab::RatioRow;
+    use crate::ratios::RatioRow;
 
     fn row(measure: Measure, low: f64, estimate: f64, high: f64) -> RatioRow {
         RatioRow {
@@ -392,7 +347,7 @@ mod tests {
     fn only_an_interval_wholly_beyond_fails() {
         let cpu: Threshold = "cpu_us_per_req>+5%".parse().unwrap();
         let fail = evaluate(
-            &[cpu.clone()],
+            std::slice::from_ref(&cpu),
             &[row(Measure::CpuUsPerReq, 1.06, 1.08, 1.10)],
         );
         assert!(fail.failed);
@@ -403,7 +358,7 @@ mod tests {
             fail.summary()
         );
         let noise = evaluate(
-            &[cpu.clone()],
+            std::slice::from_ref(&cpu),
             &[row(Measure::CpuUsPerReq, 0.98, 1.07, 1.15)],
         );
         assert!(!noise.failed);
@@ -418,8 +373,20 @@ mod tests {
         assert_eq!(pass.checks[0].check, Check::Pass);
         // Below: rps falling by more than 5 %.
         let rps: Threshold = "rps<-5%".parse().unwrap();
-        assert!(evaluate(&[rps.clone()], &[row(Measure::Rps, 0.80, 0.85, 0.90)]).failed);
-        assert!(!evaluate(&[rps.clone()], &[row(Measure::Rps, 0.80, 0.85, 0.96)]).failed);
+        assert!(
+            evaluate(
+                std::slice::from_ref(&rps),
+                &[row(Measure::Rps, 0.80, 0.85, 0.90)]
+            )
+            .failed
+        );
+        assert!(
+            !evaluate(
+                std::slice::from_ref(&rps),
+                &[row(Measure::Rps, 0.80, 0.85, 0.96)]
+            )
+            .failed
+        );
         // A measure the row does not have is not judged, and does not fail.
         let other = evaluate(&[rps], &[row(Measure::P99, 2.0, 3.0, 4.0)]);
         assert_eq!(other.checks[0].check, Check::NoInterval);

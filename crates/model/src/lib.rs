@@ -10,9 +10,9 @@
 //!   [`UnknownName`]); CPU lists ([`cpus`]) and UTC timestamps ([`time`]).
 //! - Verdicts under noise: [`interval`] (intervals on figures and on ratios, paired by round)
 //!   and [`rounds`] (interleaved rounds, contended slices, rankings with ties, the stop rule).
-//! - A/B and the regression gate: [`ab`] (`ab --json`, and the ratio of every measure between
-//!   two cells, paired by round within a run) and [`gate`] (`--fail-if` thresholds, checked
-//!   against those intervals; which machine facts must match).
+//! - A/B and the regression gate: [`ratios`] (the ratio of every measure between two cells,
+//!   paired by round within a run, unpaired across runs), [`gate`] (`--fail-if` thresholds,
+//!   checked against those intervals; which machine facts must match) and [`ab`] (`ab --json`).
 //! - [`merge`]: several generators' load results (shards of one load) merged into one, exactly.
 //!
 //! Every engine converts its own types into these explicitly, so the on-disk schema changes only
@@ -35,13 +35,14 @@ pub mod merge;
 pub mod names;
 pub mod protocol;
 pub mod published;
+pub mod ratios;
 pub mod rounds;
 pub mod run;
 pub mod scenario;
 pub mod time;
 pub mod workload;
 
-pub use ab::{AbReport, AbSide, MeasureRatio, RatioRow, Verdict};
+pub use ab::{AbReport, AbSide};
 pub use capacity::{
     BoundBy, Capacity, CapacityProbe, Percentile, RateStep, Slo, SloClause, SloParseError,
     StepServer,
@@ -53,7 +54,7 @@ pub use documents::{
     VerifyOutcome, VerifyReport, Versioned,
 };
 pub use flag::{Flag, Severity};
-pub use gate::{Check, GateCheck, GateReport, Measure, Threshold, ThresholdError};
+pub use gate::{Check, GateCheck, GateReport, Threshold, ThresholdError};
 pub use histogram::{HistogramError, LatencySummary};
 pub use interval::Interval;
 pub use io::{DocumentError, read_load, read_results, read_run, write_results};
@@ -67,6 +68,7 @@ pub use published::{
     PublishedFigure, PublishedLatency, PublishedStudy, StudyInfo, UnavailableSystem,
     published_studies, published_study,
 };
+pub use ratios::{Measure, MeasureRatio, RatioRow, Verdict};
 pub use rounds::{GroupRounds, PairRatio, RankEntry, Round, RoundsPolicy, Saturation};
 pub use run::{
     Cell, CellIntervals, CellPlacement, CellStatus, CellSubject, Environment, Finding,

@@ -1,8 +1,10 @@
 //! Markdown: the summary table printed at the end of a run, `report.md` with its [`mod@study`]
 //! section and its conformance section ([`mod@conformance`], also `restbench conformance
-//! --markdown`), and `restbench compare --markdown` ([`mod@comparison`]). A sibling of `text`: the lines
+//! --markdown`), `restbench compare --markdown` ([`mod@comparison`]), and `restbench ab --markdown` with the
+//! gate's CI summary ([`mod@ab`]). A sibling of `text`: the lines
 //! both say alike are in `lines`.
 
+pub mod ab;
 pub mod comparison;
 pub mod conformance;
 pub mod study;

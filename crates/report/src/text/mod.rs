@@ -1,9 +1,10 @@
-//! Terminal output, one module per job: a load run in wrk's shape ([`load`]), the fitted cell
+//! Terminal output, one module per job: `restbench ab` and the gate ([`mod@ab`]), a load run in wrk's shape ([`load`]), the fitted cell
 //! table of a run ([`cells`]), the comparisons ([`mod@comparison`]) and `restbench conformance`
 //! ([`mod@conformance`]), all aligned by one
 //! [`TextTable`] ([`table`]). The lines a comparison shares with its Markdown are in
 //! [`crate::lines`].
 
+pub mod ab;
 pub mod cells;
 pub mod comparison;
 pub mod conformance;

@@ -8,6 +8,7 @@ mod cli;
 mod database_cli;
 mod db_leftovers;
 mod exports;
+mod gate_cli;
 mod hostile;
 mod hostile_files;
 mod live;
