@@ -12,7 +12,8 @@
 //!   and [`rounds`] (interleaved rounds, contended slices, rankings with ties, the stop rule).
 //! - A/B and the regression gate: [`ratios`] (the ratio of every measure between two cells,
 //!   paired by round within a run, unpaired across runs), [`gate`] (`--fail-if` thresholds,
-//!   checked against those intervals; which machine facts must match) and [`ab`] (`ab --json`).
+//!   checked against those intervals; which machine facts must match), [`ab`] (`ab --json`) and
+//!   [`history`] (a stored cell read back: figures, intervals, machine, revision).
 //! - [`merge`]: several generators' load results (shards of one load) merged into one, exactly.
 //!
 //! Every engine converts its own types into these explicitly, so the on-disk schema changes only
@@ -28,6 +29,7 @@ pub mod documents;
 pub mod flag;
 pub mod gate;
 pub mod histogram;
+pub mod history;
 pub mod interval;
 pub mod io;
 pub mod load;

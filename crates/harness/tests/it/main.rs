@@ -6,6 +6,7 @@ mod conformance;
 mod database;
 mod enforcement;
 mod go_one_cpu;
+mod history;
 mod locked_table;
 mod prepare_failure;
 mod subject_copies;

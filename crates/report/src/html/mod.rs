@@ -12,12 +12,13 @@
 //! tables; [`charts`] the figures of a group, drawn by [`svg`] (scales, ticks, and one
 //! [`svg::Axes`] for every chart's grid and axes) and [`timeline`] (rate and p99 over time, one
 //! small panel per cell); [`study`] the ratio tables; [`mod@conformance`] each subject's
-//! conformance cases;
+//! conformance cases; [`mod@history`] the `restbench history show` timeline (a page of its own);
 //! [`markup`] the small pieces they share. The style and the script are `report.css` and
 //! `report.js` beside this file.
 
 pub mod charts;
 pub mod conformance;
+pub mod history;
 pub mod markup;
 pub mod page;
 pub mod study;

@@ -66,8 +66,13 @@ pub fn run(args: AbArgs) -> anyhow::Result<ExitCode> {
         rows,
         gate,
     };
+    let json = serde_json::to_string_pretty(&Versioned::new(&report))? + "\n";
+    // Beside results.json, so `history import` knows each side's commit and source hash.
+    let ab_file = out_dir.join("ab.json");
+    std::fs::write(&ab_file, &json)
+        .with_context(|| format!("cannot write {}", ab_file.display()))?;
     let text = if args.json {
-        serde_json::to_string_pretty(&Versioned::new(&report))? + "\n"
+        json
     } else if args.markdown {
         restbench_report::markdown::ab::ab(&report)
     } else {
