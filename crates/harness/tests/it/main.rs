@@ -2,6 +2,7 @@
 //! file, what they share in `support` and in `restbench-testkit`. The slow ones (real subjects,
 //! PostgreSQL, package registries) are `#[ignore]`d with their reason.
 
+mod ab_sides;
 mod conformance;
 mod database;
 mod enforcement;
