@@ -9,6 +9,7 @@ mod database_cli;
 mod db_leftovers;
 mod exports;
 mod gate_cli;
+mod history_cli;
 mod hostile;
 mod hostile_files;
 mod live;
