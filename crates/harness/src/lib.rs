@@ -14,7 +14,8 @@
 //!    cache), build, scaffold, ad-hoc subjects;
 //!    [`remote`]: load generators on other hosts over SSH or Kubernetes, merged exactly.
 //! 4. [`serve`]: a subject running, here or on a server host over ssh;
-//!    [`db`]: a PostgreSQL client, throwaway clusters, the seed data, and provisioning for a run.
+//!    [`db`]: a PostgreSQL client, throwaway clusters, the seed data, and provisioning for a run;
+//!    [`history`]: runs kept in SQLite or PostgreSQL (`restbench history`), migrated by version.
 //! 5. [`verify`]: the workload contract as checks that return findings, and `restbench verify`'s
 //!    session over subjects; `verify::conformance`, how a subject reads HTTP/1.1 (the cases,
 //!    `restbench conformance`'s session and the per-build cache).
@@ -33,6 +34,7 @@ pub mod error;
 pub mod events;
 pub mod fixtures;
 pub mod h2c;
+pub mod history;
 pub mod host;
 pub mod http;
 pub mod plan;

@@ -10,6 +10,10 @@
 //!   [`UnknownName`]); CPU lists ([`cpus`]) and UTC timestamps ([`time`]).
 //! - Verdicts under noise: [`interval`] (intervals on figures and on ratios, paired by round)
 //!   and [`rounds`] (interleaved rounds, contended slices, rankings with ties, the stop rule).
+//! - A/B and the regression gate: [`ratios`] (the ratio of every measure between two cells,
+//!   paired by round within a run, unpaired across runs), [`gate`] (`--fail-if` thresholds,
+//!   checked against those intervals; which machine facts must match), [`ab`] (`ab --json`) and
+//!   [`history`] (a stored cell read back: figures, intervals, machine, revision).
 //! - [`merge`]: several generators' load results (shards of one load) merged into one, exactly.
 //! - [`validate`]: the bounds every document read is checked against before anything is
 //!   computed or allocated from it (the error names the file and the field).
@@ -18,13 +22,16 @@
 //! here. Each top-level document carries [`SCHEMA_VERSION`]. Latency lives in HdrHistograms with the
 //! bounds of [`histogram`]; percentiles are always read from a (merged) histogram, never averaged.
 
+pub mod ab;
 pub mod capacity;
 pub mod comparison;
 pub mod conformance;
 pub mod cpus;
 pub mod documents;
 pub mod flag;
+pub mod gate;
 pub mod histogram;
+pub mod history;
 pub mod interval;
 pub mod io;
 pub mod load;
@@ -33,6 +40,7 @@ pub mod names;
 pub mod profile;
 pub mod protocol;
 pub mod published;
+pub mod ratios;
 pub mod rounds;
 pub mod run;
 pub mod scenario;
@@ -40,6 +48,7 @@ pub mod time;
 pub mod validate;
 pub mod workload;
 
+pub use ab::{AbReport, AbSide};
 pub use capacity::{
     BoundBy, Capacity, CapacityProbe, Percentile, RateStep, Slo, SloClause, SloParseError,
     StepServer,
@@ -51,6 +60,7 @@ pub use documents::{
     ToolCheck, VerifyOutcome, VerifyReport, Versioned,
 };
 pub use flag::{Flag, Severity};
+pub use gate::{Check, GateCheck, GateReport, Threshold, ThresholdError};
 pub use histogram::{HistogramError, LatencySummary};
 pub use interval::Interval;
 pub use io::{DocumentError, read_load, read_results, read_run, write_results};
@@ -65,6 +75,7 @@ pub use published::{
     PublishedFigure, PublishedLatency, PublishedStudy, StudyInfo, UnavailableSystem,
     published_studies, published_study,
 };
+pub use ratios::{Measure, MeasureRatio, RatioRow, Verdict};
 pub use rounds::{GroupRounds, PairRatio, RankEntry, Round, RoundsPolicy, Saturation};
 pub use run::{
     Cell, CellIntervals, CellPlacement, CellStatus, CellSubject, Environment, Finding,

@@ -114,6 +114,13 @@ pub enum Command {
     /// Set two runs (or two `load` results) side by side as ratios and name what got faster or
     /// slower beyond the noise.
     Compare(CompareArgs),
+    /// Two versions of one subject (two folders, or one subject at two git revisions) measured
+    /// in one run, and the ratio of every measure with its interval; a gate with --fail-if.
+    Ab(Box<AbArgs>),
+    /// Runs kept in a database (SQLite, or PostgreSQL): import, a timeline, a gate against the
+    /// recent past.
+    #[command(subcommand)]
+    History(HistoryCommand),
     /// Your own server as a subject, from its command line: started, verified, measured and
     /// reported as `run` does, without writing a subject folder.
     Bench(BenchArgs),
@@ -472,6 +479,141 @@ pub struct CompareArgs {
     /// The comparison as JSON.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub gate: GateArgs,
+}
+
+/// The regression gate's flags (`ab`, `compare`, `history check`).
+#[derive(Debug, Args, Clone, Default)]
+pub struct GateArgs {
+    /// Exit 1 when the 95 % interval of a ratio lies wholly beyond this change, such as
+    /// cpu_us_per_req>+5%, p99>+10%, rps<-5% (repeatable; measures: rps, p50, p99,
+    /// cpu_us_per_req, rss). Within noise it passes and says so.
+    #[arg(long, value_name = "EXPR", value_parser = parse_threshold)]
+    pub fail_if: Vec<restbench_model::Threshold>,
+    /// Compare runs from different machines (CPU model, cores, kernel, cgroup backend) instead
+    /// of refusing; what differs is printed.
+    #[arg(long)]
+    pub across_machines: bool,
+}
+
+/// A `--fail-if` expression.
+pub fn parse_threshold(text: &str) -> Result<restbench_model::Threshold, String> {
+    text.parse()
+        .map_err(|e: restbench_model::ThresholdError| e.reason)
+}
+
+/// `restbench ab`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:
+  restbench ab subjects/my-server /tmp/my-server-patched --quick
+  restbench ab my-server --rev origin/main --rev HEAD --fail-if 'cpu_us_per_req>+5%'
+
+The two versions are two subjects of one run (ids <id>@a and <id>@b, or <id>@<commit>), with
+the same plan; their rounds are interleaved. Exit 1 only when a --fail-if interval lies wholly
+beyond its threshold.")]
+pub struct AbArgs {
+    /// Two folders of one subject, or one subject id with --rev twice.
+    #[arg(value_name = "DIR_OR_ID", num_args = 1..=2, required = true)]
+    pub targets: Vec<PathBuf>,
+    /// A git revision of the checkout (twice: A then B); the subject's folder at each is built
+    /// from `git archive`, cached by its tree hash.
+    #[arg(long, value_name = "REV")]
+    pub rev: Vec<String>,
+    /// Markdown instead of aligned text.
+    #[arg(long, conflicts_with = "json")]
+    pub markdown: bool,
+    /// The A/B as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Measure without the conformance cases first.
+    #[arg(long)]
+    pub no_conformance: bool,
+    #[command(flatten)]
+    pub gate: GateArgs,
+    #[command(flatten)]
+    pub cells: CellArgs,
+}
+
+/// `restbench history`.
+#[derive(Debug, Subcommand)]
+pub enum HistoryCommand {
+    /// Store runs (folders or results.json files); a run already stored is kept once.
+    Import(HistoryImportArgs),
+    /// A self-contained HTML timeline of every measure with its interval.
+    Show(HistoryShowArgs),
+    /// The gate (--fail-if) of a run against the recent history of its cells.
+    Check(HistoryCheckArgs),
+}
+
+/// Where the history is.
+#[derive(Debug, Args, Clone)]
+pub struct HistoryStoreArgs {
+    /// A PostgreSQL URL (postgres://…) or a SQLite file [default:
+    /// $XDG_DATA_HOME/restbench/history.sqlite, else ~/.local/share/restbench/history.sqlite].
+    #[arg(
+        long,
+        value_name = "URL_OR_FILE",
+        env = "RESTBENCH_HISTORY",
+        hide_env_values = true
+    )]
+    pub history: Option<String>,
+}
+
+/// `restbench history import`.
+#[derive(Debug, Args)]
+pub struct HistoryImportArgs {
+    /// Runs: their folders or results.json files.
+    #[arg(value_name = "RUN", required = true)]
+    pub runs: Vec<PathBuf>,
+    /// The git revision the runs measured (for subjects without one in their id).
+    #[arg(long, value_name = "REV")]
+    pub rev: Option<String>,
+    #[command(flatten)]
+    pub store: HistoryStoreArgs,
+}
+
+/// `restbench history show`.
+#[derive(Debug, Args)]
+pub struct HistoryShowArgs {
+    /// Only this subject (a revision's id such as rust-hyper@1a2b3c4 counts as rust-hyper).
+    #[arg(long)]
+    pub subject: Option<String>,
+    /// Only this workload.
+    #[arg(long)]
+    pub workload: Option<String>,
+    /// Where to write the page [default: history.html].
+    #[arg(long, value_name = "FILE", default_value = "history.html")]
+    pub out: PathBuf,
+    /// A revision's page: points link to this URL with {rev} replaced (such as
+    /// https://github.com/me/my-server/commit/{rev}).
+    #[arg(long, value_name = "URL")]
+    pub commit_url: Option<String>,
+    #[command(flatten)]
+    pub store: HistoryStoreArgs,
+}
+
+/// `restbench history check`.
+#[derive(Debug, Args)]
+pub struct HistoryCheckArgs {
+    /// The run to check (its folder or results.json).
+    #[arg(value_name = "RUN")]
+    pub run: PathBuf,
+    /// The baseline: the last N runs of each cell on this machine (last:5).
+    #[arg(long, value_name = "last:N", default_value = "last:5", value_parser = parse_last)]
+    pub against: u32,
+    #[command(flatten)]
+    pub gate: GateArgs,
+    #[command(flatten)]
+    pub store: HistoryStoreArgs,
+}
+
+/// `last:N` with N at least 2.
+pub fn parse_last(text: &str) -> Result<u32, String> {
+    text.strip_prefix("last:")
+        .and_then(|n| n.parse::<u32>().ok())
+        .filter(|n| *n >= 2)
+        .ok_or_else(|| format!("{text:?} is not last:N with N at least 2 (such as last:5)"))
 }
 
 /// `restbench doctor`.

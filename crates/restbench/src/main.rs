@@ -12,6 +12,7 @@
 mod cli;
 mod commands;
 mod common;
+mod gate;
 mod install;
 mod live;
 mod options;

@@ -2,11 +2,13 @@
 //! file, what they share in `support` and in `restbench-testkit`. The slow ones (real subjects,
 //! PostgreSQL, package registries) are `#[ignore]`d with their reason.
 
+mod ab_sides;
 mod conformance;
 mod database;
 mod enforcement;
 mod escapees;
 mod go_one_cpu;
+mod history;
 mod locked_table;
 mod prepare_failure;
 mod profile;

@@ -15,11 +15,13 @@
 //! ranking (runs measured in rounds); [`study`] the ratio tables; [`mod@conformance`] each subject's
 //! conformance cases; [`profile`] the profiles (`--profile`): the CPU split's stacked bars,
 //! per-request counts and inferno's flame graphs, each in an iframe of its own;
+//! [`mod@history`] the `restbench history show` timeline (a page of its own);
 //! [`markup`] the small pieces they share. The style and the script are `report.css` and
 //! `report.js` beside this file.
 
 pub mod charts;
 pub mod conformance;
+pub mod history;
 pub mod markup;
 pub mod page;
 pub mod profile;

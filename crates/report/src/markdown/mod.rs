@@ -1,9 +1,11 @@
 //! Markdown: the summary table printed at the end of a run, `report.md` with its [`mod@study`]
 //! section and its conformance section ([`mod@conformance`], also `restbench conformance
 //! --markdown`), the rankings of groups measured in rounds ([`mod@rankings`]), its profiles'
-//! split tables ([`mod@profile`]), and `restbench compare --markdown` ([`mod@comparison`]). A sibling of `text`: the lines
+//! split tables ([`mod@profile`]), `restbench compare --markdown` ([`mod@comparison`]), and
+//! `restbench ab --markdown` with the gate's CI summary ([`mod@ab`]). A sibling of `text`: the lines
 //! both say alike are in `lines`.
 
+pub mod ab;
 pub mod comparison;
 pub mod conformance;
 pub mod profile;

@@ -1,10 +1,12 @@
-//! Terminal output, one module per job: a load run in wrk's shape ([`load`]), the fitted cell
-//! table of a run ([`cells`]) and the rankings of its groups measured in rounds ([`mod@rankings`]),
-//! the comparisons ([`mod@comparison`]), `restbench conformance` ([`mod@conformance`]) and a
-//! profile as `restbench profile` prints it ([`profile`]), all aligned by one
+//! Terminal output, one module per job: `restbench ab` and the gate ([`mod@ab`]), a load run
+//! in wrk's shape ([`load`]), the fitted cell table of a run ([`cells`]) and the rankings of its
+//! groups measured in rounds ([`mod@rankings`]), the comparisons ([`mod@comparison`]), `restbench
+//! conformance` ([`mod@conformance`]) and a profile as `restbench profile` prints it ([`profile`]),
+//! all aligned by one
 //! [`TextTable`] ([`table`]). The lines a comparison shares with its Markdown are in
 //! [`crate::lines`].
 
+pub mod ab;
 pub mod cells;
 pub mod comparison;
 pub mod conformance;

@@ -14,6 +14,12 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let (fa, fb) = (file(&args.a), file(&args.b));
     match (kind(&fa)?, kind(&fb)?) {
         (DocumentKind::Load, DocumentKind::Load) => {
+            if !args.gate.fail_if.is_empty() {
+                return Err(crate::cli::BadArgument(
+                    "--fail-if gates two runs, not two load results".into(),
+                )
+                .into());
+            }
             let comparison =
                 restbench_report::compare_loads(&load_result(&fa)?, &load_result(&fb)?);
             let text = if args.json {
@@ -39,6 +45,12 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     }
     let a = read_run(&fa)?;
     let b = read_run(&fb)?;
+    // Refused before anything is printed: figures of two machines do not compare.
+    let differences = if args.gate.fail_if.is_empty() {
+        Vec::new()
+    } else {
+        crate::gate::machines(&a.environment, &b.environment, args.gate.across_machines)?
+    };
     let comparison = restbench_report::compare::compare(&a, &b);
     let text = if args.json {
         serde_json::to_string_pretty(&Versioned::new(comparison))? + "\n"
@@ -47,7 +59,25 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     } else {
         restbench_report::text::comparison_at(&comparison, crate::output::table_width())
     };
-    write_out(&text)
+    write_out(&text)?;
+    if args.gate.fail_if.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let rows = restbench_model::ratios::run_rows(&a.cells, &b.cells);
+    let mut gate = restbench_model::gate::evaluate(&args.gate.fail_if, &rows);
+    gate.machine_differences = differences;
+    let lines = if args.markdown {
+        restbench_report::markdown::ab::gate_summary(&gate)
+    } else {
+        restbench_report::text::ab::gate_lines(&gate)
+    };
+    // The JSON on stdout stays one document; the gate's lines go beside it.
+    if args.json {
+        eprint!("{lines}");
+    } else {
+        write_out(&format!("\n{lines}"))?;
+    }
+    crate::gate::finish(&gate)
 }
 
 /// Written, not print!ed: a closed stdout (`| head`) is an error main ends quietly, not a panic.

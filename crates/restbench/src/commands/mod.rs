@@ -2,6 +2,7 @@
 //! library and prints; it never imports another command (what two share lives in the crate's
 //! helper modules: `options`, `common`, `output`, `remote`, or in a library).
 
+mod ab;
 mod agent;
 mod bench;
 mod compare;
@@ -9,6 +10,7 @@ mod completions;
 mod conformance;
 mod db;
 mod doctor;
+mod history;
 mod k8s;
 mod load;
 mod merge;
@@ -23,7 +25,7 @@ mod verify;
 
 use std::process::ExitCode;
 
-use crate::cli::{Cli, Command, DbCommand, K8sCommand};
+use crate::cli::{Cli, Command, DbCommand, HistoryCommand, K8sCommand};
 
 /// Runs the chosen subcommand and returns the process exit code.
 pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -43,6 +45,10 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Doctor(args) => doctor::run(args),
         Command::Study(args) => study::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Ab(args) => ab::run(*args),
+        Command::History(HistoryCommand::Import(args)) => history::import(args),
+        Command::History(HistoryCommand::Show(args)) => history::show(args),
+        Command::History(HistoryCommand::Check(args)) => history::check(args),
         Command::Bench(args) => bench::run(args),
         Command::Merge(args) => merge::run(args),
         Command::K8s(K8sCommand::Load(args)) => k8s::load(*args),

@@ -486,7 +486,7 @@ const HARNESS_WINGS: &[&[&str]] = &[
     ],
     &["host"],
     &["subject", "remote"],
-    &["serve", "db"],
+    &["serve", "db", "history"],
     &["verify"],
     &["profile"],
     &["runner", "plan", "study"],

@@ -9,6 +9,8 @@ mod cli_doc;
 mod database_cli;
 mod db_leftovers;
 mod exports;
+mod gate_cli;
+mod history_cli;
 mod hostile;
 mod hostile_documents;
 mod hostile_files;

@@ -1,0 +1,237 @@
+//! The two sides of `restbench ab`: two folders of one subject, or one subject at two git
+//! revisions of the checkout, made into two subjects of one run with distinct ids.
+//!
+//! A revision's folder is extracted with `git archive` into `{cache}/ab/<id>@<tree>/<id>/`,
+//! keyed by the git tree of the subject's folder, so a revision already extracted is not
+//! extracted again. Each side builds into a cache of its own (`{cache}` in its commands points
+//! there): two versions of one subject name the same binary, and must not overwrite each other.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use restbench_model::AbSide;
+
+use crate::HarnessError;
+use crate::subject::Subject;
+use crate::subject::prepare::build_hash;
+
+/// Why the two sides could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum AbError {
+    #[error("git {args}: {stderr}")]
+    Git { args: String, stderr: String },
+    #[error("cannot run git: {0} (install git, or give two subject folders)")]
+    NoGit(std::io::Error),
+    #[error("{0}")]
+    Subject(#[from] HarnessError),
+    #[error("cannot extract {what}: {source}")]
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+    #[error(
+        "the two folders hold different subjects ({a} and {b}): ab compares two versions of one"
+    )]
+    DifferentSubjects { a: String, b: String },
+}
+
+/// The two subjects to run, and where each came from.
+#[derive(Debug, Clone)]
+pub struct AbPair {
+    pub a: Subject,
+    pub b: Subject,
+    pub side_a: AbSide,
+    pub side_b: AbSide,
+}
+
+/// How the two are measured on a machine of `cpus` CPUs, and why, in a sentence. Duet
+/// measurement (both at once on mirrored CPU sets, each with its own generator) needs a server
+/// and a generator CPU per side; this version always interleaves.
+pub fn mode(cpus: usize) -> (&'static str, String) {
+    let reason = if cpus < 4 {
+        format!(
+            "interleaved rounds (A and B alternate, each round in a seeded order), because this \
+             machine has {cpus} CPUs and measuring both at once (duet) needs at least 4: a \
+             server and a generator CPU for each side"
+        )
+    } else {
+        "interleaved rounds (A and B alternate, each round in a seeded order); measuring both \
+         at once on mirrored CPU sets (duet) is not built yet"
+            .to_string()
+    };
+    ("interleaved", reason)
+}
+
+/// Two folders of one subject; ids `<id>@a` and `<id>@b` unless the folder names differ.
+pub fn from_folders(a: &Path, b: &Path, cache: &Path) -> Result<AbPair, AbError> {
+    let sa = Subject::load(a)?;
+    let sb = Subject::load(b)?;
+    if sa.id != sb.id {
+        return Err(AbError::DifferentSubjects { a: sa.id, b: sb.id });
+    }
+    let side = |s: &Subject, tag: &str| -> Result<AbSide, AbError> {
+        Ok(AbSide {
+            id: format!("{}@{tag}", s.id),
+            folder: s.dir.display().to_string(),
+            revision: None,
+            commit: None,
+            source_hash: build_hash(s)?,
+        })
+    };
+    let (side_a, side_b) = (side(&sa, "a")?, side(&sb, "b")?);
+    Ok(pair(sa, sb, side_a, side_b, cache))
+}
+
+/// Subject `id` of the checkout holding `subjects_root`, at revisions `rev_a` and `rev_b`.
+pub fn from_revisions(
+    subjects_root: &Path,
+    id: &str,
+    rev_a: &str,
+    rev_b: &str,
+    cache: &Path,
+) -> Result<AbPair, AbError> {
+    let prefix = git(subjects_root, &["rev-parse", "--show-prefix"])?;
+    let top = PathBuf::from(git(subjects_root, &["rev-parse", "--show-toplevel"])?);
+    let path = format!("{prefix}{id}");
+    let mut sides = Vec::new();
+    for rev in [rev_a, rev_b] {
+        let commit = git(
+            &top,
+            &["rev-parse", "--verify", &format!("{rev}^{{commit}}")],
+        )?;
+        let tree = git(&top, &["rev-parse", &format!("{commit}:{path}")]).map_err(|e| match e {
+            AbError::Git { args, .. } => AbError::Git {
+                args,
+                stderr: format!("revision {rev} has no folder {path}"),
+            },
+            e => e,
+        })?;
+        let short = &commit[..commit.len().min(10)];
+        let dest = cache
+            .join("ab")
+            .join(format!("{id}@{}", &tree[..tree.len().min(16)]));
+        let dir = extract(&top, &commit, &path, &dest, id)?;
+        let subject = Subject::load(&dir)?;
+        sides.push((
+            subject,
+            AbSide {
+                id: format!("{id}@{short}"),
+                folder: dir.display().to_string(),
+                revision: Some(rev.to_string()),
+                commit: Some(commit.clone()),
+                source_hash: tree,
+            },
+        ));
+    }
+    let (b, mut side_b) = sides.pop().expect("two sides");
+    let (a, mut side_a) = sides.pop().expect("two sides");
+    if side_a.id == side_b.id {
+        side_a.id.push_str("-a");
+        side_b.id.push_str("-b");
+    }
+    Ok(pair(a, b, side_a, side_b, cache))
+}
+
+/// The two subjects renamed to their sides' ids, each building into its own cache.
+fn pair(mut a: Subject, mut b: Subject, side_a: AbSide, side_b: AbSide, cache: &Path) -> AbPair {
+    for (s, side) in [(&mut a, &side_a), (&mut b, &side_b)] {
+        let own = cache.join("ab").join("builds").join(format!(
+            "{}@{}",
+            s.id,
+            short_hash(&side.source_hash)
+        ));
+        private_cache(s, &own);
+        s.id = side.id.clone();
+    }
+    AbPair {
+        a,
+        b,
+        side_a,
+        side_b,
+    }
+}
+
+fn short_hash(h: &str) -> &str {
+    &h[..h.len().min(16)]
+}
+
+/// Points `{cache}` in the subject's commands and environment at `own`.
+fn private_cache(s: &mut Subject, own: &Path) {
+    let own = own.display().to_string();
+    let swap = |t: &mut String| *t = t.replace("{cache}", &own);
+    s.build_commands.iter_mut().for_each(swap);
+    swap(&mut s.start_command);
+    s.env.values_mut().for_each(swap);
+    for settings in s.scenarios.values_mut() {
+        settings.env.values_mut().for_each(swap);
+    }
+}
+
+/// `git archive COMMIT PATH` unpacked into `dest` (once: a finished extraction leaves a stamp);
+/// returns the subject's folder there, named `id` as its manifest requires.
+fn extract(
+    top: &Path,
+    commit: &str,
+    path: &str,
+    dest: &Path,
+    id: &str,
+) -> Result<PathBuf, AbError> {
+    let dir = dest.join(id);
+    let stamp = dest.join(".extracted");
+    if stamp.exists() && dir.join("subject.toml").exists() {
+        return Ok(dir);
+    }
+    let io = |what: &str| {
+        let what = format!("{what} {}", dest.display());
+        move |source| AbError::Io { what, source }
+    };
+    if dest.exists() {
+        std::fs::remove_dir_all(dest).map_err(io("an unfinished"))?;
+    }
+    let staging = dest.with_extension("partial");
+    let _ = std::fs::remove_dir_all(&staging);
+    std::fs::create_dir_all(&staging).map_err(io("the folder"))?;
+    let strip = path.matches('/').count();
+    let archive = Command::new("git")
+        .args(["archive", "--format=tar", commit, path])
+        .current_dir(top)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(AbError::NoGit)?;
+    let tar = Command::new("tar")
+        .args(["-x", &format!("--strip-components={strip}"), "-C"])
+        .arg(&staging)
+        .stdin(archive.stdout.ok_or_else(|| AbError::Git {
+            args: "archive".into(),
+            stderr: "no output".into(),
+        })?)
+        .output()
+        .map_err(io("with tar into"))?;
+    if !tar.status.success() {
+        return Err(AbError::Git {
+            args: format!("archive {commit} {path} | tar -x"),
+            stderr: String::from_utf8_lossy(&tar.stderr).trim().to_string(),
+        });
+    }
+    std::fs::rename(&staging, dest).map_err(io("into"))?;
+    std::fs::write(&stamp, commit).map_err(io("the stamp of"))?;
+    Ok(dir)
+}
+
+/// `git ARGS` in `dir`, its trimmed output; a failure carries git's own message.
+fn git(dir: &Path, args: &[&str]) -> Result<String, AbError> {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(AbError::NoGit)?;
+    if !out.status.success() {
+        return Err(AbError::Git {
+            args: args.join(" "),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        });
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}

@@ -1,0 +1,40 @@
+//! `restbench ab --json`: two versions of one subject measured in one run, the ratio of every
+//! measure per workload ([`crate::ratios`]) and the gate's checks ([`crate::gate`]).
+
+use serde::{Deserialize, Serialize};
+
+use crate::gate::GateReport;
+use crate::ratios::RatioRow;
+
+/// One side of an A/B: what was measured and where it came from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AbSide {
+    /// The subject id in the run (`rust-hyper@1a2b3c4`).
+    pub id: String,
+    /// The folder it was built from.
+    pub folder: String,
+    /// The git revision asked for and the commit it named (`--rev`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// A hash of the subject's sources (the git tree, or the folder's build hash).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub source_hash: String,
+}
+
+/// `restbench ab --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AbReport {
+    pub a: AbSide,
+    pub b: AbSide,
+    /// `interleaved` (rounds A B B A …) or `duet` (both at once on mirrored CPUs).
+    pub mode: String,
+    /// Why that mode, in a sentence.
+    pub mode_reason: String,
+    /// The run's results folder.
+    pub results: String,
+    pub rows: Vec<RatioRow>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateReport>,
+}

@@ -1,0 +1,241 @@
+//! `restbench history show`: one self-contained page (inline CSS and SVG, no network) with a
+//! timeline per cell and measure: each stored run a point with its interval, linked to its
+//! revision, and a dashed line where the machine changed (CPU model, cores, kernel, backend).
+//!
+//! Test hooks: each chart is `<figure class="chart" data-chart="history" data-measure="rps">`,
+//! each point a `<circle data-point>`, each machine change a `<line data-machine-change>`; the
+//! page sets `data-ready="1"` on load and records script errors in `data-errors`, as report.html.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use restbench_model::history::{HistoryPoint, MachineFacts};
+use restbench_model::ratios::Measure;
+
+use super::svg::{Axes, LinearScale, linear_ticks, nice_ceiling};
+use crate::escape::html as escape;
+use crate::units::{bytes_short, compact, micros_short};
+
+const SCRIPT: &str = include_str!("report.js");
+const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}\
+h2{margin-top:2em}figure.chart{margin:0 0 1.5em}svg{max-width:100%;height:auto}\
+.grid{stroke:#ddd}.tick{font-size:10px;fill:#555}.axis{stroke:#333;fill:none}\
+.axis-title{font-size:11px;fill:#333}.interval{stroke:#4477aa;stroke-width:2}\
+circle{fill:#4477aa}.trend{stroke:#4477aa;fill:none;opacity:.4}\
+.machine-change{stroke:#cc3311;stroke-dasharray:4 3}.machine-label{font-size:10px;fill:#cc3311}\
+p.empty{color:#777}";
+
+/// The page: a section per cell (subject, workload, scenario, protocol), a chart per measure.
+/// `commit_url` turns a revision into a link (`{rev}` replaced).
+pub fn page(points: &[HistoryPoint], commit_url: Option<&str>) -> String {
+    let mut groups: BTreeMap<(String, String, String, String), Vec<&HistoryPoint>> =
+        BTreeMap::new();
+    for p in points {
+        groups
+            .entry((
+                p.subject.clone(),
+                p.workload.clone(),
+                p.scenario.clone(),
+                p.protocol.clone(),
+            ))
+            .or_default()
+            .push(p);
+    }
+    let mut body = String::new();
+    if groups.is_empty() {
+        body.push_str(r#"<p class="empty">No runs stored yet: <code>restbench history import RUN</code> adds one.</p>"#);
+    }
+    for ((subject, workload, scenario, protocol), pts) in &groups {
+        let _ = write!(
+            body,
+            "<section><h2>{} · {} · {} · {}</h2><p>{} runs</p>",
+            escape(subject),
+            escape(workload),
+            escape(scenario),
+            escape(protocol),
+            pts.len()
+        );
+        for measure in Measure::ALL {
+            if pts.iter().any(|p| p.figure(measure).is_some()) {
+                body.push_str(&chart(pts, measure, commit_url));
+            }
+        }
+        body.push_str("</section>");
+    }
+    format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>restbench history</title>\
+         <style>{STYLE}</style><script>{SCRIPT}</script></head><body><h1>restbench history</h1>\
+         <p>Each point is a run's figure with its 95 % interval; dashed red lines mark a change of machine.</p>{body}</body></html>\n"
+    )
+}
+
+fn label(measure: Measure, v: f64) -> String {
+    match measure {
+        Measure::Rps => compact(v),
+        Measure::P50 | Measure::P99 => micros_short(v),
+        Measure::CpuUsPerReq => format!("{} µs", compact(v)),
+        Measure::Rss => bytes_short(v),
+    }
+}
+
+/// One measure over time.
+fn chart(points: &[&HistoryPoint], measure: Measure, commit_url: Option<&str>) -> String {
+    let (w, h) = (720.0, 220.0);
+    let axes = Axes::new(64.0, w - 16.0, 16.0, h - 40.0);
+    let top = points
+        .iter()
+        .filter_map(|p| p.figure(measure))
+        .map(|f| f.high.unwrap_or(f.value).max(f.value))
+        .fold(0.0, f64::max);
+    let top = nice_ceiling(top);
+    let y = LinearScale::new(0.0, top, axes.bottom, axes.top);
+    let n = points.len().max(2) as f64 - 1.0;
+    let x = |i: usize| axes.left + 12.0 + i as f64 / n * (axes.right - axes.left - 24.0);
+    let mut o = format!(
+        r#"<figure class="chart" data-chart="history" data-measure="{measure}"><figcaption>{}</figcaption><svg viewBox="0 0 {w} {h}" role="img">"#,
+        escape(measure.label())
+    );
+    for t in linear_ticks(top) {
+        axes.y_grid(&mut o, y.px(t), &label(measure, t));
+    }
+    axes.frame(&mut o);
+    axes.y_title(&mut o, measure.label());
+    let mut previous: Option<&MachineFacts> = None;
+    let mut trend = String::new();
+    for (i, p) in points.iter().enumerate() {
+        if previous.is_some_and(|m| *m != p.machine) {
+            let _ = write!(
+                o,
+                r#"<line class="machine-change" data-machine-change x1="{px:.1}" y1="{a:.1}" x2="{px:.1}" y2="{b:.1}"><title>machine: {t}</title></line><text class="machine-label" x="{tx:.1}" y="{ty:.1}">machine changed</text>"#,
+                px = x(i) - 6.0,
+                a = axes.top,
+                b = axes.bottom,
+                t = escape(&p.machine.describe()),
+                tx = x(i) - 4.0,
+                ty = axes.top + 10.0
+            );
+        }
+        previous = Some(&p.machine);
+        let date = p.started_at.get(..10).unwrap_or(&p.started_at);
+        if i == 0 || i + 1 == points.len() || points.len() <= 8 {
+            axes.x_grid(&mut o, x(i), date);
+        }
+        let Some(f) = p.figure(measure) else { continue };
+        if let (Some(lo), Some(hi)) = (f.low, f.high) {
+            let _ = write!(
+                o,
+                r#"<line class="interval" x1="{px:.1}" y1="{a:.1}" x2="{px:.1}" y2="{b:.1}"/>"#,
+                px = x(i),
+                a = y.px(lo),
+                b = y.px(hi)
+            );
+        }
+        let _ = write!(
+            trend,
+            "{}{:.1} {:.1}",
+            if trend.is_empty() { "M" } else { "L" },
+            x(i),
+            y.px(f.value)
+        );
+        o.push_str(&point(
+            p,
+            f.value,
+            f.low.zip(f.high),
+            measure,
+            (x(i), y.px(f.value)),
+            commit_url,
+        ));
+    }
+    if !trend.is_empty() {
+        let _ = write!(o, r#"<path class="trend" d="{trend}"/>"#);
+    }
+    o.push_str("</svg></figure>");
+    o
+}
+
+/// A point with its tooltip, linked to its revision when there is one and a URL to link to.
+fn point(
+    p: &HistoryPoint,
+    value: f64,
+    interval: Option<(f64, f64)>,
+    measure: Measure,
+    (px, py): (f64, f64),
+    commit_url: Option<&str>,
+) -> String {
+    let rev = p.revision.as_deref().unwrap_or("no revision");
+    let range = interval
+        .map(|(lo, hi)| format!(" [{}, {}]", label(measure, lo), label(measure, hi)))
+        .unwrap_or_default();
+    let title = format!(
+        "{} · {} · {}{range} · {}",
+        p.started_at,
+        rev,
+        label(measure, value),
+        p.machine.describe()
+    );
+    let circle = format!(
+        r#"<circle data-point r="4" cx="{px:.1}" cy="{py:.1}"><title>{}</title></circle>"#,
+        escape(&title)
+    );
+    match (p.revision.as_deref(), commit_url) {
+        (Some(rev), Some(url)) => format!(
+            r#"<a href="{}">{circle}</a>"#,
+            escape(&url.replace("{rev}", rev))
+        ),
+        _ => circle,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use restbench_model::history::StoredFigure;
+
+    fn at(day: u32, kernel: &str, rps: f64) -> HistoryPoint {
+        HistoryPoint {
+            run: format!("run{day}"),
+            started_at: format!("2026-01-{day:02}T00:00:00Z"),
+            subject: "rust-hyper".into(),
+            revision: Some(format!("abc{day}")),
+            source_hash: String::new(),
+            workload: "plaintext".into(),
+            scenario: "single-thread".into(),
+            protocol: "h1".into(),
+            machine: MachineFacts {
+                cpu_model: "CPU".into(),
+                cores: 2,
+                kernel: kernel.into(),
+                backend: "cgroup-v2".into(),
+            },
+            restbench_version: "0.1.0".into(),
+            figures: vec![StoredFigure {
+                measure: Measure::Rps,
+                value: rps,
+                low: Some(rps * 0.97),
+                high: Some(rps * 1.03),
+            }],
+        }
+    }
+
+    #[test]
+    fn the_timeline_marks_machine_changes_and_links_revisions() {
+        let points = [
+            at(1, "6.1", 1000.0),
+            at(2, "6.1", 1010.0),
+            at(3, "6.8", 990.0),
+        ];
+        let html = page(&points, Some("https://example.invalid/commit/{rev}"));
+        assert_eq!(html.matches("data-point").count(), 3);
+        assert_eq!(html.matches("data-machine-change").count(), 1);
+        assert!(html.contains(r#"href="https://example.invalid/commit/abc2""#));
+        assert!(html.contains(r#"data-measure="rps""#));
+        assert!(
+            !html.contains(r#"data-measure="p99""#),
+            "no figure, no chart"
+        );
+        assert!(
+            !html.contains("http://") && !html.contains("<script src"),
+            "self-contained"
+        );
+    }
+}
