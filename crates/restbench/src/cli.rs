@@ -376,7 +376,7 @@ pub struct MeasureArgs {
     /// Or until --max-rounds. [default: 3%; --quick and --faithful take a fixed count]
     #[arg(long, value_name = "PCT", help_heading = LOAD_SHAPE, value_parser = parse_percent)]
     pub target_ci: Option<f64>,
-    /// The most rounds a group gets [default: 10; the repeats + 2 with --quick].
+    /// The most rounds a group gets [default: 6; the repeats + 2 with --quick].
     #[arg(long, value_name = "N", help_heading = LOAD_SHAPE, hide_short_help = true, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub max_rounds: Option<u32>,
     /// Seed of the rounds' random orders, to repeat a run's orders.
@@ -677,7 +677,7 @@ pub struct CellArgs {
         value_parser = vocabulary::<Scenario>
     )]
     pub scenarios: Vec<Scenario>,
-    /// Measuring time per repeat [default: 10s; 2s with --quick].
+    /// Measuring time per slice (one cell in one round) [default: 5s; 2s with --quick].
     #[arg(value_name = "D", help_heading = LOAD_SHAPE, long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
     /// Warm-up per cell, discarded [default: 3s; 1s with --quick].

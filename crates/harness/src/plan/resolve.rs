@@ -151,11 +151,12 @@ pub fn resolve(req: RunRequest) -> Result<Resolved, PlanError> {
     )
 }
 
-/// The closed-loop shape of a `run`: 10 s × 3 repeats after a 3 s warm-up (30 s at most), or
-/// 2 s × 1 after 1 s (8 s at most) with `--quick`; one thread per generator CPU.
+/// The closed-loop shape of a `run`: 5 s slices after a 3 s warm-up (30 s at most), or 2 s
+/// slices after 1 s (8 s at most) with `--quick`; one thread per generator CPU. Short slices
+/// and more rounds: a machine's drift, not a slice's length, is what widens the intervals.
 fn run_shape(flags: &ShapeOverrides, length: Length, loadgen_cpus: usize) -> LoadShape {
     let quick = length.is_quick();
-    let (duration, warmup, warmup_max) = if quick { (2, 1, 8) } else { (10, 3, 30) };
+    let (duration, warmup, warmup_max) = if quick { (2, 1, 8) } else { (5, 3, 30) };
     LoadShape {
         connections: flags.connections.unwrap_or(DEFAULT_CONNECTIONS),
         threads: flags.threads.unwrap_or(loadgen_cpus as u32).max(1),
@@ -175,10 +176,10 @@ pub fn repeats(given: Option<u32>, _length: Length) -> u32 {
 pub const DEFAULT_TARGET_CI: f64 = 0.03;
 
 /// The default cap on a group's rounds when a target is set.
-pub const DEFAULT_MAX_ROUNDS: u32 = 10;
+pub const DEFAULT_MAX_ROUNDS: u32 = 6;
 
 /// How the closed-loop repeats are taken as rounds: `min_rounds` = the repeats; a full run adds
-/// rounds up to `--max-rounds` (10) until every ratio is within `--target-ci` (3 %); `--quick`
+/// rounds up to `--max-rounds` (6) until every ratio is within `--target-ci` (3 %); `--quick`
 /// and `--faithful` take a fixed count, with two more rounds at most to re-measure a contended
 /// cell. `None` when the run measures no closed loop.
 pub fn rounds(

@@ -169,14 +169,14 @@ impl Group<'_> {
                 self.restart_all(started, members, p, processes)?;
             }
             let ceiling_rps = calibration.round(self.stop);
-            let needed = needed(&standings(members), &pairs, r, policy);
-            let order = rounds::round_order(policy.seed, self.index, r, needed.len());
+            let chosen = needed(&standings(members), &pairs, r, policy);
+            let order = rounds::round_order(policy.seed, self.index, r, chosen.len());
             let mut round = Round {
                 order: Vec::new(),
                 ceiling_rps,
                 contended: Vec::new(),
             };
-            for k in order.into_iter().map(|k| needed[k]) {
+            for k in order.into_iter().map(|k| chosen[k]) {
                 let m = &mut members[k];
                 round.order.push(m.label.clone());
                 let n = if r < policy.min_rounds {
@@ -191,9 +191,12 @@ impl Group<'_> {
             }
             rounds.push(round);
             pairs = self.pairs(members, r + 1, policy);
-            work.done += needed.len() as f64;
-            if r + 1 > policy.min_rounds {
-                work.planned += needed.len() as f64;
+            work.done += chosen.len() as f64;
+            let stopping = may_stop(&standings(members), &pairs, r + 1, policy);
+            if !stopping && r + 1 >= policy.min_rounds {
+                // Another round is coming: the ETA counts it (and no more, as it may settle).
+                let next = needed(&standings(members), &pairs, r + 1, policy);
+                work.planned += next.len() as f64;
             }
             let unsettled = pairs.iter().filter(|p| !p.settled).count();
             self.observer.event(&RunEvent::RoundDone {
@@ -203,12 +206,12 @@ impl Group<'_> {
                 round: r + 1,
                 min_rounds: policy.min_rounds,
                 max_rounds: policy.max_rounds,
-                measured: needed.len(),
+                measured: chosen.len(),
                 pairs: pairs.len(),
                 unsettled,
                 done: work.fraction(),
             });
-            if may_stop(&standings(members), &pairs, r + 1, policy) {
+            if stopping {
                 break;
             }
         }
