@@ -200,3 +200,48 @@ fn bench_refuses_what_does_not_make_a_subject() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+/// A server that exits in the middle of a measured slice fails its cell, with its exit status
+/// and the last lines it wrote, instead of being ranked on the requests it answered before.
+#[test]
+fn a_server_that_dies_during_a_measured_slice_fails_its_cell_with_why() {
+    let _turn = turn::take(module_path!());
+    let Some(python) = python() else {
+        eprintln!("skipped: python3 is not installed, so there is no test server");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // The contract's server, which gives up after 1,500 answers: the verifier needs a few
+    // dozen, a slice of a second thousands.
+    let dying = SERVER.replace(
+        "        self.wfile.write(body)\n",
+        "        self.wfile.write(body)\n        \
+         Hello.answered = getattr(Hello, 'answered', 0) + 1\n        \
+         if Hello.answered >= 1500:\n            \
+         self.wfile.flush()\n            \
+         sys.stderr.write('giving up after 1500 answers\\n')\n            \
+         sys.stderr.flush()\n            \
+         import os; os._exit(3)\n",
+    );
+    assert_ne!(dying, SERVER, "the patch applies");
+    std::fs::write(dir.path().join("hello.py"), dying).unwrap();
+    let out = dir.path().join("out");
+    let o = restbench()
+        .current_dir(dir.path())
+        .args(["bench", "--cmd", &format!("{python} hello.py {{port}}")])
+        .args(["--workloads", "plaintext", "--scenarios", "single-thread"])
+        .args(["--warmup", "0s", "--duration", "1s", "--repeats", "3"])
+        .args(["-c", "2", "--no-calibrate", "--no-cgroups", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap())
+            .unwrap_or_else(|e| panic!("{e}: {}", o.stderr_text()));
+    let cell = &results["cells"][0];
+    assert_eq!(cell["status"], "failed", "{cell}");
+    let reason = cell["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("exited during the load"), "{reason}");
+    assert!(reason.contains("exit status: 3"), "{reason}");
+    assert!(reason.contains("giving up after 1500 answers"), "{reason}");
+}
