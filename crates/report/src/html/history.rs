@@ -69,6 +69,22 @@ pub fn page(points: &[HistoryPoint], commit_url: Option<&str>) -> String {
     )
 }
 
+/// A point's x label: its date, or its time of day (`14:05`) when it shares its date with the
+/// point before or after it, so runs of one day are told apart.
+fn point_label(points: &[&HistoryPoint], i: usize) -> String {
+    let day = |p: &&HistoryPoint| p.started_at.get(..10).unwrap_or(&p.started_at).to_string();
+    let this = day(&points[i]);
+    let shared = [i.checked_sub(1), Some(i + 1)]
+        .into_iter()
+        .flatten()
+        .filter_map(|j| points.get(j))
+        .any(|p| day(p) == this);
+    match points[i].started_at.get(11..16) {
+        Some(time) if shared => time.to_string(),
+        _ => this,
+    }
+}
+
 fn label(measure: Measure, v: f64) -> String {
     match measure {
         Measure::Rps => compact(v),
@@ -116,9 +132,8 @@ fn chart(points: &[&HistoryPoint], measure: Measure, commit_url: Option<&str>) -
             );
         }
         previous = Some(&p.machine);
-        let date = p.started_at.get(..10).unwrap_or(&p.started_at);
         if i == 0 || i + 1 == points.len() || points.len() <= 8 {
-            axes.x_grid(&mut o, x(i), date);
+            axes.x_grid(&mut o, x(i), &point_label(points, i));
         }
         let Some(f) = p.figure(measure) else { continue };
         if let (Some(lo), Some(hi)) = (f.low, f.high) {
@@ -237,5 +252,40 @@ mod tests {
             !html.contains("http://") && !html.contains("<script src"),
             "self-contained"
         );
+    }
+}
+
+#[cfg(test)]
+mod label_tests {
+    use super::*;
+
+    #[test]
+    fn runs_of_one_day_are_told_apart_by_their_time() {
+        let point = |started_at: &str| HistoryPoint {
+            run: started_at.into(),
+            started_at: started_at.into(),
+            subject: "s".into(),
+            revision: None,
+            source_hash: String::new(),
+            workload: "plaintext".into(),
+            scenario: "single-thread".into(),
+            protocol: "h1".into(),
+            machine: MachineFacts {
+                cpu_model: "CPU".into(),
+                cores: 2,
+                kernel: "6.1".into(),
+                backend: "cgroup-v2".into(),
+            },
+            restbench_version: "0.1.0".into(),
+            figures: Vec::new(),
+        };
+        let points = [
+            point("2026-11-30T09:00:00Z"),
+            point("2026-12-01T14:05:34Z"),
+            point("2026-12-01T14:10:16Z"),
+        ];
+        let refs: Vec<&HistoryPoint> = points.iter().collect();
+        let labels: Vec<String> = (0..3).map(|i| point_label(&refs, i)).collect();
+        assert_eq!(labels, ["2026-11-30", "14:05", "14:10"]);
     }
 }
