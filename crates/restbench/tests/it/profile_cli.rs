@@ -174,6 +174,10 @@ fn a_run_with_profile_but_no_perf_still_measures_and_says_why() {
             "1s",
             "--warmup",
             "0.5s",
+            "--repeats",
+            "1",
+            "--max-rounds",
+            "1",
             "--profile",
         ])
         .args([
@@ -219,6 +223,10 @@ fn a_run_with_profile_keeps_each_cells_profile_apart_from_its_figures() {
             "1s",
             "--warmup",
             "0.5s",
+            "--repeats",
+            "1",
+            "--max-rounds",
+            "1",
             "--profile",
         ])
         .args([
@@ -249,7 +257,7 @@ fn a_run_with_profile_keeps_each_cells_profile_apart_from_its_figures() {
         Some(3.0),
         "--quick's slice"
     );
-    // The measured figures are the repeats': one 1 s repeat, not the 3 s slice.
+    // The measured figures are the round's: one 1 s slice, not the 3 s profiling slice.
     assert_eq!(cell["repeats"].as_array().unwrap().len(), 1);
     let html = std::fs::read_to_string(out.path().join("report.html")).unwrap();
     assert!(html.contains("data-flame") && html.contains("data-chart=\"cpu-split\""));
