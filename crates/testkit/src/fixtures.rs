@@ -43,3 +43,33 @@ pub fn cell(subject: &str, rps: f64) -> Cell {
     c.requests = 1_000;
     c
 }
+
+/// A plaintext server in Python's standard library, for tests that need a real server process
+/// (`python3 hello.py PORT`): `GET /api/test` → `Hello, World!` as text/plain, 404 elsewhere,
+/// one write per answer.
+pub const PYTHON_PLAINTEXT_SERVER: &str = r#"
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+class Hello(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    # One write per answer, sent at once (else Nagle and delayed ACKs add 40 ms to each).
+    wbufsize = 1 << 16
+    disable_nagle_algorithm = True
+
+    def do_GET(self):
+        if self.path == "/api/test":
+            status, body = 200, b"Hello, World!"
+        else:
+            status, body = 404, b"not found"
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Hello).serve_forever()
+"#;

@@ -18,31 +18,7 @@ use restbench_harness::subject::ad_hoc;
 use restbench_model::{Flag, Protocol, Saturation, Scenario, Workload};
 use restbench_testkit::turn;
 
-const SERVER: &str = r#"
-import sys
-from http.server import BaseHTTPRequestHandler, HTTPServer
-
-class Hello(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    wbufsize = 1 << 16
-    disable_nagle_algorithm = True
-
-    def do_GET(self):
-        if self.path == "/api/test":
-            status, body = 200, b"Hello, World!"
-        else:
-            status, body = 404, b"not found"
-        self.send_response(status)
-        self.send_header("Content-Type", "text/plain")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-HTTPServer(("127.0.0.1", int(sys.argv[1])), Hello).serve_forever()
-"#;
+use restbench_testkit::fixtures::PYTHON_PLAINTEXT_SERVER as SERVER;
 
 /// Spins on the server's CPU while `on` is set; says when it is asked to, through the events.
 struct Hog {

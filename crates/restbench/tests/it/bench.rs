@@ -11,32 +11,7 @@ use restbench_testkit::Outcome;
 use crate::support::restbench;
 use restbench_testkit::turn;
 
-const SERVER: &str = r#"
-import sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-class Hello(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    # One write per answer, sent at once (else Nagle and delayed ACKs add 40 ms to each).
-    wbufsize = 1 << 16
-    disable_nagle_algorithm = True
-
-    def do_GET(self):
-        if self.path == "/api/test":
-            status, body = 200, b"Hello, World!"
-        else:
-            status, body = 404, b"not found"
-        self.send_response(status)
-        self.send_header("Content-Type", "text/plain")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Hello).serve_forever()
-"#;
+use restbench_testkit::fixtures::PYTHON_PLAINTEXT_SERVER as SERVER;
 
 fn python() -> Option<&'static str> {
     Command::new("python3")

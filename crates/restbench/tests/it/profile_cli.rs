@@ -158,28 +158,17 @@ fn profile_puts_the_known_hot_function_on_top() {
     assert!(svg.contains("burn_cycles_for_profile"));
 }
 
-#[test]
-#[ignore = "slow: measures a subject; cargo test -- --include-ignored runs it (CI does)"]
-fn a_run_with_profile_but_no_perf_still_measures_and_says_why() {
-    let _turn = turn::take(module_path!());
+/// `run --quick --profile` of the hot subject, one 1 s round, with `perf` as the profiler (or
+/// the binary given); asserts it succeeded and returns its output folder, stdout and stderr.
+fn profiled_run(perf: Option<&str>) -> (tempfile::TempDir, String, String) {
     let subjects = tempfile::tempdir().unwrap();
     hot_subject(subjects.path());
     let out = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
-    let o = restbench()
-        .args([
-            "run",
-            "--quick",
-            "--duration",
-            "1s",
-            "--warmup",
-            "0.5s",
-            "--repeats",
-            "1",
-            "--max-rounds",
-            "1",
-            "--profile",
-        ])
+    let mut command = restbench();
+    command
+        .args(["run", "--quick", "--duration", "1s", "--warmup", "0.5s"])
+        .args(["--repeats", "1", "--max-rounds", "1", "--profile"])
         .args([
             "--scenarios",
             "single-thread",
@@ -190,12 +179,21 @@ fn a_run_with_profile_but_no_perf_still_measures_and_says_why() {
         .arg(subjects.path())
         .arg("--out")
         .arg(out.path())
-        .env("RESTBENCH_CACHE", cache.path())
-        .env("RESTBENCH_PERF", "/nonexistent/perf")
-        .output()
-        .unwrap();
+        .env("RESTBENCH_CACHE", cache.path());
+    if let Some(perf) = perf {
+        command.env("RESTBENCH_PERF", perf);
+    }
+    let o = command.output().unwrap();
     let (stdout, err) = o.text();
     assert!(o.status.success(), "{stdout}\n{err}");
+    (out, stdout, err)
+}
+
+#[test]
+#[ignore = "slow: measures a subject; cargo test -- --include-ignored runs it (CI does)"]
+fn a_run_with_profile_but_no_perf_still_measures_and_says_why() {
+    let _turn = turn::take(module_path!());
+    let (out, stdout, err) = profiled_run(Some("/nonexistent/perf"));
     assert!(
         format!("{stdout}{err}").contains("no profile for hot-c"),
         "{stdout}\n{err}"
@@ -211,39 +209,7 @@ fn a_run_with_profile_but_no_perf_still_measures_and_says_why() {
 #[ignore = "slow: measures a subject and profiles it with perf as root; cargo test -- --include-ignored runs it (CI does)"]
 fn a_run_with_profile_keeps_each_cells_profile_apart_from_its_figures() {
     let _turn = turn::take(module_path!());
-    let subjects = tempfile::tempdir().unwrap();
-    hot_subject(subjects.path());
-    let out = tempfile::tempdir().unwrap();
-    let cache = tempfile::tempdir().unwrap();
-    let o = restbench()
-        .args([
-            "run",
-            "--quick",
-            "--duration",
-            "1s",
-            "--warmup",
-            "0.5s",
-            "--repeats",
-            "1",
-            "--max-rounds",
-            "1",
-            "--profile",
-        ])
-        .args([
-            "--scenarios",
-            "single-thread",
-            "--no-calibrate",
-            "--no-conformance",
-        ])
-        .args(["--subjects", "hot-c", "--subjects-dir"])
-        .arg(subjects.path())
-        .arg("--out")
-        .arg(out.path())
-        .env("RESTBENCH_CACHE", cache.path())
-        .output()
-        .unwrap();
-    let (stdout, err) = o.text();
-    assert!(o.status.success(), "{stdout}\n{err}");
+    let (out, stdout, _) = profiled_run(None);
     let results: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out.path().join("results.json")).unwrap()).unwrap();
     let cell = &results["cells"][0];
