@@ -28,7 +28,8 @@ pub struct AbSide {
 pub struct AbReport {
     pub a: AbSide,
     pub b: AbSide,
-    /// `interleaved` (rounds A B B A …) or `duet` (both at once on mirrored CPUs).
+    /// `duet` (both at once in every round, sharing the server CPUs) or `interleaved` (one
+    /// after the other, A B then B A).
     pub mode: String,
     /// Why that mode, in a sentence.
     pub mode_reason: String,

@@ -32,6 +32,10 @@ pub struct RoundsPolicy {
     pub target_ci: Option<f64>,
     /// Seconds of the re-warm slice before each measured slice (discarded).
     pub rewarm_s: f64,
+    /// Duet: every cell of a group is measured at once in each round, each with its own
+    /// generator run, its server sharing the server CPUs with the others (`restbench ab`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub duet: bool,
 }
 
 /// What limited one closed-loop slice.
@@ -270,8 +274,19 @@ pub fn rank(
 }
 
 /// The order of round `round` of group `group`: a permutation of `0..n`, the same for the same
-/// seed, different from round to round (Fisher–Yates over a SplitMix64 stream).
+/// seed. Rounds come in balanced pairs: an even round draws a fresh order (Fisher–Yates over a
+/// SplitMix64 stream) and the odd round after it runs that order backwards, so every two cells
+/// swap places every two rounds (A B, B A: a drift over the pair lands on both alike).
 pub fn round_order(seed: u64, group: u32, round: u32, n: usize) -> Vec<usize> {
+    if round % 2 == 1 {
+        let mut order = drawn_order(seed, group, round - 1, n);
+        order.reverse();
+        return order;
+    }
+    drawn_order(seed, group, round, n)
+}
+
+fn drawn_order(seed: u64, group: u32, round: u32, n: usize) -> Vec<usize> {
     let mut state = seed ^ (u64::from(group) << 32) ^ u64::from(round).wrapping_mul(0x9E37_79B9);
     let mut next = move || {
         state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -368,6 +383,7 @@ mod tests {
             max_rounds: 10,
             target_ci: Some(0.03),
             rewarm_s: 1.0,
+            duet: false,
         };
         let tight = pair_ratios(
             &[
@@ -408,6 +424,25 @@ mod tests {
         let orders: std::collections::BTreeSet<Vec<usize>> =
             (0..6).map(|r| round_order(42, 0, r, 9)).collect();
         assert!(orders.len() >= 5, "rounds get fresh orders: {orders:?}");
+        for r in [0, 2, 4] {
+            let mut back = round_order(42, 0, r + 1, 9);
+            back.reverse();
+            assert_eq!(
+                back,
+                round_order(42, 0, r, 9),
+                "round {} runs {r} backwards",
+                r + 1
+            );
+        }
+        assert_eq!(
+            round_order(42, 0, 1, 2),
+            {
+                let mut o = round_order(42, 0, 0, 2);
+                o.reverse();
+                o
+            },
+            "two cells: A B then B A"
+        );
         assert_ne!(round_order(42, 1, 0, 9), a, "groups differ");
         assert_ne!(round_order(43, 0, 0, 9), a, "seeds differ");
         assert_eq!(round_order(1, 0, 0, 0), Vec::<usize>::new());

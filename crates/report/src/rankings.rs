@@ -67,8 +67,8 @@ pub fn views_of<'a>(
         .filter(move |v| v.workload == workload && scenario.is_none_or(|s| v.scenario == s))
 }
 
-/// How the rounds were taken, for the load paragraph: `Rounds: interleaved, a fresh order each
-/// round from seed 42; 3–20 rounds, until every ratio is within ±3 %; a 1 s re-warm before
+/// How the rounds were taken, for the load paragraph: `Rounds: interleaved, a fresh order from
+/// seed 42 in even rounds, backwards in odd ones; 3–20 rounds, until every ratio is within ±3 %; a 1 s re-warm before
 /// each slice.` `None` for runs from before rounds.
 pub fn policy_line(policy: Option<&RoundsPolicy>) -> Option<String> {
     let p = policy?;
@@ -81,9 +81,18 @@ pub fn policy_line(policy: Option<&RoundsPolicy>) -> Option<String> {
         ),
         None => format!("{} rounds (a fixed count)", p.min_rounds),
     };
+    if p.duet {
+        return Some(format!(
+            "Rounds: duet, every cell of a group measured at once in each round (the servers \
+             sharing the server CPUs, each with its own generator run); {count}; a {} s re-warm \
+             before each slice.",
+            p.rewarm_s
+        ));
+    }
     Some(format!(
-        "Rounds: interleaved, every cell of a group once per round in a fresh order from seed {}; \
-         {count}; a {} s re-warm before each slice.",
+        "Rounds: interleaved, every cell of a group once per round, a fresh order from seed {} \
+         in even rounds and that order backwards in the odd ones; {count}; a {} s re-warm \
+         before each slice.",
         p.seed, p.rewarm_s
     ))
 }
@@ -287,6 +296,7 @@ pub(crate) mod tests {
             max_rounds: 4,
             target_ci: Some(0.03),
             rewarm_s: 1.0,
+            duet: false,
         });
         let round = |order: &[&str], ceiling: f64, contended: &[&str]| Round {
             order: order.iter().map(|s| s.to_string()).collect(),
@@ -343,6 +353,25 @@ pub(crate) mod tests {
             efficiency: Vec::new(),
         });
         r
+    }
+
+    #[test]
+    fn the_policy_line_says_how_the_rounds_were_taken() {
+        let mut policy = RoundsPolicy {
+            seed: 7,
+            min_rounds: 3,
+            max_rounds: 6,
+            target_ci: None,
+            rewarm_s: 0.5,
+            duet: false,
+        };
+        let interleaved = policy_line(Some(&policy)).unwrap();
+        assert!(interleaved.contains("backwards") && interleaved.contains("seed 7"));
+        policy.duet = true;
+        let duet = policy_line(Some(&policy)).unwrap();
+        assert!(duet.starts_with("Rounds: duet, every cell of a group measured at once"));
+        assert!(duet.contains("3 rounds (a fixed count)"), "{duet}");
+        assert_eq!(policy_line(None), None);
     }
 
     #[test]

@@ -368,7 +368,8 @@ pub struct MeasureArgs {
     /// Rounds every cell gets [default: 3].
     ///
     /// In each round every cell of a group (same workload, scenario, protocol) is measured
-    /// once, in a fresh random order, beside a calibration of the generator.
+    /// once, beside a calibration of the generator: in a fresh random order, then that order
+    /// backwards in the next round.
     #[arg(value_name = "N", help_heading = LOAD_SHAPE, long)]
     pub repeats: Option<u32>,
     /// Add rounds until every paired ratio of a group is within ± this width, such as 3%.
@@ -510,8 +511,9 @@ pub fn parse_threshold(text: &str) -> Result<restbench_model::Threshold, String>
   restbench ab my-server --rev origin/main --rev HEAD --fail-if 'cpu_us_per_req>+5%'
 
 The two versions are two subjects of one run (ids <id>@a and <id>@b, or <id>@<commit>), with
-the same plan; their rounds are interleaved. Exit 1 only when a --fail-if interval lies wholly
-beyond its threshold.")]
+the same plan, measured at once in every round (a duet) or, with --interleaved, one after the
+other. Exit 1 only when a --fail-if interval lies wholly beyond its
+threshold.")]
 pub struct AbArgs {
     /// Two folders of one subject, or one subject id with --rev twice.
     #[arg(value_name = "DIR_OR_ID", num_args = 1..=2, required = true)]
@@ -529,6 +531,14 @@ pub struct AbArgs {
     /// Measure without the conformance cases first.
     #[arg(long)]
     pub no_conformance: bool,
+    /// Measure A and B one after the other in every round (A B, then B A), not at once.
+    ///
+    /// By default they are a duet: both at once in every round, their servers sharing the
+    /// server CPUs, each driven by its own generator, so a drift of the machine lands on both
+    /// alike (latencies then include waiting for the other server's turn on the CPU). A remote
+    /// server or generator host always measures interleaved.
+    #[arg(long)]
+    pub interleaved: bool,
     #[command(flatten)]
     pub gate: GateArgs,
     #[command(flatten)]
@@ -582,7 +592,7 @@ pub struct HistoryShowArgs {
     /// Only this workload.
     #[arg(long)]
     pub workload: Option<String>,
-    /// Where to write the page [default: history.html].
+    /// Where to write the page.
     #[arg(long, value_name = "FILE", default_value = "history.html")]
     pub out: PathBuf,
     /// A revision's page: points link to this URL with {rev} replaced (such as

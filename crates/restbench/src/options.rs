@@ -114,6 +114,7 @@ fn rounds_request(m: &MeasureArgs) -> RoundsRequest {
         target_ci: m.target_ci,
         max_rounds: m.max_rounds,
         seed: m.seed,
+        duet: false,
     }
 }
 

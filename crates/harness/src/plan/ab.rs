@@ -44,22 +44,41 @@ pub struct AbPair {
     pub side_b: AbSide,
 }
 
-/// How the two are measured on a machine of `cpus` CPUs, and why, in a sentence. Duet
-/// measurement (both at once on mirrored CPU sets, each with its own generator) needs a server
-/// and a generator CPU per side; this version always interleaves.
-pub fn mode(cpus: usize) -> (&'static str, String) {
-    let reason = if cpus < 4 {
-        format!(
-            "interleaved rounds (A and B alternate, each round in a seeded order), because this \
-             machine has {cpus} CPUs and measuring both at once (duet) needs at least 4: a \
-             server and a generator CPU for each side"
-        )
-    } else {
-        "interleaved rounds (A and B alternate, each round in a seeded order); measuring both \
-         at once on mirrored CPU sets (duet) is not built yet"
-            .to_string()
-    };
-    ("interleaved", reason)
+/// How the two sides are measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AbMode {
+    /// Both at once in every round: the two servers share the server CPUs, each driven by its
+    /// own generator run on the generator CPUs, their usage read over the same window.
+    Duet,
+    /// One after the other in every round, in a balanced order (A B, then B A, …).
+    Interleaved,
+}
+
+impl AbMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            AbMode::Duet => "duet",
+            AbMode::Interleaved => "interleaved",
+        }
+    }
+}
+
+/// The mode (a duet unless `interleaved` is asked for) and why, in a sentence; `remote` names
+/// the remote server or generator host, if any (a duet needs both sides here).
+pub fn mode(interleaved: bool, remote: Option<&str>) -> (AbMode, String) {
+    let duet = "A and B measured at once in every round, their servers sharing the server \
+                CPUs and each driven by its own generator, so a drift of the machine lands on \
+                both alike";
+    let interleaved_why = "A and B measured one after the other in every round, in a \
+                       balanced order (A B, then B A)";
+    match (interleaved, remote) {
+        (true, _) => (AbMode::Interleaved, format!("{interleaved_why}, as asked")),
+        (false, Some(host)) => (
+            AbMode::Interleaved,
+            format!("{interleaved_why}, because {host} is remote and a duet needs both sides here"),
+        ),
+        (false, None) => (AbMode::Duet, duet.to_string()),
+    }
 }
 
 /// Two folders of one subject; ids `<id>@a` and `<id>@b` unless the folder names differ.
@@ -234,4 +253,21 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, AbError> {
         });
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_duet_unless_interleaved_is_asked_for_or_a_host_is_remote() {
+        assert_eq!(mode(false, None).0, AbMode::Duet);
+        let (asked, why) = mode(true, None);
+        assert_eq!(asked, AbMode::Interleaved);
+        assert!(why.ends_with("as asked"), "{why}");
+        let (remote, why) = mode(false, Some("gen1.example"));
+        assert_eq!(remote, AbMode::Interleaved);
+        assert!(why.contains("gen1.example is remote"), "{why}");
+        assert_eq!(AbMode::Duet.name(), "duet");
+    }
 }

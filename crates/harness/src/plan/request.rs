@@ -69,6 +69,8 @@ pub struct RoundsRequest {
     pub target_ci: Option<f64>,
     pub max_rounds: Option<u32>,
     pub seed: Option<u64>,
+    /// Measure the cells of a group at once in every round (duet), not one after another.
+    pub duet: bool,
 }
 
 /// Where the generator, the server and the database run on this machine, and how limits hold.

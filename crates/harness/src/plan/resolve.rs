@@ -115,6 +115,9 @@ pub fn resolve(req: RunRequest) -> Result<Resolved, PlanError> {
     let repeats = repeats(req.shape.repeats, req.length);
     let open_loop = open_loop(&req.open_loop, req.length)?;
     let rounds = rounds(&req.shape.rounds, req.length, repeats, &open_loop)?;
+    if req.shape.rounds.duet {
+        duet_possible(rounds.as_ref(), req.remote.as_ref())?;
+    }
     let parts = Parts {
         kind: req.kind,
         entries: RunEntry::all(req.selection.subjects, &req.selection.scenarios),
@@ -222,7 +225,30 @@ pub fn rounds(
         max_rounds,
         target_ci,
         rewarm_s: if length.is_quick() { 0.5 } else { 1.0 },
+        duet: req.duet,
     }))
+}
+
+/// Duet needs rounds of closed loop, and the servers and the generator here: both sides are
+/// started on this machine's server CPUs and driven from its generator CPUs.
+fn duet_possible(
+    rounds: Option<&restbench_model::RoundsPolicy>,
+    remote: Option<&Remote>,
+) -> Result<(), PlanError> {
+    if rounds.is_none() {
+        return Err(PlanError::BadArgument(
+            "duet measures closed-loop rounds: drop the open-loop flags, or measure interleaved"
+                .into(),
+        ));
+    }
+    if remote.is_some() {
+        return Err(PlanError::BadArgument(
+            "duet runs both servers and their generators on this machine: drop --server-host \
+             and --loadgen-hosts, or measure interleaved"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 /// `--restarts` when not given: two server processes per cell, so every full run carries the
@@ -650,11 +676,13 @@ mod tests {
             seed: Some(7),
             target_ci: Some(0.05),
             max_rounds: Some(20),
+            duet: true,
         };
         let r = rounds(&seeded, Length::Quick, 3, &throughput)
             .unwrap()
             .unwrap();
         assert_eq!((r.seed, r.target_ci, r.max_rounds), (7, Some(0.05), 20));
+        assert!(r.duet, "a duet is recorded in the policy");
         let bad = RoundsRequest {
             target_ci: Some(1.5),
             ..none
@@ -668,6 +696,11 @@ mod tests {
             ..none
         };
         assert!(rounds(&low, Length::Default, 3, &throughput).is_err());
+        assert!(duet_possible(Some(&r), None).is_ok());
+        assert!(matches!(
+            duet_possible(None, None),
+            Err(PlanError::BadArgument(m)) if m.contains("closed-loop")
+        ));
         let capacity = OpenLoop {
             mode: Mode::Capacity,
             ..OpenLoop::default()

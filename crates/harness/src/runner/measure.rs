@@ -207,6 +207,35 @@ pub(crate) fn run_load(
     })
 }
 
+/// Several loads at once, each its own generator run (own threads and connections) on the
+/// generator's CPUs: a duet round's slices. Their outcomes in the order of `specs`.
+pub(crate) fn run_loads_together(
+    specs: &[LoadSpec],
+    placement: &Placement,
+    stop: &AtomicBool,
+) -> Result<Vec<LoadOutcome>, HarnessError> {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = specs
+            .iter()
+            .map(|spec| {
+                let cpus = placement.loadgen.clone();
+                scope.spawn(move || {
+                    let _ = pin_current_thread(&cpus);
+                    restbench_loadgen::run(spec, stop, Arc::new(Progress::default()))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .map_err(|_| HarnessError::Load(restbench_loadgen::LoadError::ThreadPanicked))?
+                    .map_err(HarnessError::from)
+            })
+            .collect()
+    })
+}
+
 /// Two warm-up slices in a row within 7 % of each other: the runtime has stopped speeding up.
 pub fn warmup_settled(previous: f64, now: f64) -> bool {
     (now - previous).abs() <= 0.07 * previous.max(1.0)

@@ -14,6 +14,8 @@ use restbench_model::{
     Scenario, Workload,
 };
 
+use restbench_loadgen::{LoadOutcome, LoadSpec, StopAt};
+
 use super::calibrate::Calibration;
 use super::cell::CellRun;
 use super::measure::{self, Measurement, Slice};
@@ -23,7 +25,9 @@ use crate::HarnessError;
 use crate::error::chain;
 use crate::events::{Observer, RunEvent, Step};
 use crate::host::contention::{Snapshot, is_restbench};
+use crate::host::sample::ServerSample;
 use crate::serve::ServerLocation;
+use crate::serve::location::Loaded;
 use crate::serve::start::{RunningSubject, StartOptions, restart_subject};
 use crate::subject::Subject;
 
@@ -169,23 +173,40 @@ impl Group<'_> {
                 self.restart_all(started, members, p, processes)?;
             }
             let ceiling_rps = calibration.round(self.stop);
-            let chosen = needed(&standings(members), &pairs, r, policy);
+            let mut chosen = needed(&standings(members), &pairs, r, policy);
+            if policy.duet && !chosen.is_empty() {
+                // A duet measures every cell in every round: a slice alone is not comparable.
+                chosen = (0..members.len())
+                    .filter(|&k| members[k].active())
+                    .collect();
+            }
             let order = rounds::round_order(policy.seed, self.index, r, chosen.len());
             let mut round = Round {
                 order: Vec::new(),
                 ceiling_rps,
                 contended: Vec::new(),
             };
-            for k in order.into_iter().map(|k| chosen[k]) {
-                let m = &mut members[k];
+            let n = if r < policy.min_rounds {
+                policy.min_rounds
+            } else {
+                policy.max_rounds
+            };
+            let ordered: Vec<usize> = order.into_iter().map(|k| chosen[k]).collect();
+            if policy.duet && ordered.len() > 1 {
+                self.duet(started, members, &ordered, (r, process, n), calibration)?;
+            } else {
+                for &k in &ordered {
+                    let m = &mut members[k];
+                    self.slice(&mut started[m.started], m, r, process, n, calibration)?;
+                }
+            }
+            for &k in &ordered {
+                let m = &members[k];
                 round.order.push(m.label.clone());
-                let n = if r < policy.min_rounds {
-                    policy.min_rounds
-                } else {
-                    policy.max_rounds
-                };
-                self.slice(&mut started[m.started], m, r, process, n, calibration)?;
-                if m.slices.last().is_some_and(|s| !s.counts()) {
+                if m.slices
+                    .last()
+                    .is_some_and(|s| s.round == Some(r) && !s.counts())
+                {
                     round.contended.push(m.label.clone());
                 }
             }
@@ -295,13 +316,13 @@ impl Group<'_> {
             if !hosts.is_empty() {
                 m.generators.push(hosts);
             }
-            let server = (cell.server.child.pgid(), cell.server.limit.allowed_cores);
+            let together = Together::alone(&outcome, &sample, cell.server);
             Ok(Some(self.judge(
                 outcome,
                 sample,
                 r,
                 &snapshot,
-                server,
+                &together,
                 calibration,
             )))
         })();
@@ -318,21 +339,23 @@ impl Group<'_> {
     }
 
     /// What limited a slice: the server (its allowance), the generator (its CPUs or ceiling),
-    /// nobody (the server's own limit), or another process (contended).
-    /// `server` is its process group and the cores its scenario allows.
+    /// nobody (the server's own limit), or another process (contended). `together` is what
+    /// the slices measured at once used: the slice alone, or every side of a duet, whose
+    /// servers share the allowance and whose generator runs share the generator's CPUs.
     fn judge(
         &self,
         outcome: restbench_loadgen::LoadOutcome,
         sample: crate::host::sample::ServerSample,
         r: u32,
         snapshot: &Snapshot,
-        (server_pgid, allowed): (i32, f64),
+        together: &Together,
         calibration: &Calibration,
     ) -> Slice {
         let plan = self.plan;
         let secs = outcome.duration.as_secs_f64().max(1e-9);
-        let server_cpu = sample.cpu.as_secs_f64();
-        let loadgen_cpu = (outcome.cpu_user + outcome.cpu_system).as_secs_f64();
+        let server_cpu = together.server_cpu_s;
+        let loadgen_cpu = together.loadgen_cpu_s;
+        let allowed = together.allowed_cores;
         let placement = &plan.placement;
         let here = plan.server_host.is_none();
         let mut slice = Slice {
@@ -353,7 +376,7 @@ impl Group<'_> {
         };
         let client_bound = local_generator
             && is_client_bound(
-                slice.outcome.rps(),
+                together.rps,
                 loadgen_cpu / secs,
                 placement,
                 calibration.ceiling(),
@@ -367,7 +390,7 @@ impl Group<'_> {
         );
         if saturation == Saturation::Contended {
             let taken = snapshot.finish(server_cpu, &|pid, pgrp| {
-                is_restbench(pid) || pgrp == server_pgid
+                is_restbench(pid) || together.server_pgids.contains(&pgrp)
             });
             if taken.someone_took_it() {
                 slice.contention = Some(taken.describe());
@@ -377,6 +400,118 @@ impl Group<'_> {
         }
         slice.saturation = Some(saturation);
         slice
+    }
+
+    /// One duet round: the `ordered` members re-warmed at once, then measured at once, each
+    /// with its own generator run and its server's usage read over the same window, so that
+    /// whatever the machine does during the slice lands on every side alike. `(r, process, n)`:
+    /// the round, the server process, the rounds shown in progress.
+    fn duet(
+        &self,
+        started: &mut [Started],
+        members: &mut [Member],
+        ordered: &[usize],
+        (r, process, n): (u32, u32, u32),
+        calibration: &Calibration,
+    ) -> ControlFlow<()> {
+        if self.stopped() {
+            return ControlFlow::Break(());
+        }
+        let rewarm = self
+            .plan
+            .rounds
+            .as_ref()
+            .map_or(Duration::ZERO, |p| Duration::from_secs_f64(p.rewarm_s));
+        let mut specs = Vec::new();
+        for &k in ordered {
+            let cell = self.cell_run(&mut started[members[k].started]);
+            match measure::cell_spec(&cell) {
+                Ok(mut spec) => {
+                    spec.stop = self.plan.shape.stop;
+                    specs.push(spec);
+                }
+                Err(e) => {
+                    members[k].failed = Some(chain(&e));
+                    return ControlFlow::Continue(());
+                }
+            }
+            cell.step(Step::Measuring { i: r + 1, n });
+        }
+        let placement = &self.plan.placement;
+        type Measured = (Snapshot, Vec<LoadOutcome>, Vec<ServerSample>);
+        let together = (|| -> Result<Option<Measured>, HarnessError> {
+            if !rewarm.is_zero() {
+                let warm: Vec<_> = specs
+                    .iter()
+                    .map(|s| LoadSpec {
+                        stop: StopAt::Duration(rewarm),
+                        ..s.clone()
+                    })
+                    .collect();
+                measure::run_loads_together(&warm, placement, self.stop)?;
+            }
+            let servers: Vec<&RunningSubject> = ordered
+                .iter()
+                .map(|&k| &started[members[k].started].server)
+                .collect();
+            let snapshot = Snapshot::take(&placement.server);
+            let mut load = || measure::run_loads_together(&specs, placement, self.stop);
+            let sampled = sampled_together(
+                self.location,
+                &servers,
+                specs[0].warmup,
+                self.stop,
+                &mut load,
+            )?;
+            Ok(sampled.map(|(outcomes, samples)| (snapshot, outcomes, samples)))
+        })();
+        let (snapshot, outcomes, samples) = match together {
+            Ok(Some(m)) => m,
+            Ok(None) => return ControlFlow::Break(()),
+            Err(_) if self.stopped() => return ControlFlow::Break(()),
+            Err(e) => {
+                // A server that exited fails its own cell, with why; otherwise the load failed
+                // for every side alike.
+                let why = chain(&e);
+                let mut exited = false;
+                for &k in ordered {
+                    let m = &mut members[k];
+                    if let Err(gone) =
+                        measure::check_alive(&mut self.cell_run(&mut started[m.started]))
+                    {
+                        m.failed = Some(chain(&gone));
+                        exited = true;
+                    }
+                }
+                if !exited {
+                    ordered
+                        .iter()
+                        .for_each(|&k| members[k].failed = Some(why.clone()));
+                }
+                return ControlFlow::Continue(());
+            }
+        };
+        let pgids: Vec<i32> = ordered
+            .iter()
+            .map(|&k| started[members[k].started].server.child.pgid())
+            .collect();
+        let allowed = ordered
+            .iter()
+            .map(|&k| started[members[k].started].server.limit.allowed_cores)
+            .fold(0.0, f64::max);
+        let shared = Together::of(&outcomes, &samples, pgids, allowed);
+        for (&k, (outcome, sample)) in ordered.iter().zip(outcomes.into_iter().zip(samples)) {
+            let m = &mut members[k];
+            let mut cell = self.cell_run(&mut started[m.started]);
+            if let Err(e) = measure::check_alive(&mut cell) {
+                m.failed = Some(chain(&e));
+                continue;
+            }
+            m.slices
+                .push(self.judge(outcome, sample, r, &snapshot, &shared, calibration));
+            m.processes.push(process);
+        }
+        ControlFlow::Continue(())
     }
 
     /// The paired ratios of the members still in the running, after `rounds` rounds.
@@ -431,6 +566,91 @@ impl Group<'_> {
         }
         group_record(self, members, rounds_done, policy)
     }
+}
+
+/// What the slices measured at once used, to judge each of them: one slice alone, or every
+/// side of a duet round, whose servers share one allowance and whose generator runs share the
+/// generator's CPUs.
+struct Together {
+    server_cpu_s: f64,
+    loadgen_cpu_s: f64,
+    /// Answers per second of all of them: what the generator delivered.
+    rps: f64,
+    allowed_cores: f64,
+    server_pgids: Vec<i32>,
+}
+
+impl Together {
+    fn alone(outcome: &LoadOutcome, sample: &ServerSample, server: &RunningSubject) -> Self {
+        Self::of(
+            std::slice::from_ref(outcome),
+            std::slice::from_ref(sample),
+            vec![server.child.pgid()],
+            server.limit.allowed_cores,
+        )
+    }
+
+    fn of(
+        outcomes: &[LoadOutcome],
+        samples: &[ServerSample],
+        server_pgids: Vec<i32>,
+        allowed_cores: f64,
+    ) -> Self {
+        Self {
+            server_cpu_s: samples.iter().map(|s| s.cpu.as_secs_f64()).sum(),
+            loadgen_cpu_s: outcomes
+                .iter()
+                .map(|o| (o.cpu_user + o.cpu_system).as_secs_f64())
+                .sum(),
+            rps: outcomes.iter().map(LoadOutcome::rps).sum(),
+            allowed_cores,
+            server_pgids,
+        }
+    }
+}
+
+/// What a duet slice measured: the outcomes and the servers' samples, in the servers' order.
+type MeasuredTogether = (Vec<LoadOutcome>, Vec<ServerSample>);
+
+/// `load` (one load per server, at once) with every server's CPU and memory read over the same
+/// window: each server's sampling wraps the next one's. The outcomes and samples in the order
+/// of `servers`; `None` when interrupted.
+fn sampled_together(
+    location: &dyn ServerLocation,
+    servers: &[&RunningSubject],
+    warmup: Duration,
+    stop: &std::sync::atomic::AtomicBool,
+    load: &mut dyn FnMut() -> Result<Vec<LoadOutcome>, HarnessError>,
+) -> Result<Option<MeasuredTogether>, HarnessError> {
+    let Some((first, rest)) = servers.split_first() else {
+        return load().map(|outcomes| Some((outcomes, Vec::new())));
+    };
+    let mut inner: Option<MeasuredTogether> = None;
+    let mut wrapped = || -> Result<Option<Loaded>, HarnessError> {
+        let Some((outcomes, samples)) = sampled_together(location, rest, warmup, stop, load)?
+        else {
+            return Ok(None);
+        };
+        // Every level sees all the outcomes; this server's is the one at its depth.
+        let own = outcomes
+            .len()
+            .checked_sub(servers.len())
+            .and_then(|i| outcomes.get(i))
+            .cloned()
+            .ok_or(HarnessError::Load(
+                restbench_loadgen::LoadError::ThreadPanicked,
+            ))?;
+        inner = Some((outcomes, samples));
+        Ok(Some((own, Vec::new())))
+    };
+    let Some((_, sample, _)) = location.sampled_load(first, warmup, stop, &mut wrapped)? else {
+        return Ok(None);
+    };
+    let Some((outcomes, mut samples)) = inner else {
+        return Ok(None);
+    };
+    samples.insert(0, sample);
+    Ok(Some((outcomes, samples)))
 }
 
 /// The figures of the members that may be ranked (measured, not contended), per round.
@@ -593,6 +813,7 @@ mod tests {
             max_rounds: 6,
             target_ci: Some(0.03),
             rewarm_s: 0.0,
+            duet: false,
         };
         // c's third slice was contended: two count.
         let mut members = vec![standing("a", 3), standing("b", 3), standing("c", 2)];

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use restbench_harness::events::{Observer, RunEvent};
-use restbench_harness::plan::ab::{self as sides, AbPair};
+use restbench_harness::plan::ab::{self as sides, AbMode, AbPair};
 use restbench_harness::plan::{self, ConformanceStep};
 use restbench_harness::subject::prepare;
 use restbench_model::time::utc_stamp;
@@ -24,14 +24,15 @@ pub fn run(args: AbArgs) -> anyhow::Result<ExitCode> {
     let root = subjects_root(&cells.measure.dir)?;
     let cache = prepare::cache_dir(&root);
     let pair = the_pair(&args, &root, &cache)?;
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let (mode, mode_reason) = sides::mode(cpus);
+    let (mode, mode_reason) = sides::mode(args.interleaved, remote_host(&args));
     let what = Measured {
         kind: "run",
         out_name: format!("ab-{}", utc_stamp()),
         note: Some(format!(
-            "A/B of {} (A) and {} (B): {mode_reason}.",
-            pair.side_a.id, pair.side_b.id
+            "A/B of {} (A) and {} (B), {}: {mode_reason}.",
+            pair.side_a.id,
+            pair.side_b.id,
+            mode.name()
         )),
     };
     let out_dir = options::out_dir(cells, &what);
@@ -40,10 +41,10 @@ pub fn run(args: AbArgs) -> anyhow::Result<ExitCode> {
         w if w.is_empty() => Workload::ALL.to_vec(),
         w => w.clone(),
     };
-    eprintln!("ab: {mode_reason}");
+    eprintln!("ab: {}: {mode_reason}", mode.name());
     let (side_a, side_b) = (pair.side_a.clone(), pair.side_b.clone());
     let conformance = ConformanceStep::unless_skipped(args.no_conformance);
-    let request = options::run_request(
+    let mut request = options::run_request(
         vec![pair.a, pair.b],
         workloads,
         cells,
@@ -51,6 +52,7 @@ pub fn run(args: AbArgs) -> anyhow::Result<ExitCode> {
         what,
         conformance,
     )?;
+    request.shape.rounds.duet = mode == AbMode::Duet;
     let run_code = measure(request, &cells.measure.export)?;
     let results = read_run(&out_dir.join("results.json"))
         .with_context(|| format!("the run in {} left no results", out_dir.display()))?;
@@ -60,7 +62,7 @@ pub fn run(args: AbArgs) -> anyhow::Result<ExitCode> {
     let report = AbReport {
         a: side_a,
         b: side_b,
-        mode: mode.into(),
+        mode: mode.name().into(),
         mode_reason,
         results: out_dir.display().to_string(),
         rows,
@@ -87,6 +89,15 @@ pub fn run(args: AbArgs) -> anyhow::Result<ExitCode> {
         Some(gate) => crate::gate::finish(gate).map(|_| run_code),
         None => Ok(run_code),
     }
+}
+
+/// The remote server or generator host asked for, if any.
+fn remote_host(args: &AbArgs) -> Option<&str> {
+    let remote = &args.cells.measure.remote;
+    remote
+        .server_host
+        .as_deref()
+        .or(remote.hosts.loadgen_hosts.as_deref())
 }
 
 /// The two sides from the arguments: two folders, or one id with `--rev` twice.

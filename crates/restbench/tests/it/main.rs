@@ -2,6 +2,7 @@
 //! file, the binary as `support::restbench()`, the rest in `restbench-testkit`. The slow ones
 //! (real subjects, PostgreSQL, network namespaces) are `#[ignore]`d with their reason.
 
+mod ab_cli;
 mod architecture;
 mod bench;
 mod cli;
