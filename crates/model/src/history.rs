@@ -63,6 +63,10 @@ pub struct HistoryPoint {
     pub protocol: String,
     pub machine: MachineFacts,
     pub restbench_version: String,
+    /// Measured as a duet (`restbench ab`): its servers shared the server CPUs, so its figures
+    /// compare only with other duets.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub duet: bool,
     pub figures: Vec<StoredFigure>,
 }
 

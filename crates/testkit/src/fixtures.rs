@@ -73,3 +73,52 @@ class Hello(BaseHTTPRequestHandler):
 
 ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Hello).serve_forever()
 "#;
+
+/// A poll(2) HTTP/1.1 plaintext server in C for tests that need a native server process with
+/// known work per request (`PORT` from the environment): `GET /api/test` → `Hello, World!`,
+/// 404 elsewhere. `prelude` goes before `main` (functions), `per_request` runs before each
+/// answer.
+pub fn c_plaintext_server(prelude: &str, per_request: &str) -> String {
+    format!(
+        r#"
+#include <arpa/inet.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char answer[] =
+    "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\nHello, World!";
+static const char missing[] = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
+{prelude}
+int main(void) {{
+    int s = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in a = {{.sin_family = AF_INET, .sin_port = htons(atoi(getenv("PORT")))}};
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    if (bind(s, (struct sockaddr *)&a, sizeof a) || listen(s, 128)) return 1;
+    struct pollfd fds[256] = {{{{.fd = s, .events = POLLIN}}}};
+    int n = 1;
+    char buf[8192];
+    for (;;) {{
+        poll(fds, n, -1);
+        if ((fds[0].revents & POLLIN) && n < 256) {{
+            fds[n].fd = accept(s, 0, 0);
+            fds[n++].events = POLLIN;
+        }}
+        for (int i = 1; i < n; i++) {{
+            if (!(fds[i].revents & (POLLIN | POLLHUP))) continue;
+            ssize_t got = read(fds[i].fd, buf, sizeof buf);
+            if (got <= 0) {{ close(fds[i].fd); fds[i--] = fds[--n]; continue; }}
+            if (strncmp(buf, "GET /api/test ", 14) != 0) {{
+                write(fds[i].fd, missing, sizeof missing - 1);
+                continue;
+            }}
+            {per_request}
+            write(fds[i].fd, answer, sizeof answer - 1);
+        }}
+    }}
+}}
+"#
+    )
+}

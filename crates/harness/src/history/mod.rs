@@ -139,8 +139,8 @@ impl History {
             .collect();
         let e = &run.environment;
         let inserted = self.backend.execute(
-            "INSERT INTO runs (key, started_at, kind, restbench_version, cpu_model, cores, kernel, backend, hostname, source, revision) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (key) DO NOTHING",
+            "INSERT INTO runs (key, started_at, kind, restbench_version, cpu_model, cores, kernel, backend, hostname, source, revision, duet) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (key) DO NOTHING",
             &[
                 Value::text(&key),
                 Value::text(&run.started_at),
@@ -153,6 +153,7 @@ impl History {
                 Value::text(&e.hostname),
                 Value::text(source),
                 Value::T(revision.map(str::to_string)),
+                Value::I(Some(i64::from(is_duet(run)))),
             ],
         )?;
         if inserted == 0 {
@@ -237,7 +238,7 @@ impl History {
         let rows = self.backend.query(
             &format!(
                 "SELECT r.key, r.started_at, c.subject, c.revision, c.source_hash, c.workload, c.scenario, c.protocol, \
-                 r.cpu_model, r.cores, r.kernel, r.backend, r.restbench_version, {columns} \
+                 r.cpu_model, r.cores, r.kernel, r.backend, r.restbench_version, r.duet, {columns} \
                  FROM cells c JOIN runs r ON r.key = c.run_key \
                  WHERE ($1 = '' OR c.subject = $1) AND ($2 = '' OR c.workload = $2) \
                  ORDER BY r.started_at, r.key, c.idx"
@@ -264,6 +265,12 @@ impl History {
             count(&mut self.backend, "cells")?,
         ))
     }
+}
+
+/// Whether the run measured its cells as a duet (`restbench ab`): at once, sharing the server
+/// CPUs, so its figures compare only with other duets.
+pub fn is_duet(run: &RunResults) -> bool {
+    run.protocol.rounds.as_ref().is_some_and(|r| r.duet)
 }
 
 /// The hash of a run's document: the same document, the same key.
@@ -296,7 +303,7 @@ fn point(r: &[Value]) -> HistoryPoint {
         .iter()
         .enumerate()
         .filter_map(|(k, &measure)| {
-            let at = 13 + 3 * k;
+            let at = 14 + 3 * k;
             Some(StoredFigure {
                 measure,
                 value: f(at)?,
@@ -321,6 +328,7 @@ fn point(r: &[Value]) -> HistoryPoint {
             backend: t(11),
         },
         restbench_version: t(12),
+        duet: r.get(13).and_then(Value::as_i64).unwrap_or(0) != 0,
         figures,
     }
 }

@@ -6,9 +6,10 @@ use std::path::Path;
 use super::HistoryError;
 
 /// The migrations, in order; each runs once and is recorded in `schema_migrations`.
-pub const MIGRATIONS: &[(i64, &str)] = &[(
-    1,
-    "CREATE TABLE runs (key TEXT PRIMARY KEY, started_at TEXT NOT NULL, kind TEXT NOT NULL, \
+pub const MIGRATIONS: &[(i64, &str)] = &[
+    (
+        1,
+        "CREATE TABLE runs (key TEXT PRIMARY KEY, started_at TEXT NOT NULL, kind TEXT NOT NULL, \
      restbench_version TEXT NOT NULL, cpu_model TEXT NOT NULL, cores {int} NOT NULL, \
      kernel TEXT NOT NULL, backend TEXT NOT NULL, hostname TEXT NOT NULL, source TEXT NOT NULL, \
      revision TEXT);
@@ -20,7 +21,13 @@ pub const MIGRATIONS: &[(i64, &str)] = &[(
      cpu_us_per_req {real}, cpu_us_per_req_low {real}, cpu_us_per_req_high {real}, \
      rss {real}, rss_low {real}, rss_high {real}, PRIMARY KEY (run_key, idx));
      CREATE INDEX cells_by_cell ON cells (subject, workload, scenario, protocol);",
-)];
+    ),
+    // A duet's servers share the server CPUs: its figures compare only with other duets.
+    (
+        2,
+        "ALTER TABLE runs ADD COLUMN duet {int} NOT NULL DEFAULT 0;",
+    ),
+];
 
 /// A parameter or a column's value.
 #[derive(Debug, Clone, PartialEq)]

@@ -138,6 +138,14 @@ impl Group<'_> {
         }
     }
 
+    /// The re-warm slice before each measured one (none without rounds).
+    fn rewarm(&self) -> Duration {
+        self.plan
+            .rounds
+            .as_ref()
+            .map_or(Duration::ZERO, |p| Duration::from_secs_f64(p.rewarm_s))
+    }
+
     fn stopped(&self) -> bool {
         self.stop.load(std::sync::atomic::Ordering::Relaxed)
     }
@@ -294,11 +302,7 @@ impl Group<'_> {
         if self.stopped() {
             return ControlFlow::Break(());
         }
-        let policy_rewarm = self
-            .plan
-            .rounds
-            .as_ref()
-            .map_or(Duration::ZERO, |p| Duration::from_secs_f64(p.rewarm_s));
+        let policy_rewarm = self.rewarm();
         let mut cell = self.cell_run(started);
         let measured = (|| -> Result<Option<Slice>, HarnessError> {
             let mut spec = measure::cell_spec(&cell)?;
@@ -417,11 +421,7 @@ impl Group<'_> {
         if self.stopped() {
             return ControlFlow::Break(());
         }
-        let rewarm = self
-            .plan
-            .rounds
-            .as_ref()
-            .map_or(Duration::ZERO, |p| Duration::from_secs_f64(p.rewarm_s));
+        let rewarm = self.rewarm();
         let mut specs = Vec::new();
         for &k in ordered {
             let cell = self.cell_run(&mut started[members[k].started]);

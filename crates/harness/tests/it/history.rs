@@ -27,7 +27,7 @@ fn run(started_at: &str, kernel: &str, rps: f64) -> RunResults {
 fn exercise(h: &mut History) {
     assert_eq!(
         h.versions().unwrap(),
-        vec![1],
+        vec![1, 2],
         "every migration applied once"
     );
     let first = run("2026-01-01T00:00:00Z", "6.1", 1000.0);
@@ -57,6 +57,23 @@ fn exercise(h: &mut History) {
     assert_eq!(rps.low, None, "no repeats, no interval");
     assert_eq!(h.points(None, None).unwrap().len(), 4);
     assert!(h.points(Some("nobody"), None).unwrap().is_empty());
+    assert!(hyper.iter().all(|p| !p.duet));
+    let mut duet = run("2026-01-03T00:00:00Z", "6.8", 600.0);
+    duet.protocol.rounds = Some(restbench_model::RoundsPolicy {
+        seed: 1,
+        min_rounds: 3,
+        max_rounds: 6,
+        target_ci: None,
+        rewarm_s: 1.0,
+        duet: true,
+    });
+    h.import(&duet, "/runs/3", None, None).unwrap();
+    let hyper = h.points(Some("rust-hyper"), None).unwrap();
+    assert_eq!(
+        hyper.iter().map(|p| p.duet).collect::<Vec<_>>(),
+        [false, false, true],
+        "a duet is kept as one"
+    );
 }
 
 #[test]
@@ -71,8 +88,46 @@ fn sqlite_migrates_an_empty_file_and_keeps_a_run_once() {
     drop(h);
     // Opened again: nothing migrates twice, nothing is lost.
     let mut h = History::open(file.to_str().unwrap()).unwrap();
-    assert_eq!(h.versions().unwrap(), vec![1]);
-    assert_eq!(h.counts().unwrap(), (2, 4));
+    assert_eq!(h.versions().unwrap(), vec![1, 2]);
+    assert_eq!(h.counts().unwrap(), (3, 6));
+}
+
+/// The first schema, as a history written before migration 2 holds it.
+const SCHEMA_1: &str =
+    "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL);
+    INSERT INTO schema_migrations VALUES (1, '2026-11-30T00:00:00Z');
+    CREATE TABLE runs (key TEXT PRIMARY KEY, started_at TEXT NOT NULL, kind TEXT NOT NULL,
+      restbench_version TEXT NOT NULL, cpu_model TEXT NOT NULL, cores INTEGER NOT NULL,
+      kernel TEXT NOT NULL, backend TEXT NOT NULL, hostname TEXT NOT NULL, source TEXT NOT NULL,
+      revision TEXT);
+    INSERT INTO runs VALUES ('old', '2026-11-30T00:00:00Z', 'run', '0.1.0', 'Test CPU', 2, '6.1',
+      'cgroup-v2', 'h', '/runs/old', NULL);
+    CREATE TABLE cells (run_key TEXT NOT NULL REFERENCES runs (key), idx INTEGER NOT NULL,
+      subject TEXT NOT NULL, subject_id TEXT NOT NULL, revision TEXT, source_hash TEXT NOT NULL,
+      workload TEXT NOT NULL, scenario TEXT NOT NULL, protocol TEXT NOT NULL,
+      rps REAL, rps_low REAL, rps_high REAL, p50 REAL, p50_low REAL, p50_high REAL,
+      p99 REAL, p99_low REAL, p99_high REAL,
+      cpu_us_per_req REAL, cpu_us_per_req_low REAL, cpu_us_per_req_high REAL,
+      rss REAL, rss_low REAL, rss_high REAL, PRIMARY KEY (run_key, idx));
+    INSERT INTO cells (run_key, idx, subject, subject_id, source_hash, workload, scenario,
+      protocol, rps) VALUES ('old', 0, 'rust-hyper', 'rust-hyper', '', 'plaintext',
+      'single-thread', 'h1', 1000.0);";
+
+#[test]
+fn a_history_of_the_first_schema_is_brought_up_to_date_and_keeps_its_runs() {
+    let _turn = turn::take(module_path!());
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("history.sqlite");
+    rusqlite::Connection::open(&file)
+        .unwrap()
+        .execute_batch(SCHEMA_1)
+        .unwrap();
+    let mut h = History::open(file.to_str().unwrap()).unwrap();
+    assert_eq!(h.versions().unwrap(), vec![1, 2]);
+    let points = h.points(None, None).unwrap();
+    assert_eq!(points.len(), 1, "the old run is kept");
+    assert!(!points[0].duet, "and read as measured alone");
+    assert_eq!(points[0].figure(Measure::Rps).unwrap().value, 1000.0);
 }
 
 #[test]
@@ -86,6 +141,6 @@ fn postgres_answers_the_same_queries() {
     exercise(&mut h);
     drop(h);
     let mut h = History::open(&cluster.url).unwrap();
-    assert_eq!(h.versions().unwrap(), vec![1]);
-    assert_eq!(h.counts().unwrap(), (2, 4));
+    assert_eq!(h.versions().unwrap(), vec![1, 2]);
+    assert_eq!(h.counts().unwrap(), (3, 6));
 }

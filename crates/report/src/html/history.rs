@@ -25,11 +25,12 @@ circle{fill:#4477aa}.trend{stroke:#4477aa;fill:none;opacity:.4}\
 .machine-change{stroke:#cc3311;stroke-dasharray:4 3}.machine-label{font-size:10px;fill:#cc3311}\
 p.empty{color:#777}";
 
-/// The page: a section per cell (subject, workload, scenario, protocol), a chart per measure.
+/// The page: a section per cell (subject, workload, scenario, protocol; duets apart, their
+/// servers having shared the CPUs), a chart per measure.
 /// `commit_url` turns a revision into a link (`{rev}` replaced).
 pub fn page(points: &[HistoryPoint], commit_url: Option<&str>) -> String {
-    let mut groups: BTreeMap<(String, String, String, String), Vec<&HistoryPoint>> =
-        BTreeMap::new();
+    type Key = (String, String, String, String, bool);
+    let mut groups: BTreeMap<Key, Vec<&HistoryPoint>> = BTreeMap::new();
     for p in points {
         groups
             .entry((
@@ -37,6 +38,7 @@ pub fn page(points: &[HistoryPoint], commit_url: Option<&str>) -> String {
                 p.workload.clone(),
                 p.scenario.clone(),
                 p.protocol.clone(),
+                p.duet,
             ))
             .or_default()
             .push(p);
@@ -45,10 +47,15 @@ pub fn page(points: &[HistoryPoint], commit_url: Option<&str>) -> String {
     if groups.is_empty() {
         body.push_str(r#"<p class="empty">No runs stored yet: <code>restbench history import RUN</code> adds one.</p>"#);
     }
-    for ((subject, workload, scenario, protocol), pts) in &groups {
+    for ((subject, workload, scenario, protocol, duet), pts) in &groups {
+        let how = if *duet {
+            " · duet (A/B runs: the servers shared the CPUs)"
+        } else {
+            ""
+        };
         let _ = write!(
             body,
-            "<section><h2>{} · {} · {} · {}</h2><p>{} runs</p>",
+            "<section><h2>{} · {} · {} · {}{how}</h2><p>{} points</p>",
             escape(subject),
             escape(workload),
             escape(scenario),
@@ -223,6 +230,7 @@ mod tests {
                 backend: "cgroup-v2".into(),
             },
             restbench_version: "0.1.0".into(),
+            duet: false,
             figures: vec![StoredFigure {
                 measure: Measure::Rps,
                 value: rps,
@@ -230,6 +238,15 @@ mod tests {
                 high: Some(rps * 1.03),
             }],
         }
+    }
+
+    #[test]
+    fn duets_have_a_section_of_their_own() {
+        let mut duet = at(2, "6.1", 500.0);
+        duet.duet = true;
+        let html = page(&[at(1, "6.1", 1000.0), duet], None);
+        assert_eq!(html.matches("<section>").count(), 2, "{html}");
+        assert_eq!(html.matches("duet (A/B runs").count(), 1);
     }
 
     #[test]
@@ -277,6 +294,7 @@ mod label_tests {
                 backend: "cgroup-v2".into(),
             },
             restbench_version: "0.1.0".into(),
+            duet: false,
             figures: Vec::new(),
         };
         let points = [

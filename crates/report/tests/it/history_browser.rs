@@ -50,6 +50,7 @@ fn points() -> Vec<HistoryPoint> {
                     backend: "cgroup-v2".into(),
                 },
                 restbench_version: "0.1.0".into(),
+                duet: false,
                 figures,
             }
         })

@@ -95,6 +95,7 @@ pub fn check(args: HistoryCheckArgs) -> anyhow::Result<ExitCode> {
     let mut rows = Vec::new();
     let mut differences = Vec::new();
     let mine = MachineFacts::of(&run.environment);
+    let duet = history::is_duet(&run);
     for cell in run.cells.iter().filter(|c| c.status == CellStatus::Ok) {
         let (base, _) = split_revision(&cell.subject);
         let same_cell: Vec<&HistoryPoint> = all
@@ -107,6 +108,21 @@ pub fn check(args: HistoryCheckArgs) -> anyhow::Result<ExitCode> {
                     && p.protocol == cell.protocol
             })
             .collect();
+        // A duet's servers shared the CPUs: it compares only with other duets.
+        let (same_cell, other_way): (Vec<&HistoryPoint>, Vec<&HistoryPoint>) =
+            same_cell.into_iter().partition(|p| p.duet == duet);
+        if same_cell.is_empty() && !other_way.is_empty() {
+            let (theirs, this) = if duet {
+                ("alone", "as a duet")
+            } else {
+                ("as duets (restbench ab)", "alone")
+            };
+            eprintln!(
+                "{}: its history was measured {theirs} and this run {this}: not judged",
+                row_label(cell)
+            );
+            continue;
+        }
         let here: Vec<&HistoryPoint> = same_cell
             .iter()
             .copied()

@@ -5,58 +5,23 @@
 
 use std::path::Path;
 
-use restbench_testkit::{Outcome, turn};
+use restbench_testkit::{Outcome, fixtures, turn};
 
 use crate::support::restbench;
 
-/// A poll(2) HTTP/1.1 server that does `WORK` iterations of work per request.
-const WORK_SERVER: &str = r#"
-#include <arpa/inet.h>
-#include <poll.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-static const char answer[] =
-    "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\nHello, World!";
-static const char missing[] = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n";
-
-int main(void) {
-    int s = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-    setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(atoi(getenv("PORT")))};
-    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
-    if (bind(s, (struct sockaddr *)&a, sizeof a) || listen(s, 128)) return 1;
-    struct pollfd fds[256] = {{.fd = s, .events = POLLIN}};
-    int n = 1;
-    char buf[8192];
-    for (;;) {
-        poll(fds, n, -1);
-        if ((fds[0].revents & POLLIN) && n < 256) {
-            fds[n].fd = accept(s, 0, 0);
-            fds[n++].events = POLLIN;
-        }
-        for (int i = 1; i < n; i++) {
-            if (!(fds[i].revents & (POLLIN | POLLHUP))) continue;
-            ssize_t got = read(fds[i].fd, buf, sizeof buf);
-            if (got <= 0) { close(fds[i].fd); fds[i--] = fds[--n]; continue; }
-            if (strncmp(buf, "GET /api/test ", 14) != 0) {
-                write(fds[i].fd, missing, sizeof missing - 1);
-                continue;
-            }
-            volatile unsigned long x = 0;
-            for (unsigned long k = 0; k < WORK; k++) x += k;
-            write(fds[i].fd, answer, sizeof answer - 1);
-        }
-    }
-}
-"#;
-
-/// `root/work-c/`: the server built with `-DWORK=work`.
+/// `root/work-c/`: a C server doing `WORK` iterations of work per request, built with
+/// `-DWORK=work`.
 fn work_subject(root: &Path, work: u32) -> std::path::PathBuf {
     let dir = root.join("work-c");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("server.c"), WORK_SERVER).unwrap();
+    std::fs::write(
+        dir.join("server.c"),
+        fixtures::c_plaintext_server(
+            "",
+            "volatile unsigned long x = 0;\n            for (unsigned long k = 0; k < WORK; k++) x += k;",
+        ),
+    )
+    .unwrap();
     std::fs::write(
         dir.join("subject.toml"),
         format!(

@@ -11,6 +11,11 @@ use crate::support::restbench;
 /// A run started on `day` whose rust-hyper plaintext cell costs `cpu_us` per request (4 repeats
 /// within ±1 %), on a machine with `kernel`.
 fn write_run(dir: &Path, day: u32, cpu_us: f64, kernel: &str) -> String {
+    write_run_as(dir, day, cpu_us, kernel, false)
+}
+
+/// The same, measured as a duet (`restbench ab`) when `duet`.
+fn write_run_as(dir: &Path, day: u32, cpu_us: f64, kernel: &str, duet: bool) -> String {
     let mut c: Cell = fixtures::cell("rust-hyper", 1000.0);
     c.repeats = [1.0, 1.01, 0.99, 1.0]
         .iter()
@@ -30,6 +35,14 @@ fn write_run(dir: &Path, day: u32, cpu_us: f64, kernel: &str) -> String {
         .collect();
     c.server.cpu_us_per_req = cpu_us;
     let mut run = fixtures::run_results(vec![c]);
+    run.protocol.rounds = duet.then_some(restbench_model::RoundsPolicy {
+        seed: 1,
+        min_rounds: 4,
+        max_rounds: 4,
+        target_ci: None,
+        rewarm_s: 1.0,
+        duet: true,
+    });
     run.started_at = format!("2026-02-{day:02}T00:00:00Z");
     run.environment = Environment {
         cpu_model: "Test CPU".into(),
@@ -155,4 +168,15 @@ fn import_show_and_check_on_a_sqlite_file() {
         "{}",
         o.stdout_text()
     );
+    // A duet's figures (the servers shared the CPUs) are not judged against runs measured
+    // alone.
+    let duet = write_run_as(dir.path(), 13, 10.0, "6.1", true);
+    let o = check(&duet, &[]);
+    assert!(
+        o.stderr_text()
+            .contains("its history was measured alone and this run as a duet: not judged"),
+        "{}",
+        o.stderr_text()
+    );
+    assert!(!o.status.success(), "nothing to judge it against");
 }
