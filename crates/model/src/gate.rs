@@ -251,9 +251,14 @@ fn check_one(t: &Threshold, cell: &str, ratio: Option<&MeasureRatio>) -> GateChe
         (Some(r), None) if r.estimate.is_some() => (
             Check::NoInterval,
             format!(
-                "{cell}: {} ×{:.3} has no interval (one repeat): not judged against {t}",
+                "{cell}: {} ×{:.3} has no interval ({}): not judged against {t}",
                 t.measure.label(),
-                r.estimate.unwrap_or(f64::NAN)
+                r.estimate.unwrap_or(f64::NAN),
+                if t.measure == Measure::Rss {
+                    "memory is one figure per cell"
+                } else {
+                    "one repeat"
+                }
             ),
         ),
         _ => (
@@ -391,6 +396,20 @@ mod tests {
         let other = evaluate(&[rps], &[row(Measure::P99, 2.0, 3.0, 4.0)]);
         assert_eq!(other.checks[0].check, Check::NoInterval);
         assert!(!other.failed);
+        // RSS is one figure per cell: an estimate without an interval, and the check says why.
+        let mut memory = row(Measure::Rss, 1.0, 1.5, 2.0);
+        memory.ratios[0].interval = None;
+        let rss: Threshold = "rss>+10%".parse().unwrap();
+        let judged = evaluate(&[rss], &[memory]);
+        assert_eq!(judged.checks[0].check, Check::NoInterval);
+        assert!(!judged.failed);
+        assert!(
+            judged.checks[0]
+                .sentence
+                .contains("memory is one figure per cell"),
+            "{:?}",
+            judged.checks[0]
+        );
     }
 
     #[test]
