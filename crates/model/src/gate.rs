@@ -186,9 +186,7 @@ impl GateReport {
             s.push_str(&format!("; {noise} beyond it but the same within noise"));
         }
         if none > 0 {
-            s.push_str(&format!(
-                "; {none} without an interval (one repeat) not judged"
-            ));
+            s.push_str(&format!("; {none} without an interval not judged"));
         }
         s
     }
@@ -257,7 +255,7 @@ fn check_one(t: &Threshold, cell: &str, ratio: Option<&MeasureRatio>) -> GateChe
                 if t.measure == Measure::Rss {
                     "memory is one figure per cell"
                 } else {
-                    "one repeat"
+                    "fewer than two rounds that count: one repeat, or the others contended"
                 }
             ),
         ),

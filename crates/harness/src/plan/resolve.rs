@@ -237,14 +237,15 @@ fn duet_possible(
 ) -> Result<(), PlanError> {
     if rounds.is_none() {
         return Err(PlanError::BadArgument(
-            "duet measures closed-loop rounds: drop the open-loop flags, or measure interleaved"
+            "a duet measures closed-loop rounds, and this run has none: drop --mode capacity, \
+             or give ab --interleaved"
                 .into(),
         ));
     }
     if remote.is_some() {
         return Err(PlanError::BadArgument(
-            "duet runs both servers and their generators on this machine: drop --server-host \
-             and --loadgen-hosts, or measure interleaved"
+            "a duet runs both servers and their generators on this machine: drop --server-host \
+             and --loadgen-hosts, or give ab --interleaved"
                 .into(),
         ));
     }

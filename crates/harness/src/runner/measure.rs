@@ -176,55 +176,46 @@ pub(crate) fn run_load(
     stop: &AtomicBool,
     observer: &dyn Observer,
 ) -> Result<LoadOutcome, HarnessError> {
-    let progress = Arc::new(Progress::default());
-    let cpus = placement.loadgen.clone();
-    let started = Instant::now();
-    let expected = match spec.stop {
-        StopAt::Duration(d) => Some(d + spec.warmup),
-        StopAt::Requests(_) => None,
-    };
-    std::thread::scope(|scope| {
-        let p = progress.clone();
-        let handle = scope.spawn(move || {
-            let _ = pin_current_thread(&cpus);
-            restbench_loadgen::run(spec, stop, p)
-        });
-        while !handle.is_finished() {
-            std::thread::sleep(Duration::from_millis(100));
-            let fraction = match (expected, spec.stop) {
-                (Some(total), _) => started.elapsed().as_secs_f64() / total.as_secs_f64(),
-                (None, StopAt::Requests(n)) => {
-                    progress.answered.load(Ordering::Relaxed) as f64 / n as f64
-                }
-                _ => 0.0,
-            };
-            observer.event(&RunEvent::LoadProgress(fraction.min(1.0)));
-        }
-        handle
-            .join()
-            .map_err(|_| HarnessError::Load(restbench_loadgen::LoadError::ThreadPanicked))?
-            .map_err(HarnessError::from)
-    })
+    let mut outcomes = run_loads_together(std::slice::from_ref(spec), placement, stop, observer)?;
+    Ok(outcomes.remove(0))
 }
 
-/// Several loads at once, each its own generator run (own threads and connections) on the
-/// generator's CPUs: a duet round's slices. Their outcomes in the order of `specs`.
+/// Several loads at once (a duet round's slices), each its own generator run (own threads and
+/// connections) on the generator's CPUs, with the progress of the slowest told as it goes.
+/// Their outcomes in the order of `specs`, one each.
 pub(crate) fn run_loads_together(
     specs: &[LoadSpec],
     placement: &Placement,
     stop: &AtomicBool,
+    observer: &dyn Observer,
 ) -> Result<Vec<LoadOutcome>, HarnessError> {
+    let started = Instant::now();
+    let progress: Vec<Arc<Progress>> = specs.iter().map(|_| Arc::default()).collect();
+    let fraction = |spec: &LoadSpec, p: &Progress| match spec.stop {
+        StopAt::Duration(d) => started.elapsed().as_secs_f64() / (d + spec.warmup).as_secs_f64(),
+        StopAt::Requests(n) => p.answered.load(Ordering::Relaxed) as f64 / n as f64,
+    };
     std::thread::scope(|scope| {
         let handles: Vec<_> = specs
             .iter()
-            .map(|spec| {
-                let cpus = placement.loadgen.clone();
+            .zip(&progress)
+            .map(|(spec, p)| {
+                let (cpus, p) = (placement.loadgen.clone(), p.clone());
                 scope.spawn(move || {
                     let _ = pin_current_thread(&cpus);
-                    restbench_loadgen::run(spec, stop, Arc::new(Progress::default()))
+                    restbench_loadgen::run(spec, stop, p)
                 })
             })
             .collect();
+        while !handles.iter().all(|h| h.is_finished()) {
+            std::thread::sleep(Duration::from_millis(100));
+            let slowest = specs
+                .iter()
+                .zip(&progress)
+                .map(|(spec, p)| fraction(spec, p))
+                .fold(1.0, f64::min);
+            observer.event(&RunEvent::LoadProgress(slowest.clamp(0.0, 1.0)));
+        }
         handles
             .into_iter()
             .map(|h| {

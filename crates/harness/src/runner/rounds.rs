@@ -448,14 +448,15 @@ impl Group<'_> {
                         ..s.clone()
                     })
                     .collect();
-                measure::run_loads_together(&warm, placement, self.stop)?;
+                measure::run_loads_together(&warm, placement, self.stop, self.observer)?;
             }
             let servers: Vec<&RunningSubject> = ordered
                 .iter()
                 .map(|&k| &started[members[k].started].server)
                 .collect();
             let snapshot = Snapshot::take(&placement.server);
-            let mut load = || measure::run_loads_together(&specs, placement, self.stop);
+            let mut load =
+                || measure::run_loads_together(&specs, placement, self.stop, self.observer);
             let sampled = sampled_together(
                 self.location,
                 &servers,
@@ -622,28 +623,34 @@ fn sampled_together(
     stop: &std::sync::atomic::AtomicBool,
     load: &mut dyn FnMut() -> Result<Vec<LoadOutcome>, HarnessError>,
 ) -> Result<Option<MeasuredTogether>, HarnessError> {
-    let Some((first, rest)) = servers.split_first() else {
+    sampled_from(0, location, servers, warmup, stop, load)
+}
+
+/// [`sampled_together`] from server `at` on: its sampling around the samplings of the rest.
+fn sampled_from(
+    at: usize,
+    location: &dyn ServerLocation,
+    servers: &[&RunningSubject],
+    warmup: Duration,
+    stop: &std::sync::atomic::AtomicBool,
+    load: &mut dyn FnMut() -> Result<Vec<LoadOutcome>, HarnessError>,
+) -> Result<Option<MeasuredTogether>, HarnessError> {
+    let Some(server) = servers.get(at) else {
         return load().map(|outcomes| Some((outcomes, Vec::new())));
     };
     let mut inner: Option<MeasuredTogether> = None;
     let mut wrapped = || -> Result<Option<Loaded>, HarnessError> {
-        let Some((outcomes, samples)) = sampled_together(location, rest, warmup, stop, load)?
+        let Some((outcomes, samples)) =
+            sampled_from(at + 1, location, servers, warmup, stop, load)?
         else {
             return Ok(None);
         };
-        // Every level sees all the outcomes; this server's is the one at its depth.
-        let own = outcomes
-            .len()
-            .checked_sub(servers.len())
-            .and_then(|i| outcomes.get(i))
-            .cloned()
-            .ok_or(HarnessError::Load(
-                restbench_loadgen::LoadError::ThreadPanicked,
-            ))?;
+        // `load` answers one outcome per server: this server's is the one at its place.
+        let own = outcomes[at].clone();
         inner = Some((outcomes, samples));
         Ok(Some((own, Vec::new())))
     };
-    let Some((_, sample, _)) = location.sampled_load(first, warmup, stop, &mut wrapped)? else {
+    let Some((_, sample, _)) = location.sampled_load(server, warmup, stop, &mut wrapped)? else {
         return Ok(None);
     };
     let Some((outcomes, mut samples)) = inner else {

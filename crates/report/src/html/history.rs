@@ -270,32 +270,12 @@ mod tests {
             "self-contained"
         );
     }
-}
-
-#[cfg(test)]
-mod label_tests {
-    use super::*;
 
     #[test]
     fn runs_of_one_day_are_told_apart_by_their_time() {
         let point = |started_at: &str| HistoryPoint {
-            run: started_at.into(),
             started_at: started_at.into(),
-            subject: "s".into(),
-            revision: None,
-            source_hash: String::new(),
-            workload: "plaintext".into(),
-            scenario: "single-thread".into(),
-            protocol: "h1".into(),
-            machine: MachineFacts {
-                cpu_model: "CPU".into(),
-                cores: 2,
-                kernel: "6.1".into(),
-                backend: "cgroup-v2".into(),
-            },
-            restbench_version: "0.1.0".into(),
-            duet: false,
-            figures: Vec::new(),
+            ..at(1, "6.1", 1000.0)
         };
         let points = [
             point("2026-11-30T09:00:00Z"),

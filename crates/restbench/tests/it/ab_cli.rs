@@ -104,6 +104,10 @@ fn rounds(results: &serde_json::Value) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// The two tests of this file share its turn, so they would run at once: each holds this while
+/// it measures, since the other's servers would take its CPU.
+static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn skip_on_one_cpu() -> bool {
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     if cpus < 2 {
@@ -119,6 +123,7 @@ fn a_duet_measures_both_sides_in_every_round_and_the_gate_fails_a_regression() {
     if skip_on_one_cpu() {
         return;
     }
+    let _alone = MEASURING.lock().unwrap_or_else(|p| p.into_inner());
     let (code, output, ab, results) = ab(false);
     assert_eq!(code, 1, "a 3× cost fails the gate: {output}");
     assert_eq!(ab["mode"], "duet", "{output}");
@@ -151,6 +156,7 @@ fn interleaved_rounds_swap_the_order_of_the_sides_every_round() {
     if skip_on_one_cpu() {
         return;
     }
+    let _alone = MEASURING.lock().unwrap_or_else(|p| p.into_inner());
     let (code, output, ab, results) = ab(true);
     assert_eq!(code, 1, "a 3× cost fails the gate: {output}");
     assert_eq!(ab["mode"], "interleaved", "{output}");
