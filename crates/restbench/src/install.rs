@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use restbench_harness::subject::scaffold;
+use restbench_subject::scaffold;
 
 use crate::cli::SubjectsDir;
 use crate::common::data_subjects_dir;

@@ -41,7 +41,7 @@ fn main() -> ExitCode {
 
 /// The error and its causes on one line, each cause once.
 fn message(err: &anyhow::Error) -> String {
-    restbench_harness::error::chain(err.as_ref())
+    restbench_host::error::chain(err.as_ref())
 }
 
 /// The reader of stdout went away (`| head`): not an error, exit quietly as ripgrep does.

@@ -10,7 +10,7 @@ use restbench_harness::plan::{
     RoundsRequest, RunRequest, Selection, ShapeOverrides,
 };
 use restbench_harness::runner::Mode;
-use restbench_harness::subject::{self, prepare};
+use restbench_subject::{self as subject, prepare};
 use restbench_loadgen::{HttpVersion, LoadSpec, MAX_BODY, StopAt, Target, TlsSettings};
 use restbench_model::Workload;
 

@@ -4,9 +4,9 @@
 use std::sync::Arc;
 
 use anyhow::Context;
-use restbench_harness::host::placement::{Placement, available_cpus};
+use restbench_host::placement::{Placement, available_cpus};
 use restbench_harness::plan::Remote;
-use restbench_harness::remote::{RemoteGenerators, SshHost, parse_hosts};
+use restbench_remote::{RemoteGenerators, SshHost, parse_hosts};
 use restbench_harness::serve::remote_server::ServerHost;
 
 use crate::cli::{BadArgument, LoadgenHostsArgs, RemoteRunArgs};

@@ -11,9 +11,8 @@ use std::process::{Command, Stdio};
 
 use restbench_model::AbSide;
 
-use crate::HarnessError;
-use crate::subject::Subject;
-use crate::subject::prepare::build_hash;
+use restbench_subject::Subject;
+use restbench_subject::prepare::build_hash;
 
 /// Why the two sides could not be had.
 #[derive(Debug, thiserror::Error)]
@@ -23,7 +22,7 @@ pub enum AbError {
     #[error("cannot run git: {0} (install git, or give two subject folders)")]
     NoGit(std::io::Error),
     #[error("{0}")]
-    Subject(#[from] HarnessError),
+    Subject(#[from] restbench_subject::SubjectError),
     #[error("cannot extract {what}: {source}")]
     Io {
         what: String,

@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use restbench_model::{Protocol, Scenario, Workload};
 
-use crate::host::placement::Placement;
-use crate::remote::RemoteGenerators;
+use restbench_host::placement::Placement;
+use restbench_remote::RemoteGenerators;
 use crate::runner::Mode;
 use crate::serve::remote_server::ServerHost;
-use crate::subject::Subject;
+use restbench_subject::Subject;
 
 /// How long a run (or study) runs: the seed's own figures, the default, or a first look.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,10 +14,11 @@ use super::request::{
     ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, Remote, RoundsRequest,
     RunRequest, ShapeOverrides,
 };
-use crate::db::{self, Provision};
-use crate::error::{HarnessError, chain};
-use crate::host::cgroup::Backend;
-use crate::host::placement::{Placement, available_cpus, format_cpu_list};
+use restbench_db::{self as db, Provision};
+use crate::error::HarnessError;
+use restbench_host::error::chain;
+use restbench_host::cgroup::Backend;
+use restbench_host::placement::{Placement, available_cpus, format_cpu_list};
 use crate::runner::{LoadShape, Mode, Observer, OpenLoop, RunEntry, RunPlan};
 
 /// Database connections in total over all server processes when none are asked for: seed 003's
@@ -40,7 +41,7 @@ pub enum PlanError {
     NothingToRun,
     /// The given database does not answer, or cannot be seeded.
     #[error("--database-url")]
-    Database(#[source] HarnessError),
+    Database(#[source] restbench_db::DbError),
     #[error(transparent)]
     Load(LoadError),
     /// The published figures name a workload this version does not know.
@@ -513,7 +514,7 @@ impl Resolved {
             plan.entries
                 .iter()
                 .find(|e| e.subject.id == id)
-                .is_some_and(|e| crate::subject::prepare::is_built(&e.subject, &plan.cache))
+                .is_some_and(|e| restbench_subject::prepare::is_built(&e.subject, &plan.cache))
         };
         let e = estimate(plan, &costs, &built);
         let mut lines = vec![format!(
@@ -728,7 +729,7 @@ mod tests {
     fn only_a_cell_that_queries_it_needs_the_database() {
         use restbench_model::{Protocol, Scenario, Workload};
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../subjects");
-        let subjects = crate::subject::discover(&root).unwrap();
+        let subjects = restbench_subject::discover(&root).unwrap();
         let hyper = subjects.into_iter().find(|s| s.id == "rust-hyper").unwrap();
         let plan = |workloads: Vec<Workload>, protocols: Vec<Protocol>| {
             let parts = Parts {

@@ -12,9 +12,9 @@ use restbench_model::{Protocol, Scenario, StudyInfo, UnknownName, Workload};
 
 use super::request::{ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, Remote};
 use super::resolve::{self, Parts, PlanError, Resolved, Site, assemble, place};
-use crate::host::placement::Placement;
+use restbench_host::placement::Placement;
 use crate::runner::{LoadShape, RunEntry};
-use crate::subject::Subject;
+use restbench_subject::Subject;
 
 /// A run of one or more seed studies, asked for by `restbench study`.
 pub struct StudyRequest {
@@ -348,7 +348,7 @@ mod tests {
 
     fn subjects() -> Vec<Subject> {
         let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../subjects");
-        crate::subject::discover(&root).unwrap()
+        restbench_subject::discover(&root).unwrap()
     }
 
     #[test]

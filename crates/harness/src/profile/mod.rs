@@ -25,9 +25,9 @@ use restbench_model::{CellProfile, Scenario, encode_folded};
 
 use crate::HarnessError;
 use crate::events::Observer;
-use crate::host::placement::pin_current_thread;
+use restbench_host::placement::pin_current_thread;
 use crate::serve::start::{RunningSubject, StartOptions, restart_subject};
-use crate::subject::Subject;
+use restbench_subject::Subject;
 
 pub use perf::{Availability, availability};
 

@@ -10,7 +10,7 @@ use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 
 use super::ProfileError;
-use crate::host::cgroup::BackendKind;
+use restbench_host::cgroup::BackendKind;
 
 /// Samples per second per CPU: enough for a flame graph over a few seconds, little overhead.
 pub const FREQUENCY_HZ: u32 = 499;

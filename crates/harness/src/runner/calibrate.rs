@@ -13,7 +13,7 @@ use restbench_loadgen::{Progress, StopAt, Target};
 use super::plan::{LoadShape, RunPlan};
 use crate::HarnessError;
 use crate::events::Observer;
-use crate::host::placement::{Placement, pin_current_thread};
+use restbench_host::placement::{Placement, pin_current_thread};
 
 /// What the calibration measured.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -153,7 +153,7 @@ mod tests {
 
     #[test]
     fn the_ceiling_is_a_real_rate() {
-        let placement = Placement::split(&crate::host::placement::available_cpus());
+        let placement = Placement::split(&restbench_host::placement::available_cpus());
         let shape = LoadShape {
             connections: 4,
             threads: 1,
@@ -174,7 +174,7 @@ mod tests {
     #[test]
     #[ignore = "slow: a load measure that needs the machine to itself; cargo test -- --include-ignored runs it (CI does)"]
     fn a_load_on_the_trivial_server_is_flagged_client_bound() {
-        let placement = Placement::split(&crate::host::placement::available_cpus());
+        let placement = Placement::split(&restbench_host::placement::available_cpus());
         if placement.shared {
             eprintln!("skipped: one CPU, generator and server share it");
             return;

@@ -8,13 +8,13 @@ use restbench_model::{Cell, CellStatus, Finding, FindingLevel, Protocol, Scenari
 
 use super::plan::RunPlan;
 use super::{open_loop, verdict};
-use crate::db::Database;
-use crate::error::chain;
+use restbench_db::Database;
+use restbench_host::error::chain;
 use crate::events::{At, Observer, RunEvent, Step};
 use crate::serve::ServerLocation;
 use crate::serve::start::{RunningSubject, StartOptions};
-use crate::subject::Subject;
-use crate::verify;
+use restbench_subject::Subject;
+use restbench_verify as verify;
 
 /// Everything one cell's steps need: the plan, the cell's coordinates, its server, the stop
 /// flag and whoever watches.

@@ -13,9 +13,9 @@ use super::cell::CellRun;
 use super::plan::RunPlan;
 use crate::HarnessError;
 use crate::events::{Observer, RunEvent};
-use crate::host::placement::{Placement, pin_current_thread};
-use crate::host::sample::ServerSample;
-use crate::workload;
+use restbench_host::placement::{Placement, pin_current_thread};
+use restbench_host::sample::ServerSample;
+use restbench_verify::requests;
 
 /// What the repeats of one cell measured: its slices, one per round it was measured in.
 pub struct Measurement {
@@ -65,8 +65,8 @@ pub(crate) fn cell_spec(cell: &CellRun) -> Result<LoadSpec, HarnessError> {
     let url = format!("http://{}{}", cell.server.addr, w.path());
     let mut spec = plan.shape.spec(Target::parse(&url)?);
     spec.method = w.method().into();
-    spec.headers = workload::headers(w);
-    spec.body = workload::body(w);
+    spec.headers = requests::headers(w);
+    spec.body = requests::body(w);
     if protocol == Protocol::H2c {
         spec.http_version = HttpVersion::Http2;
         spec.max_streams = plan.shape.pipeline.max(1);

@@ -33,20 +33,21 @@ use restbench_model::{
 };
 
 pub use crate::events::{At, Observer, RunEvent, Step};
-pub use crate::host::sample::ServerSample;
+pub use restbench_host::sample::ServerSample;
 pub use cell::CellRun;
 pub use measure::{Measurement, Slice, warmup_settled};
 pub use plan::{LoadShape, Mode, OpenLoop, RunEntry, RunPlan};
 pub use verdict::is_client_bound;
 
-use crate::db::Database;
-use crate::error::chain;
+use restbench_db::Database;
+use restbench_host::error::chain;
 use crate::serve::ServerLocation;
 use crate::serve::start::{StartOptions, start_subject};
-use crate::subject::Subject;
-use crate::subject::prepare::Prepared;
-use crate::verify::conformance::{self, session as conformance_cache};
-use crate::{HarnessError, verify};
+use restbench_subject::Subject;
+use restbench_subject::prepare::Prepared;
+use restbench_verify::conformance;
+use crate::HarnessError;
+use crate::sessions::conformance as conformance_cache;
 use calibrate::Calibration;
 use costs::Costs;
 use results::ResultsFile;
@@ -298,7 +299,7 @@ impl<'a> Run<'a> {
             .plan
             .protocols_of(subject)
             .iter()
-            .map(|p| (*p, verify::common_over(server.addr, *p)))
+            .map(|p| (*p, restbench_verify::common_over(server.addr, *p)))
             .collect();
         started.push(Started {
             subject,

@@ -11,7 +11,7 @@ use super::measure;
 use super::plan::RunPlan;
 use crate::HarnessError;
 use crate::events::Step;
-use crate::host::sample::ServerSample;
+use restbench_host::sample::ServerSample;
 
 /// What the open-loop measures of a cell found.
 #[derive(Debug, Default)]

@@ -8,7 +8,7 @@ use restbench_model::Cell;
 
 use super::cell::CellRun;
 use super::measure::cell_spec;
-use crate::error::chain;
+use restbench_host::error::chain;
 use crate::events::Step;
 use crate::profile::{self, ProfiledServer, Slice};
 

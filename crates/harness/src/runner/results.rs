@@ -10,7 +10,7 @@ use restbench_model::{RunProtocol, RunResults, SCHEMA_VERSION, write_results};
 use super::plan::RunPlan;
 use crate::HarnessError;
 use crate::events::RunEvent;
-use crate::host::environment;
+use restbench_host::environment;
 
 /// The document of a run, kept on disk as it grows.
 pub struct ResultsFile {

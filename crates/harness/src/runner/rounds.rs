@@ -22,14 +22,14 @@ use super::measure::{self, Measurement, Slice};
 use super::plan::RunPlan;
 use super::verdict::{self, is_client_bound};
 use crate::HarnessError;
-use crate::error::chain;
+use restbench_host::error::chain;
 use crate::events::{Observer, RunEvent, Step};
-use crate::host::contention::{Snapshot, is_restbench};
-use crate::host::sample::ServerSample;
+use restbench_host::contention::{Snapshot, is_restbench};
+use restbench_host::sample::ServerSample;
 use crate::serve::ServerLocation;
 use crate::serve::location::Loaded;
 use crate::serve::start::{RunningSubject, StartOptions, restart_subject};
-use crate::subject::Subject;
+use restbench_subject::Subject;
 
 /// A subject started for a scenario, with the findings common to the scenario per protocol.
 pub struct Started<'p> {
@@ -349,7 +349,7 @@ impl Group<'_> {
     fn judge(
         &self,
         outcome: restbench_loadgen::LoadOutcome,
-        sample: crate::host::sample::ServerSample,
+        sample: restbench_host::sample::ServerSample,
         r: u32,
         snapshot: &Snapshot,
         together: &Together,

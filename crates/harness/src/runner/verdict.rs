@@ -10,7 +10,7 @@ use restbench_model::{
 
 use super::measure::Measurement;
 use super::open_loop::OpenLoopResult;
-use crate::host::placement::Placement;
+use restbench_host::placement::Placement;
 use crate::serve::limits::limit_held;
 use crate::stats;
 
@@ -39,7 +39,7 @@ pub fn fill_cell(
     cell.placement = limit.clone();
     cell.restarts = RestartSpread::of(&t.rps, &t.processes);
     cell.warmup_s = m.warmup.as_secs_f64();
-    cell.generators = crate::remote::combine_generators(&m.generators);
+    cell.generators = restbench_remote::combine_generators(&m.generators);
     let loadgen_cores = t.loadgen_cpu / t.server_time.max(1e-9);
     let client_bound = is_client_bound(
         cell.rps.median,

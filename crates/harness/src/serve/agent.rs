@@ -1,7 +1,7 @@
 //! `restbench remote-agent`: what restbench runs on the host of `--server-host`, through ssh
 //! ([`super::remote_server`] is the other end). Three short jobs:
 //!
-//! - `build`: the copied subject built with its own commands ([`crate::subject::prepare`]);
+//! - `build`: the copied subject built with its own commands ([`restbench_subject::prepare`]);
 //! - `serve`: the subject started as a local run starts it ([`super::start_subject`], all of the
 //!   host's CPUs, its own cgroup when the host's probe finds one), one [`READY_MARK`] line on
 //!   stdout, then watching: when the subject exits the agent says so and exits; when the ssh
@@ -19,11 +19,11 @@ use restbench_model::Scenario;
 use super::remote_server::{AgentReady, AgentSample, READY_MARK};
 use super::start::{StartOptions, start_subject};
 use crate::HarnessError;
-use crate::host::cgroup::{Backend, CgroupFiles, ServerCgroup};
-use crate::host::placement::{Placement, available_cpus};
-use crate::host::sample::group_usage;
-use crate::subject::Subject;
-use crate::subject::prepare::{self, Prepared};
+use restbench_host::cgroup::{Backend, CgroupFiles, ServerCgroup};
+use restbench_host::placement::{Placement, available_cpus};
+use restbench_host::sample::group_usage;
+use restbench_subject::Subject;
+use restbench_subject::prepare::{self, Prepared};
 
 /// Builds the subject in `dir` with `cache` as its cache; prints `built in Ns` when it built.
 pub fn build(dir: &Path, cache: &Path) -> Result<(), HarnessError> {

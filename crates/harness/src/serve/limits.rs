@@ -7,8 +7,8 @@
 use restbench_model::cpus::format_cpu_list;
 use restbench_model::{CellPlacement, Scenario};
 
-use crate::host::cgroup::Backend;
-use crate::host::placement::Placement;
+use restbench_host::cgroup::Backend;
+use restbench_host::placement::Placement;
 
 /// How a scenario limits the server with a given backend.
 pub fn scenario_limit(

@@ -9,11 +9,11 @@ use restbench_loadgen::LoadOutcome;
 use restbench_model::ShardSummary;
 
 use crate::HarnessError;
-use crate::host::sample::{MemorySampler, MemoryStats, ServerSample, group_usage};
+use restbench_host::sample::{MemorySampler, MemoryStats, ServerSample, group_usage};
 use crate::serve::remote_server::ServerHost;
 use crate::serve::start::{RunningSubject, StartOptions};
-use crate::subject::Subject;
-use crate::subject::prepare::{self, Prepared};
+use restbench_subject::Subject;
+use restbench_subject::prepare::{self, Prepared};
 
 /// A load's outcome, with each remote generator's share.
 pub type Loaded = (LoadOutcome, Vec<ShardSummary>);
@@ -52,7 +52,7 @@ impl ServerLocation for Here {
         subject.unavailable_reason()
     }
     fn prepare(&self, subject: &Subject, options: &StartOptions) -> Result<Prepared, HarnessError> {
-        prepare::prepare(subject, options.cache)
+        Ok(prepare::prepare(subject, options.cache)?)
     }
     fn start_options<'a>(&'a self, here: StartOptions<'a>) -> StartOptions<'a> {
         StartOptions {

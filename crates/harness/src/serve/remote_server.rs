@@ -1,5 +1,5 @@
 //! The subject on another machine (`--server-host user@host[:port]`), driven over the system
-//! `ssh` (the same ControlMaster connection as the generator hosts, [`crate::remote::ssh`]).
+//! `ssh` (the same ControlMaster connection as the generator hosts, [`restbench_remote::ssh`]).
 //!
 //! restbench copies itself to the host (cached by hash) and the subject's folder (tar over ssh,
 //! build outputs left out) into a folder of this run there; `restbench remote-agent build`
@@ -26,12 +26,12 @@ use restbench_model::{CellPlacement, Scenario};
 use serde::{Deserialize, Serialize};
 
 use crate::HarnessError;
-use crate::host::cgroup::CgroupFiles;
-use crate::host::process::{ManagedChild, SpawnSpec};
-use crate::remote::hosts::resolve_address;
-use crate::remote::ssh::{Connection, SshOptions, file_hash, last_line, quote};
-use crate::remote::{RemoteError, SshHost};
-use crate::subject::Subject;
+use restbench_host::cgroup::CgroupFiles;
+use restbench_host::process::{ManagedChild, SpawnSpec};
+use restbench_remote::hosts::resolve_address;
+use restbench_remote::ssh::{Connection, SshOptions, file_hash, last_line, quote};
+use restbench_remote::{RemoteError, SshHost};
+use restbench_subject::Subject;
 
 /// The line the agent prints once the subject answers, before its JSON.
 pub const READY_MARK: &str = "restbench-agent-ready ";

@@ -5,17 +5,17 @@ use std::collections::BTreeMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use restbench_model::{CellPlacement, Scenario, Workload};
 
 use super::limits::scenario_limit;
 use super::remote_server::{RemoteProcess, ServerHost};
 use crate::HarnessError;
-use crate::host::cgroup::{Backend, ServerCgroup};
-use crate::host::placement::Placement;
-use crate::host::process::{self, ManagedChild, SpawnSpec};
-use crate::subject::{Placeholders, Subject};
+use restbench_host::cgroup::{Backend, ServerCgroup};
+use restbench_host::placement::Placement;
+use restbench_host::process::{self, ManagedChild, SpawnSpec};
+use restbench_subject::{Placeholders, Subject};
 
 /// A started subject.
 pub struct RunningSubject {
@@ -127,7 +127,7 @@ pub fn start_subject(
             w.path()
         }
     });
-    match process::wait_ready(&mut child, addr, probe, subject.ready_timeout) {
+    match wait_ready(&mut child, addr, probe, subject.ready_timeout) {
         Ok(ready_after) => Ok(RunningSubject {
             child,
             cgroup,
@@ -195,4 +195,26 @@ pub fn restart_subject(
     server.remote = None;
     *server = start_subject(subject, scenario, options, None)?;
     Ok(())
+}
+
+/// Waits until `addr` accepts a connection and answers HTTP, the child exits, or time runs out.
+pub fn wait_ready(
+    child: &mut ManagedChild,
+    addr: SocketAddr,
+    probe_path: &str,
+    timeout: Duration,
+) -> Result<Duration, String> {
+    let started = Instant::now();
+    while started.elapsed() < timeout {
+        if let Some(status) = child.exited() {
+            return Err(format!(" (it exited: {status})"));
+        }
+        if std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok()
+            && restbench_verify::http::get(addr, probe_path, Duration::from_secs(5)).is_ok()
+        {
+            return Ok(started.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Err(String::new())
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 use restbench_harness::plan::ab::{self, AbError};
-use restbench_harness::subject::prepare::{self, Prepared};
+use restbench_subject::prepare::{self, Prepared};
 use restbench_testkit::turn;
 
 const MANIFEST: &str = r#"id = "tiny"
@@ -69,7 +69,7 @@ fn two_revisions_become_two_subjects_built_apart() {
     assert_eq!(pair.side_a.commit.as_deref(), Some(first.as_str()));
     assert_eq!(pair.side_b.revision.as_deref(), Some("HEAD"));
     assert_ne!(pair.side_a.source_hash, pair.side_b.source_hash);
-    let read = |s: &restbench_harness::subject::Subject| {
+    let read = |s: &restbench_subject::Subject| {
         std::fs::read_to_string(s.dir.join("version.txt")).unwrap()
     };
     assert_eq!(
@@ -85,7 +85,7 @@ fn two_revisions_become_two_subjects_built_apart() {
         ));
         assert!(!s.start_command.contains("{cache}"), "{}", s.start_command);
     }
-    let built = |s: &restbench_harness::subject::Subject| {
+    let built = |s: &restbench_subject::Subject| {
         let file = s.start_command.trim_start_matches("exec cat ").to_string();
         std::fs::read_to_string(file).unwrap()
     };

@@ -10,8 +10,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use restbench_harness::events::RunEvent;
-use restbench_harness::subject::Subject;
-use restbench_harness::verify::conformance::{self, session};
+use restbench_subject::Subject;
+use restbench_harness::sessions::conformance as session;
+use restbench_verify::conformance;
 use restbench_model::{CaseVerdict, Workload};
 use restbench_testkit::turn;
 

@@ -17,14 +17,16 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use restbench_harness::db::{self, Cluster, Database, UserRow};
-use restbench_harness::host::cgroup::Backend;
-use restbench_harness::host::placement::{Placement, available_cpus};
+use restbench_db::{self as db, Cluster, Database, UserRow};
+use restbench_host::cgroup::Backend;
+use restbench_host::placement::{Placement, available_cpus};
 use restbench_harness::serve::{RunningSubject, StartOptions, start_subject};
-use restbench_harness::subject::Subject;
-use restbench_harness::subject::prepare;
-use restbench_harness::workload::Workload;
-use restbench_harness::{fixtures, http, verify};
+use restbench_subject::Subject;
+use restbench_subject::prepare;
+use restbench_verify::requests::Workload;
+use restbench_verify::payloads as fixtures;
+use restbench_verify::http;
+use restbench_verify as verify;
 use restbench_model::{Finding, Scenario};
 use serde_json::Value;
 

@@ -6,10 +6,10 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use restbench_harness::host::cgroup::{Backend, BackendKind};
-use restbench_harness::host::placement::available_cpus;
-use restbench_harness::host::process::{ManagedChild, SpawnSpec};
-use restbench_harness::host::sample::group_usage;
+use restbench_host::cgroup::{Backend, BackendKind};
+use restbench_host::placement::available_cpus;
+use restbench_host::process::{ManagedChild, SpawnSpec};
+use restbench_host::sample::group_usage;
 use restbench_testkit::turn;
 
 /// Two spinning shells in one process group: two CPUs' worth of demand.

@@ -8,10 +8,10 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::time::Duration;
 
-use restbench_harness::host::cgroup::Backend;
-use restbench_harness::host::placement::{Placement, available_cpus};
+use restbench_host::cgroup::Backend;
+use restbench_host::placement::{Placement, available_cpus};
 use restbench_harness::serve::{StartOptions, start_subject};
-use restbench_harness::subject::Subject;
+use restbench_subject::Subject;
 use restbench_model::Scenario;
 use restbench_testkit::{procs, turn};
 

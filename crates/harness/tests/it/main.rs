@@ -8,7 +8,6 @@ mod database;
 mod enforcement;
 mod escapees;
 mod go_one_cpu;
-mod history;
 mod locked_table;
 mod prepare_failure;
 mod profile;

@@ -9,9 +9,9 @@
 use std::path::Path;
 use std::time::Instant;
 
-use restbench_harness::HarnessError;
-use restbench_harness::subject::Subject;
-use restbench_harness::subject::prepare;
+use restbench_subject::SubjectError;
+use restbench_subject::Subject;
+use restbench_subject::prepare;
 use restbench_testkit::turn;
 
 const MISSING: &str = "restbench-no-such-package-zz9";
@@ -38,7 +38,7 @@ fn failed_prepare(subject: &Subject, cache: &Path) -> (String, String) {
             subject.id
         ),
     };
-    let HarnessError::Build { log, command, .. } = &err else {
+    let SubjectError::Build { log, command, .. } = &err else {
         panic!("not a build error: {err}");
     };
     assert!(

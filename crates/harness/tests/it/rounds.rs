@@ -9,12 +9,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use restbench_harness::events::{Observer, RunEvent, Step};
-use restbench_harness::host::placement::{Placement, available_cpus, pin_current_thread};
+use restbench_host::placement::{Placement, available_cpus, pin_current_thread};
 use restbench_harness::plan::{
     ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, RoundsRequest, RunRequest,
     Selection, ShapeOverrides, resolve,
 };
-use restbench_harness::subject::ad_hoc;
+use restbench_subject::ad_hoc;
 use restbench_model::{Flag, Protocol, Saturation, Scenario, Workload};
 use restbench_testkit::turn;
 

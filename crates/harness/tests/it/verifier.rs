@@ -5,8 +5,8 @@ use std::net::TcpStream;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use restbench_harness::verify;
-use restbench_harness::workload::Workload;
+use restbench_verify as verify;
+use restbench_verify::requests::Workload;
 use restbench_model::Finding;
 
 use restbench_testkit::TinyServer;
@@ -89,7 +89,7 @@ fn handle(mut s: TcpStream, flaw: Flaw, cached: &Mutex<Option<Vec<u8>>>) {
             respond(&mut s, 200, "application/json", &out, flaw)
         }
         ("GET", "/rest/todo") => {
-            let items: Vec<_> = restbench_harness::fixtures::TODO_TITLES
+            let items: Vec<_> = restbench_verify::payloads::TODO_TITLES
                 .iter()
                 .map(|t| {
                     let at = if flaw == Flaw::NonAsciiDate {

@@ -4,11 +4,11 @@
 
 use std::path::PathBuf;
 
-use restbench_harness::host::cgroup::Backend;
-use restbench_harness::host::placement::{Placement, available_cpus};
+use restbench_host::cgroup::Backend;
+use restbench_host::placement::{Placement, available_cpus};
 use restbench_harness::serve::{StartOptions, start_subject};
-use restbench_harness::subject::{self, prepare};
-use restbench_harness::verify;
+use restbench_subject::{self as subject, prepare};
+use restbench_verify as verify;
 use restbench_model::{FindingLevel, Protocol, Scenario, Workload};
 use restbench_testkit::turn;
 

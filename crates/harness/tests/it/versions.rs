@@ -2,8 +2,8 @@
 //! them when it starts, before `npm ci` has made `node_modules`, so they read the committed
 //! lockfile (what `npm ci` installs) rather than the installed packages.
 
-use restbench_harness::host::environment::command_version;
-use restbench_harness::subject::Subject;
+use restbench_host::environment::command_version;
+use restbench_subject::Subject;
 use restbench_testkit::turn;
 
 use crate::support::subjects_root;

@@ -9,7 +9,7 @@ use anyhow::Context;
 use restbench_harness::events::{Observer, RunEvent};
 use restbench_harness::plan::ab::{self as sides, AbMode, AbPair};
 use restbench_harness::plan::{self, ConformanceStep};
-use restbench_harness::subject::prepare;
+use restbench_subject::prepare;
 use restbench_model::time::utc_stamp;
 use restbench_model::{AbReport, Versioned, Workload, read_run};
 

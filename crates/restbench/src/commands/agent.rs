@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use restbench_harness::host::cgroup::CgroupFiles;
+use restbench_host::cgroup::CgroupFiles;
 use restbench_harness::serve::agent::{self, ServeArgs};
 use restbench_model::Scenario;
 

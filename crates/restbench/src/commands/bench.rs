@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use restbench_harness::plan::{self, ConformanceStep};
-use restbench_harness::subject::ad_hoc;
+use restbench_subject::ad_hoc;
 use restbench_model::Workload;
 use restbench_model::time::utc_stamp;
 

@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use restbench_harness::events::{RunEvent, Step};
 use restbench_harness::plan::DEFAULT_DB_POOL;
-use restbench_harness::subject::{self, prepare};
-use restbench_harness::verify::conformance::session::{ConformanceOptions, conformance_subjects};
+use restbench_subject::{self as subject, prepare};
+use restbench_harness::sessions::conformance::{ConformanceOptions, conformance_subjects};
 use restbench_model::{ConformanceReport, Workload};
 use restbench_report::text::{Column, TextTable};
 

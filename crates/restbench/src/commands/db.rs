@@ -4,8 +4,8 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use restbench_harness::db::Cluster;
-use restbench_harness::host::process::private_temp_dir;
+use restbench_db::Cluster;
+use restbench_host::process::private_temp_dir;
 
 use anyhow::Context;
 
@@ -68,8 +68,8 @@ fn start_remote(
 ) -> anyhow::Result<ExitCode> {
     use std::io::BufRead;
 
-    use restbench_harness::remote::SshHost;
-    use restbench_harness::remote::ssh::{Connection, SshOptions, file_hash};
+    use restbench_remote::SshHost;
+    use restbench_remote::ssh::{Connection, SshOptions, file_hash};
 
     let host = SshHost::parse(host).map_err(|e| BadArgument(format!("--host: {e}")))?;
     let listen = listen_address(&host, args)?;
@@ -117,10 +117,10 @@ fn start_remote(
 
 /// The address the cluster there listens on: `--listen`, else the host's name resolved here.
 fn listen_address(
-    host: &restbench_harness::remote::SshHost,
+    host: &restbench_remote::SshHost,
     args: &DbStartArgs,
 ) -> anyhow::Result<std::net::IpAddr> {
-    use restbench_harness::remote::hosts::resolve_address;
+    use restbench_remote::hosts::resolve_address;
     match args.listen.or_else(|| resolve_address(&host.host)) {
         Some(a) => Ok(a),
         None => Err(BadArgument(format!(
@@ -134,7 +134,7 @@ fn listen_address(
 
 /// `db start --listen … --exit-with-stdin` started there, its pipes kept here.
 fn spawn_remote_start(
-    conn: &restbench_harness::remote::ssh::Connection,
+    conn: &restbench_remote::ssh::Connection,
     bin: &str,
     listen: std::net::IpAddr,
     args: &DbStartArgs,
@@ -142,7 +142,7 @@ fn spawn_remote_start(
     use std::os::unix::process::CommandExt;
     use std::process::Stdio;
 
-    use restbench_harness::remote::ssh::quote;
+    use restbench_remote::ssh::quote;
 
     let mut remote = format!(
         "exec {} db start --listen {listen} --exit-with-stdin",

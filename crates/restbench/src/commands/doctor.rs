@@ -2,11 +2,12 @@
 
 use std::process::ExitCode;
 
-use restbench_harness::host::cgroup::Backend;
-use restbench_harness::host::environment::command_version;
-use restbench_harness::host::placement::{Placement, available_cpus, format_cpu_list};
-use restbench_harness::subject::dotnet;
-use restbench_harness::subject::{self, Subject, find_on_path};
+use restbench_host::cgroup::Backend;
+use restbench_host::environment::command_version;
+use restbench_host::placement::{Placement, available_cpus, format_cpu_list};
+use restbench_subject::dotnet;
+use restbench_host::shell::find_on_path;
+use restbench_subject::{self as subject, Subject};
 use restbench_model::{DoctorReport, DoctorSubject, DotnetToolchain, SCHEMA_VERSION, ToolCheck};
 
 use crate::cli::DoctorArgs;
@@ -117,7 +118,7 @@ impl Machine {
                 Tool::probe(name, version, purpose, package, &subjects)
             })
             .collect();
-        let cache = root.map(|root| restbench_harness::subject::prepare::cache_dir(&root));
+        let cache = root.map(|root| restbench_subject::prepare::cache_dir(&root));
         let backend = Backend::probe();
         Self {
             profiling: restbench_harness::profile::availability(backend.kind),
@@ -236,7 +237,7 @@ impl Tool {
     ) -> Self {
         let found = find_on_path(name).or_else(|| {
             (name == "initdb")
-                .then(|| restbench_harness::db::find_server_binaries().ok())
+                .then(|| restbench_db::find_server_binaries().ok())
                 .flatten()
                 .map(|dir| dir.join("initdb"))
         });

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use restbench_harness::history::{self, History};
+use restbench_history::{self as history, History};
 use restbench_model::history::{HistoryPoint, MachineFacts, split_revision};
 use restbench_model::interval::unpaired_ratio;
 use restbench_model::ratios::{Measure, MeasureRatio, RatioRow, cell_figure, repeat_figures};

@@ -1,9 +1,9 @@
-//! `restbench k8s load|collect`: flags to `restbench_harness::remote::k8s`.
+//! `restbench k8s load|collect`: flags to `restbench_remote::k8s`.
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use restbench_harness::remote::k8s::{self, JobSpec};
+use restbench_remote::k8s::{self, JobSpec};
 use restbench_model::merge_load_results;
 use restbench_model::time::{now_unix_ms, rfc3339_ms, utc_stamp};
 

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::bail;
-use restbench_harness::subject::{self, scaffold};
+use restbench_subject::{self as subject, scaffold};
 
 use crate::cli::{NewArgs, SubjectsDir};
 

@@ -3,7 +3,8 @@
 use std::process::ExitCode;
 
 use restbench_harness::plan::ConformanceStep;
-use restbench_harness::{plan, subject};
+use restbench_harness::plan;
+use restbench_subject as subject;
 use restbench_model::Workload;
 use restbench_model::time::utc_stamp;
 

@@ -6,13 +6,13 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use restbench_harness::db;
-use restbench_harness::error::chain;
-use restbench_harness::host::cgroup::Backend;
-use restbench_harness::host::placement::{Placement, available_cpus};
-use restbench_harness::host::process;
+use restbench_db as db;
+use restbench_host::error::chain;
+use restbench_host::cgroup::Backend;
+use restbench_host::placement::{Placement, available_cpus};
+use restbench_host::process;
 use restbench_harness::serve::{StartOptions, start_subject};
-use restbench_harness::subject::{self, prepare};
+use restbench_subject::{self as subject, prepare};
 use restbench_model::Workload;
 
 use crate::cli::ServeArgs;

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use restbench_harness::subject;
+use restbench_subject as subject;
 use restbench_model::{SCHEMA_VERSION, SubjectCatalogue, SubjectEntry};
 use restbench_report::text::{Column, Sacrifice, TextTable};
 

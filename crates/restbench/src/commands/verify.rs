@@ -6,8 +6,8 @@ use std::process::ExitCode;
 
 use restbench_harness::events::RunEvent;
 use restbench_harness::plan::DEFAULT_DB_POOL;
-use restbench_harness::subject::{self, prepare};
-use restbench_harness::verify::session::{VerifyOptions, verify_subjects};
+use restbench_subject::{self as subject, prepare};
+use restbench_harness::sessions::verify::{VerifyOptions, verify_subjects};
 use restbench_model::{FindingLevel, VerifyOutcome, Workload};
 
 use crate::cli::VerifyArgs;

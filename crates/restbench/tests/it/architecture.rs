@@ -83,15 +83,21 @@ fn path_prefix(s: &str) -> String {
         .to_string()
 }
 
-/// The module graph of one crate's `src`, at the level of the crate's top-level modules.
-fn top_level_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+/// The module graph of one crate's `src` by module path: an edge for every `crate::` or
+/// `super::` path a module names, to the deepest module that path reaches. Edges between a
+/// module and its own ancestors are left out (a child may use what its parent defines, and a
+/// parent re-exports or calls its children), so siblings at every depth must not import each
+/// other in a circle: `runner::cell` → `runner::measure` → `runner::cell` is a cycle.
+fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     let mut files = Vec::new();
     rust_files(src, &mut files);
     let modules: BTreeMap<String, String> = files
         .iter()
         .map(|f| (module_of(src, f), std::fs::read_to_string(f).unwrap()))
         .collect();
-    let top = |m: &str| m.split("::").next().unwrap_or("").to_string();
+    let within = |inner: &str, outer: &str| {
+        outer.is_empty() || inner == outer || inner.starts_with(&format!("{outer}::"))
+    };
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (module, text) in &modules {
         for (is_super, path) in references(text) {
@@ -103,14 +109,18 @@ fn top_level_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
             } else {
                 path
             };
-            let target = top(&absolute);
-            if !target.is_empty()
-                && target != top(module)
-                && !top(module).is_empty()
-                && modules.contains_key(&target)
-            {
-                graph.entry(top(module)).or_default().insert(target);
+            let segments: Vec<&str> = absolute.split("::").filter(|s| !s.is_empty()).collect();
+            let Some(target) = (1..=segments.len())
+                .rev()
+                .map(|n| segments[..n].join("::"))
+                .find(|m| modules.contains_key(m))
+            else {
+                continue;
+            };
+            if within(module, &target) || within(&target, module) {
+                continue;
             }
+            graph.entry(module.clone()).or_default().insert(target);
         }
     }
     graph
@@ -166,7 +176,7 @@ fn no_crate_has_an_import_cycle_between_its_modules() {
         if !src.is_dir() {
             continue;
         }
-        let graph = top_level_graph(&src);
+        let graph = module_graph(&src);
         if let Some(cycle) = find_cycle(&graph) {
             panic!(
                 "{}: modules import each other in a cycle: {}",
@@ -263,27 +273,52 @@ fn workspace_dependencies(krate: &str) -> Vec<String> {
     deps
 }
 
+/// Each crate's workspace dependencies, bottom to top: Cargo refuses a cycle, and this table
+/// keeps each crate to the ones its job needs (the machine below the subjects, the subjects
+/// below the run, documents and the load engine below everything but the reports).
+const CRATE_DEPENDENCIES: &[(&str, &[&str])] = &[
+    ("model", &[]),
+    ("loadgen", &["model"]),
+    ("report", &["model"]),
+    ("testkit", &["model"]),
+    ("host", &["model"]),
+    ("subject", &["model", "host"]),
+    ("db", &["model", "host"]),
+    ("remote", &["model", "loadgen", "host"]),
+    ("history", &["model", "db"]),
+    ("verify", &["model", "loadgen", "db"]),
+    (
+        "harness",
+        &["model", "loadgen", "host", "subject", "db", "remote", "verify"],
+    ),
+];
+
 #[test]
 fn crates_depend_one_way() {
     let _turn = turn::take(module_path!());
-    // model ← loadgen ← harness ← restbench; report reads documents only.
-    assert_eq!(workspace_dependencies("model"), Vec::<String>::new());
-    assert_eq!(workspace_dependencies("loadgen"), ["restbench-model"]);
-    assert_eq!(workspace_dependencies("report"), ["restbench-model"]);
-    let harness = workspace_dependencies("harness");
-    assert!(
-        !harness.contains(&"restbench-report".to_string()),
-        "{harness:?}"
-    );
-    // The test kit reads documents only, and no crate ships with it (dev-dependencies only).
-    assert_eq!(workspace_dependencies("testkit"), ["restbench-model"]);
-    for krate in ["model", "loadgen", "harness", "report", "restbench"] {
-        let deps = workspace_dependencies(krate);
-        assert!(
-            !deps.contains(&"restbench-testkit".to_string()),
-            "{krate}: {deps:?}"
-        );
+    let mut listed = Vec::new();
+    for (krate, expected) in CRATE_DEPENDENCIES {
+        let mut deps = workspace_dependencies(krate);
+        deps.sort();
+        let mut want: Vec<String> = expected.iter().map(|d| format!("restbench-{d}")).collect();
+        want.sort();
+        assert_eq!(deps, want, "{krate}'s workspace dependencies");
+        listed.push(*krate);
     }
+    // Every crate is in the table (the binary on top depends on whatever it needs).
+    for entry in std::fs::read_dir(workspace().join("crates")).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        assert!(
+            name == "restbench" || listed.contains(&name.as_str()),
+            "crate {name} has no row in CRATE_DEPENDENCIES"
+        );
+        // No crate ships with the test kit (dev-dependencies only).
+        let deps = workspace_dependencies(&name);
+        assert!(!deps.contains(&"restbench-testkit".to_string()), "{name}: {deps:?}");
+    }
+    // The reports read documents only: nothing that runs, builds or measures.
+    let binary = workspace_dependencies("restbench");
+    assert!(binary.contains(&"restbench-harness".to_string()), "{binary:?}");
 }
 
 #[test]
@@ -475,93 +510,4 @@ fn every_test_file_is_a_module_of_the_one_test_binary() {
         }
     }
     assert!(stray.is_empty(), "{}", stray.join("\n"));
-}
-
-/// The harness's wings, bottom to top: a module imports only from its own rank or below.
-/// Names not present yet are allowed (`plan` and `h2c` are on their way); a module not listed
-/// here fails the test until it is given a rank.
-const HARNESS_WINGS: &[&[&str]] = &[
-    &[
-        "dates", "error", "events", "fixtures", "http", "h2c", "stats", "workload",
-    ],
-    &["host"],
-    &["subject", "remote"],
-    &["serve", "db", "history"],
-    &["verify"],
-    &["profile"],
-    &["runner", "plan", "study"],
-];
-
-#[test]
-fn harness_wings_import_only_down() {
-    let _turn = turn::take(module_path!());
-    let src = workspace().join("crates/harness/src");
-    let rank = |m: &str| HARNESS_WINGS.iter().position(|wing| wing.contains(&m));
-    // `crate::HarnessError` names a module through lib.rs's `pub use error::HarnessError`.
-    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
-    let reexported: BTreeMap<String, String> = lib
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("pub use ")?.strip_suffix(';'))
-        .filter_map(|path| {
-            let (module, _) = path.split_once("::")?;
-            let name = path.rsplit("::").next()?;
-            Some((name.to_string(), module.to_string()))
-        })
-        .collect();
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    files.sort();
-    let mut offenders = Vec::new();
-    for file in &files {
-        let module = module_of(&src, file);
-        let Some(from) = module.split("::").next().filter(|m| !m.is_empty()) else {
-            continue; // lib.rs declares the wings
-        };
-        let Some(from_rank) = rank(from) else {
-            offenders.push(format!(
-                "harness module `{from}` has no rank in HARNESS_WINGS"
-            ));
-            continue;
-        };
-        let text = std::fs::read_to_string(file).unwrap();
-        let uppercase_uses = text
-            .split("#[cfg(test)]")
-            .next()
-            .unwrap_or("")
-            .match_indices("crate::")
-            .filter_map(|(i, _)| {
-                let name = path_prefix(&text[i + "crate::".len()..]);
-                reexported.get(&name).cloned()
-            })
-            .map(|m| (false, m));
-        for (is_super, path) in references(&text).into_iter().chain(uppercase_uses) {
-            let absolute = if is_super {
-                let mut parts: Vec<&str> = module.split("::").collect();
-                parts.pop();
-                parts.push(&path);
-                parts.join("::")
-            } else {
-                path.clone()
-            };
-            let to = absolute.split("::").next().unwrap_or("");
-            if to == from {
-                continue;
-            }
-            if let Some(to_rank) = rank(to)
-                && to_rank > from_rank
-            {
-                offenders.push(format!(
-                    "{}: `{from}` (rank {}) imports `{absolute}` from `{to}` (rank {}), a wing above it",
-                    file.strip_prefix(&src).unwrap().display(),
-                    from_rank + 1,
-                    to_rank + 1
-                ));
-            }
-        }
-    }
-    assert!(
-        offenders.is_empty(),
-        "the harness's wings must import only down (ranks in HARNESS_WINGS):\n{}",
-        offenders.join("\n")
-    );
 }

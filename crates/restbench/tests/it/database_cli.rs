@@ -101,8 +101,8 @@ fn db_start() -> DbStart {
 
 /// The server answers with the seed data.
 fn check_seeded(url: &str) {
-    let db = restbench_harness::db::Database::connect(url).unwrap();
-    assert_eq!(db.users().unwrap(), restbench_harness::db::seed_rows());
+    let db = restbench_db::Database::connect(url).unwrap();
+    assert_eq!(db.users().unwrap(), restbench_db::seed_rows());
 }
 
 /// Nothing of the cluster is left: no process, no folder, no listener.
@@ -163,7 +163,7 @@ fn a_killed_db_start_leaves_no_postgres_and_no_folder() {
     let mut db = db_start();
     check_seeded(&db.url);
     // A client connection: its backend must go too.
-    let _client = restbench_harness::db::Database::connect(&db.url).unwrap();
+    let _client = restbench_db::Database::connect(&db.url).unwrap();
     let postmaster = db.postgres.iter().map(|p| p.0).min().unwrap();
     db.postgres = postgres_processes(postmaster);
     assert!(db.postgres.iter().any(|p| p.0 == postmaster));
@@ -181,7 +181,7 @@ fn a_killed_db_start_leaves_no_postgres_and_no_folder() {
 fn run_with_a_wrong_password_fails_at_once_in_one_line() {
     let _turn = turn::take(module_path!());
     let logs = tempfile::tempdir().unwrap();
-    let cluster = restbench_harness::db::Cluster::start(None, logs.path()).unwrap();
+    let cluster = restbench_db::Cluster::start(None, logs.path()).unwrap();
     let url = format!(
         "postgres://restbench:wrong-secret-zz9@127.0.0.1:{}/restbench",
         cluster.port

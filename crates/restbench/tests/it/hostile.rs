@@ -188,7 +188,7 @@ fn check_harness(case: &Case) -> Result<(), String> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let outcome = std::panic::catch_unwind(|| {
-            restbench_harness::http::get(addr, "/", Duration::from_secs(1))
+            restbench_verify::http::get(addr, "/", Duration::from_secs(1))
                 .map(|r| r.status)
                 .map_err(|e| e.kind())
         });

@@ -495,7 +495,7 @@ fn db_start_keep_with_shell_characters_runs_nothing() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(keep.join("data").join("PG_VERSION").is_file());
-    assert!(keep.join(restbench_harness::db::KEEP_MARKER).is_file());
+    assert!(keep.join(restbench_db::KEEP_MARKER).is_file());
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ fn the_echo_body_the_readme_loads_ships_as_the_seed_wrote_it() {
     );
     assert_eq!(
         repo_file("docs/colors.json"),
-        restbench_harness::fixtures::colors_document(),
+        restbench_verify::payloads::colors_document(),
         "docs/colors.json is not seed 000's post.lua body"
     );
 }

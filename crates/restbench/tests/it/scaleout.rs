@@ -825,7 +825,7 @@ fn db_start_on_another_host_prints_a_url_reachable_from_here() {
     let ns = std::fs::File::open(format!("/run/netns/{}", lab.names[0])).unwrap();
     let rows = std::thread::spawn(move || {
         nix::sched::setns(ns.as_fd(), nix::sched::CloneFlags::CLONE_NEWNET).unwrap();
-        restbench_harness::db::Database::connect(&url)
+        restbench_db::Database::connect(&url)
             .and_then(|db| db.users())
             .map(|u| u.len())
     })

@@ -1,0 +1,99 @@
+//! The workload contract as checks, one module per workload (the contract is described in
+//! `docs/workloads.md`). Each returns findings, never errors: a wrong answer is data about the
+//! subject, not a failure of restbench.
+//!
+//! JSON is compared by meaning. Known cross-language differences (key order, `\u003e` escapes,
+//! `null` vs an absent field, date spellings) are normalised and reported as warnings.
+//!
+//! [`conformance`] checks how a server reads HTTP/1.1 rather than what it answers.
+//!
+//! Both talk to the server through this crate's own blocking clients, never the load engine's
+//! hot path: [`http`] (HTTP/1.1, every read bounded) and [`h2c`] (HTTP/2 with prior knowledge,
+//! over the load engine's frame writers), one [`http::HttpError`] for both. [`requests`] is what
+//! each workload sends (the load engine's request for a cell is built from it too),
+//! [`payloads`] the seed studies' fixed bodies and answers, and [`dates`] the timestamp
+//! spellings subjects answer with, normalised.
+//!
+//! The sessions that start subjects to check them (`restbench verify`, `restbench
+//! conformance`) are above this crate, in the harness: this one only checks a server that is
+//! already listening.
+
+mod answer;
+pub mod conformance;
+pub mod dates;
+mod echo;
+pub mod h2c;
+pub mod http;
+pub mod payloads;
+mod plaintext;
+pub mod requests;
+mod todo;
+mod transport;
+mod users;
+
+use std::net::SocketAddr;
+
+use restbench_model::{Finding, FindingLevel, Protocol, Workload};
+
+use restbench_db::Database;
+use crate::http::Endpoint;
+
+pub use crate::dates::{format_timestamp, normalise_timestamp};
+pub use echo::{BODY_LIMIT, oversized_json};
+
+use answer::TIMEOUT;
+
+/// True when no finding failed.
+pub fn passed(findings: &[Finding]) -> bool {
+    findings.iter().all(|f| f.level != FindingLevel::Fail)
+}
+
+/// Checks that apply to the whole server over HTTP/1.1: an unknown path gets 404.
+pub fn common(addr: SocketAddr) -> Vec<Finding> {
+    common_over(addr, Protocol::H1)
+}
+
+/// [`common`] over one protocol.
+pub fn common_over(addr: SocketAddr, protocol: Protocol) -> Vec<Finding> {
+    let to = Endpoint { addr, protocol };
+    let mut f = Vec::new();
+    for path in ["/no/such/path", "/api/test/extra"] {
+        match transport::send(to, "GET", path, &[], b"", TIMEOUT) {
+            Ok(r) if r.status == 404 => f.push(Finding::pass("unknown-path", format!("GET {path} → 404"))),
+            Ok(r) => f.push(Finding::fail(
+                "unknown-path",
+                format!("GET {path} → {} (an unknown path must get 404; the server answers paths it does not serve)", r.status),
+            )),
+            Err(e) => f.push(Finding::fail("unknown-path", format!("GET {path}: no answer ({e})"))),
+        }
+    }
+    f
+}
+
+/// The checks of one workload over HTTP/1.1.
+pub fn workload(addr: SocketAddr, w: Workload, db: Option<&Database>) -> Vec<Finding> {
+    workload_over(addr, w, Protocol::H1, db)
+}
+
+/// The checks of one workload over `protocol`: the contract is the same over every protocol,
+/// only the transport differs.
+pub fn workload_over(
+    addr: SocketAddr,
+    w: Workload,
+    protocol: Protocol,
+    db: Option<&Database>,
+) -> Vec<Finding> {
+    let to = Endpoint { addr, protocol };
+    match w {
+        Workload::Plaintext => plaintext::check(to),
+        Workload::Todo => todo::check(to),
+        Workload::Echo => echo::check(to),
+        Workload::Users => match db {
+            Some(db) => users::check(to, db),
+            None => vec![Finding::fail(
+                "database",
+                "the users workload needs a database (none was started)",
+            )],
+        },
+    }
+}
