@@ -1,15 +1,13 @@
 //! One cell of a run (subject × scenario × workload × protocol) against a started server: its
-//! verification and its open-loop measures (its closed-loop slices are its group's rounds).
+//! context and its verification; its open-loop measures (`open_loop`) and closed-loop slices
+//! (`measure`, in its group's rounds) take it.
 
-use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use restbench_model::{Cell, CellStatus, Finding, FindingLevel, Protocol, Scenario, Workload};
 
 use super::plan::RunPlan;
-use super::{open_loop, verdict};
 use restbench_db::Database;
-use restbench_host::error::chain;
 use crate::events::{At, Observer, RunEvent, Step};
 use crate::serve::ServerLocation;
 use crate::serve::start::{RunningSubject, StartOptions};
@@ -72,17 +70,4 @@ impl CellRun<'_> {
         cell
     }
 
-    /// The capacity search and equal-load steps, judged into the cell.
-    pub fn open_loop(&mut self, cell: &mut Cell) -> ControlFlow<()> {
-        let warm = self.plan.open_loop.mode.throughput();
-        match open_loop::measure_open_loop(self, warm) {
-            Ok(Some(r)) => verdict::fill_open_loop(cell, r, &self.server.limit),
-            Ok(None) => return ControlFlow::Break(()),
-            Err(e) => {
-                cell.status = CellStatus::Failed;
-                cell.reason = Some(format!("open-loop measure: {}", chain(&e)));
-            }
-        }
-        ControlFlow::Continue(())
-    }
 }

@@ -358,7 +358,7 @@ impl<'a> Run<'a> {
                     }
                     if m.cell.status == CellStatus::Ok
                         && plan.open_loop.any()
-                        && cell.open_loop(&mut m.cell).is_break()
+                        && open_loop_measures(&mut cell, &mut m.cell).is_break()
                     {
                         return Ok(ControlFlow::Break(()));
                     }
@@ -597,4 +597,18 @@ impl Drop for CleansUp<'_> {
 /// How many cells a plan has.
 pub fn plan_cells(plan: &RunPlan) -> usize {
     plan.cells()
+}
+
+/// A cell's capacity search and equal-load steps, judged into the cell.
+fn open_loop_measures(run: &mut CellRun, cell: &mut Cell) -> ControlFlow<()> {
+    let warm = run.plan.open_loop.mode.throughput();
+    match open_loop::measure_open_loop(run, warm) {
+        Ok(Some(r)) => verdict::fill_open_loop(cell, r, &run.server.limit),
+        Ok(None) => return ControlFlow::Break(()),
+        Err(e) => {
+            cell.status = CellStatus::Failed;
+            cell.reason = Some(format!("open-loop measure: {}", chain(&e)));
+        }
+    }
+    ControlFlow::Continue(())
 }
