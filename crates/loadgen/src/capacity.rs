@@ -14,7 +14,6 @@
 //! was the generator's (its CPUs saturated), or the probe itself was generator-bound and the
 //! capacity came near it, the capacity is a floor and [`BoundBy::Generator`] says so.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -23,7 +22,7 @@ use restbench_model::{
     BoundBy, Capacity, CapacityProbe, LatencySummary, RateStep, Slo, StepServer,
 };
 
-use crate::{LoadError, LoadOutcome, LoadSpec, Progress, StopAt};
+use crate::{LoadError, LoadOutcome, LoadSpec, StopAt};
 
 /// Stop when a passing and a failing rate are within this fraction of the failing one.
 pub const DEFAULT_RESOLUTION: f64 = 0.02;
@@ -33,10 +32,38 @@ pub const DEFAULT_MAX_STEPS: u32 = 14;
 pub const DEFAULT_HOLD_FRACTION: f64 = 0.97;
 /// The generator counts as saturated at this fraction of the CPU it has.
 pub const SATURATED_FRACTION: f64 = 0.85;
-/// Bracketing: down from a failing rate by this factor, up from a passing one by the next.
+/// Bracketing: down from a failing probe rate by this factor, as the capacity is usually not far
+/// below what the closed loop reached...
 const DOWN: f64 = 0.7;
+/// ...up from a passing rate by this one, so that a capacity above the probe's is bracketed in a
+/// few steps...
 const UP: f64 = 1.5;
+/// ...and down by halves once a rate below the probe's failed too: the capacity is far off, and
+/// halving reaches any floor in a handful of steps.
 const FAST_DOWN: f64 = 0.5;
+/// A capacity of at least this fraction of a generator-bound probe's rate, or of the calibrated
+/// ceiling, is the generator's: within 10 %, the server may be faster than the generator shows.
+const GENERATOR_BOUND_FRACTION: f64 = 0.9;
+/// The defaults of [`CapacitySpec::new`]: a probe long enough for a closed-loop rate to settle...
+const DEFAULT_PROBE_DURATION: Duration = Duration::from_secs(2);
+/// ...steps long enough for a p99 of thousands of requests at any useful rate...
+const DEFAULT_STEP_DURATION: Duration = Duration::from_secs(5);
+/// ...each after a warm-up that lets the connections and the server's caches settle.
+const DEFAULT_STEP_WARMUP: Duration = Duration::from_secs(1);
+/// The resolutions a search accepts: finer than 0.1 % is below run-to-run noise, coarser than
+/// 50 % says nothing.
+const RESOLUTION_RANGE: std::ops::RangeInclusive<f64> = 0.001..=0.5;
+/// The step budgets a search accepts: at least one step, and at most as many as anyone waits for.
+const MAX_STEPS_RANGE: std::ops::RangeInclusive<u32> = 1..=100;
+/// The hold fractions a search accepts: below half the target, a rate was not held.
+const HOLD_FRACTION_RANGE: std::ops::RangeInclusive<f64> = 0.5..=1.0;
+/// The shortest probe or step: shorter ones measure the warm-up's tail, not a rate.
+const MIN_STEP_DURATION: Duration = Duration::from_millis(50);
+/// The longest probe, step or step warm-up: a search of many steps must end the same day.
+const MAX_STEP_DURATION: Duration = Duration::from_secs(3600);
+/// A rate [`CapacitySpec::validate`] gives the step it checks: any valid one does, as the rate
+/// of each step is checked again when the step runs.
+const RATE_CHECKED: f64 = 1000.0;
 /// Fewer requests than this in a step say nothing about a p99: the lowest rate tried.
 const MIN_REQUESTS_PER_STEP: f64 = 20.0;
 
@@ -69,9 +96,9 @@ impl CapacitySpec {
             generator_cores: Some(generator_cores(load.effective_threads())),
             load,
             slo,
-            probe_duration: Duration::from_secs(2),
-            step_duration: Duration::from_secs(5),
-            step_warmup: Duration::from_secs(1),
+            probe_duration: DEFAULT_PROBE_DURATION,
+            step_duration: DEFAULT_STEP_DURATION,
+            step_warmup: DEFAULT_STEP_WARMUP,
             resolution: DEFAULT_RESOLUTION,
             max_steps: DEFAULT_MAX_STEPS,
             hold_fraction: DEFAULT_HOLD_FRACTION,
@@ -85,28 +112,28 @@ impl CapacitySpec {
         if self.slo.is_empty() {
             return bad("a capacity search needs at least one --slo clause");
         }
-        if !(self.resolution.is_finite() && (0.001..=0.5).contains(&self.resolution)) {
+        if !(self.resolution.is_finite() && RESOLUTION_RANGE.contains(&self.resolution)) {
             return bad("--resolution must be from 0.1% to 50%");
         }
-        if !(1..=100).contains(&self.max_steps) {
+        if !MAX_STEPS_RANGE.contains(&self.max_steps) {
             return bad("the step budget must be from 1 to 100 steps");
         }
-        if !(self.hold_fraction.is_finite() && (0.5..=1.0).contains(&self.hold_fraction)) {
+        if !(self.hold_fraction.is_finite() && HOLD_FRACTION_RANGE.contains(&self.hold_fraction)) {
             return bad("the hold fraction must be from 0.5 to 1");
         }
         for (name, d) in [
             ("--step-duration", self.step_duration),
             ("the probe duration", self.probe_duration),
         ] {
-            if d < Duration::from_millis(50) || d > Duration::from_secs(3600) {
+            if d < MIN_STEP_DURATION || d > MAX_STEP_DURATION {
                 return bad(&format!("{name} must be from 50ms to 1h"));
             }
         }
-        if self.step_warmup > Duration::from_secs(3600) {
+        if self.step_warmup > MAX_STEP_DURATION {
             return bad("the step warm-up must be at most 1h");
         }
         let mut step = self.load.clone();
-        step.rate = Some(1000.0);
+        step.rate = Some(RATE_CHECKED);
         step.stop = StopAt::Duration(self.step_duration);
         step.warmup = self.step_warmup;
         step.validate()
@@ -155,18 +182,6 @@ pub type Measured = (LoadOutcome, Option<StepServer>);
 
 /// Runs one load for the search (the probe, then each step).
 pub type LoadRunner<'a, E> = dyn FnMut(&LoadSpec) -> Result<Measured, E> + 'a;
-
-/// Runs the search with the engine itself; `on_step` sees each step as it is judged.
-pub fn search(
-    spec: &CapacitySpec,
-    stop: &AtomicBool,
-    on_step: &mut dyn FnMut(&RateStep),
-) -> Result<Capacity, LoadError> {
-    let mut run = |s: &LoadSpec| -> Result<Measured, LoadError> {
-        Ok((crate::run(s, stop, Arc::new(Progress::default()))?, None))
-    };
-    search_with(spec, stop, &mut run, on_step)
-}
 
 /// Runs the search with a caller's load runner (the harness measures the server's CPU and memory
 /// around each load). `run` gets the probe's spec first, then each step's.
@@ -317,7 +332,7 @@ pub fn bound_by(
                 .unwrap_or(std::cmp::Ordering::Equal)
         });
     if let Some(b) = best {
-        if probe.generator_saturated && b.achieved_rps >= 0.9 * probe.rps {
+        if probe.generator_saturated && b.achieved_rps >= GENERATOR_BOUND_FRACTION * probe.rps {
             return (
                 BoundBy::Generator,
                 format!(
@@ -329,12 +344,15 @@ pub fn bound_by(
                 ),
             );
         }
-        if let Some(c) = ceiling_rps.filter(|c| *c > 0.0 && b.achieved_rps >= 0.9 * c) {
+        if let Some(c) =
+            ceiling_rps.filter(|c| *c > 0.0 && b.achieved_rps >= GENERATOR_BOUND_FRACTION * c)
+        {
             return (
                 BoundBy::Generator,
                 format!(
-                    "the capacity came within 10 % of the generator's calibrated ceiling \
-                     ({c:.0} req/s): a floor"
+                    "the capacity came within {:.0} % of the generator's calibrated ceiling \
+                     ({c:.0} req/s): a floor",
+                    (1.0 - GENERATOR_BOUND_FRACTION) * 100.0
                 ),
             );
         }

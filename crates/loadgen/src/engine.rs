@@ -4,15 +4,20 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant};
 
-use rustls::pki_types::ServerName;
-
 use crate::h2::H2Request;
 use crate::live::LiveLatency;
 use crate::outcome::LoadOutcome;
 use crate::transport::tls;
 use crate::transport::{Endpoint, Socket};
-use crate::worker::{ThreadReport, Worker, WorkerConfig};
+use crate::worker::{Schedule, ThreadReport, TlsClient, Worker, WorkerConfig};
 use crate::{HttpVersion, LoadError, LoadSpec, StopAt, request};
+
+/// In count mode a thread gives up after this many `--timeout`s without any answer: one
+/// timeout is a slow request, several in a row with nothing answered is a server that is gone...
+const STALL_TIMEOUTS: u32 = 5;
+/// ...and never sooner than this: well above the reconnect backoff's 1 s ceiling, so that a short
+/// `--timeout` does not give up while connections are still being retried.
+const MIN_STALL_LIMIT: Duration = Duration::from_secs(10);
 
 /// Live counters a caller may read while a run goes on (for a progress bar).
 #[derive(Debug, Default)]
@@ -92,7 +97,10 @@ pub fn run(
             start,
             measure_from,
             deadline,
-            stall_limit: spec.timeout.saturating_mul(5).max(Duration::from_secs(10)),
+            stall_limit: spec
+                .timeout
+                .saturating_mul(STALL_TIMEOUTS)
+                .max(MIN_STALL_LIMIT),
             progress: progress.clone(),
             preconnected: preconnected.take(),
         });
@@ -111,9 +119,7 @@ pub fn run(
 
 /// Over TLS: the client configuration with the ALPN protocol of the spec's HTTP version, and the
 /// name the server's certificate must carry.
-fn tls_client(
-    spec: &LoadSpec,
-) -> Result<Option<(Arc<rustls::ClientConfig>, ServerName<'static>)>, LoadError> {
+fn tls_client(spec: &LoadSpec) -> Result<Option<TlsClient>, LoadError> {
     if !spec.target.tls {
         return Ok(None);
     }
@@ -122,15 +128,15 @@ fn tls_client(
     } else {
         &[b"http/1.1"]
     };
-    Ok(Some((
-        tls::client_config(&spec.tls, alpn)?,
-        tls::server_name(&spec.target.host)?,
-    )))
+    Ok(Some(TlsClient {
+        config: tls::client_config(&spec.tls, alpn)?,
+        server_name: tls::server_name(&spec.target.host)?,
+    }))
 }
 
 /// With a rate: the interval between two requests of one connection, and the gap between the
 /// schedules of neighbouring connections.
-fn schedule(spec: &LoadSpec) -> Result<Option<(Duration, Duration)>, LoadError> {
+fn schedule(spec: &LoadSpec) -> Result<Option<Schedule>, LoadError> {
     let Some(rate) = spec.rate else {
         return Ok(None);
     };
@@ -139,7 +145,7 @@ fn schedule(spec: &LoadSpec) -> Result<Option<(Duration, Duration)>, LoadError> 
         .filter(|g| !g.is_zero());
     let interval = gap.and_then(|g| g.checked_mul(spec.connections));
     match (interval, gap) {
-        (Some(interval), Some(gap)) => Ok(Some((interval, gap))),
+        (Some(interval), Some(gap)) => Ok(Some(Schedule { interval, gap })),
         _ => Err(LoadError::InvalidSpec(format!(
             "--rate {rate} gives no representable interval between requests"
         ))),
@@ -177,13 +183,15 @@ fn run_threads(
 /// File descriptors a run needs beside its connections: standard streams, the first check's
 /// socket, logs, and slack for the caller.
 const SPARE_FILES: u64 = 64;
+/// File descriptors each thread holds beside its connections: its epoll and its rate timer.
+const FILES_PER_THREAD: u64 = 2;
 
 /// Makes room for the run's sockets: lifts the soft open-file limit to the hard one when needed,
 /// and refuses, before any load, a run that still would not fit (it would otherwise fail
 /// connection by connection with `EMFILE`). Each thread also holds an epoll and a timer fd.
 pub fn ensure_open_files(connections: u32, threads: u32) -> Result<(), LoadError> {
     use nix::sys::resource::{Resource, getrlimit, setrlimit};
-    let wanted = u64::from(connections) + 2 * u64::from(threads) + SPARE_FILES;
+    let wanted = u64::from(connections) + FILES_PER_THREAD * u64::from(threads) + SPARE_FILES;
     let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) else {
         return Ok(()); // unknown limit: let the connections tell
     };
@@ -197,7 +205,7 @@ pub fn ensure_open_files(connections: u32, threads: u32) -> Result<(), LoadError
     if limit >= wanted {
         return Ok(());
     }
-    let fits = limit.saturating_sub(2 * u64::from(threads) + SPARE_FILES);
+    let fits = limit.saturating_sub(FILES_PER_THREAD * u64::from(threads) + SPARE_FILES);
     Err(LoadError::InvalidSpec(format!(
         "--connections {connections} needs about {wanted} open files but this process may open \
          {limit} (its hard limit); use at most -c {fits} or raise the limit (ulimit -Hn)"

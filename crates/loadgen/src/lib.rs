@@ -8,7 +8,8 @@
 //! correction); the uncorrected distribution is kept beside it.
 //!
 //! Modules: `spec.rs` (what a run does) and `target.rs` (the URL, resolved once); `engine.rs`
-//! (threads started, outcomes merged) and `worker.rs` (one thread's loop); `request.rs` and
+//! (threads started, outcomes merged) and `worker.rs` (one thread's loop; `worker/` splits it by
+//! job: the per-request path, connections opened and torn down, HTTP/2 frames); `request.rs` and
 //! `response.rs` (HTTP/1.x out and in, within [`http1_limits`]); `recorder.rs`, `outcome.rs`,
 //! `from_result.rs` (an outcome read back from a result document) and `live.rs` (figures read
 //! while a run goes on); `error.rs`; [`capacity`] (the capacity search over runs);
@@ -47,7 +48,7 @@ mod worker;
 
 pub mod trivial_server;
 
-pub use capacity::{CapacitySpec, search as capacity_search};
+pub use capacity::CapacitySpec;
 pub use engine::{Progress, ensure_open_files, run};
 pub use error::LoadError;
 pub use live::LiveLatency;

@@ -277,6 +277,11 @@ fn per_second(n: f64, d: Duration) -> f64 {
     }
 }
 
+/// Whole seconds every thread must have measured for per-second Req/Sec samples: with fewer, a
+/// thread gives one sample or none (its partial last second is left out, as it reads low), and
+/// its rate over its own window says more.
+const MIN_WHOLE_SECONDS: usize = 2;
+
 /// What one thread answered while it measured, for its Req/Sec samples.
 #[derive(Debug, Clone, Default)]
 struct ThreadWindow {
@@ -292,7 +297,7 @@ struct ThreadWindow {
 /// its own window, so a run shorter than two seconds still reports its threads' rates.
 fn thread_rates(threads: &[ThreadWindow]) -> Vec<f64> {
     let whole = |t: &ThreadWindow| (t.window.as_secs() as usize).min(t.seconds.len());
-    if !threads.is_empty() && threads.iter().all(|t| whole(t) >= 2) {
+    if !threads.is_empty() && threads.iter().all(|t| whole(t) >= MIN_WHOLE_SECONDS) {
         return threads
             .iter()
             .flat_map(|t| t.seconds[..whole(t)].iter().map(|n| *n as f64))

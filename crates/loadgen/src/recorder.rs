@@ -9,6 +9,13 @@ use restbench_model::histogram::{HIGHEST_US, new_latency_histogram};
 
 use crate::Progress;
 
+/// Status slots counted one by one: every code from 0 to 599; a larger (invalid) code is counted
+/// in the last slot.
+const STATUS_SLOTS: usize = 600;
+/// The statuses that are answers, not failures: 2xx and 3xx (a redirect is the server's answer;
+/// the generator does not follow it).
+const SUCCESS_STATUSES: std::ops::Range<u16> = 200..400;
+
 /// A class of failure, for [`Recorder::error`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorClass {
@@ -72,7 +79,7 @@ impl Recorder {
             sent: 0,
             answered: 0,
             errors: ErrorCounts::default(),
-            status: vec![0; 600],
+            status: vec![0; STATUS_SLOTS],
             bytes: 0,
             connections_opened: 0,
             series: Vec::new(),
@@ -169,7 +176,7 @@ impl Recorder {
             return;
         }
         self.answered += 1;
-        let failed = !(200..400).contains(&status);
+        let failed = !SUCCESS_STATUSES.contains(&status);
         if failed {
             self.errors.status += 1;
         }

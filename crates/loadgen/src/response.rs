@@ -359,15 +359,21 @@ fn trim(mut s: &[u8]) -> &[u8] {
     s
 }
 
+/// The most digits a Content-Length may have: 18 decimal digits always fit a `u64`, so the
+/// fold below cannot overflow (and no body is anywhere near 10^18 bytes).
+const MAX_DECIMAL_DIGITS: usize = 18;
+/// The most digits a chunk size may have: 15 hex digits always fit a `u64` (60 bits).
+const MAX_HEX_DIGITS: usize = 15;
+
 fn parse_decimal(s: &[u8]) -> Option<u64> {
-    if s.is_empty() || s.len() > 18 || !s.iter().all(u8::is_ascii_digit) {
+    if s.is_empty() || s.len() > MAX_DECIMAL_DIGITS || !s.iter().all(u8::is_ascii_digit) {
         return None;
     }
     Some(s.iter().fold(0u64, |n, d| n * 10 + u64::from(d - b'0')))
 }
 
 fn parse_hex(s: &[u8]) -> Option<u64> {
-    if s.is_empty() || s.len() > 15 {
+    if s.is_empty() || s.len() > MAX_HEX_DIGITS {
         return None;
     }
     s.iter().try_fold(0u64, |n, d| {

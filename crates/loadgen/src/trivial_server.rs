@@ -15,6 +15,13 @@ use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token};
 
 const LISTENER: Token = Token(usize::MAX);
+/// How often the stop flag is looked at while no request comes.
+const STOP_CHECK_INTERVAL: Duration = Duration::from_millis(50);
+/// Readiness events taken per poll; more wait for the next one.
+const EVENTS_PER_POLL: usize = 1024;
+/// The read buffer, and the write buffer's first size: room for hundreds of pipelined requests
+/// and their answers in one system call each.
+const IO_BUFFER: usize = 64 * 1024;
 const RESPONSE: &[u8] = b"HTTP/1.1 200 OK\r\nServer: hello\r\nContent-Type: text/plain\r\nContent-Length: 13\r\n\r\nHello, World!";
 
 struct Conn {
@@ -44,13 +51,13 @@ impl TrivialServer {
 
     /// Serves on the calling thread until `stop` is set (checked every 50 ms).
     pub fn serve(mut self, stop: &AtomicBool) -> io::Result<()> {
-        let mut events = Events::with_capacity(1024);
+        let mut events = Events::with_capacity(EVENTS_PER_POLL);
         let mut conns: HashMap<usize, Conn> = HashMap::new();
         let mut next = 0usize;
-        let mut buf = vec![0u8; 64 * 1024];
-        let mut out = Vec::with_capacity(64 * 1024);
+        let mut buf = vec![0u8; IO_BUFFER];
+        let mut out = Vec::with_capacity(IO_BUFFER);
         while !stop.load(Ordering::Relaxed) {
-            match self.poll.poll(&mut events, Some(Duration::from_millis(50))) {
+            match self.poll.poll(&mut events, Some(STOP_CHECK_INTERVAL)) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 other => other?,
             }

@@ -4,10 +4,15 @@
 //! the next request is written straight after its answer is parsed, so no readiness is re-armed;
 //! a read that returns less than the free buffer means the socket is drained, so no extra read
 //! waits for `EAGAIN`.
+//!
+//! Modules by job: this one runs the loop (readiness, the rate timer, timeouts, the end of the
+//! run); `exchange.rs` is the per-request path above, for HTTP/1.x and HTTP/2 alike; `h2_io.rs`
+//! turns HTTP/2 frames into answers; `lifecycle.rs` opens connections (TCP, then TLS) and tears
+//! them down, with the reconnect backoff.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
-use std::io::{self, Read, Write};
+use std::io;
 use std::os::fd::{AsFd, AsRawFd};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,19 +27,45 @@ use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFl
 use crate::Progress;
 use crate::h2::{H2Conn, H2Request};
 use crate::recorder::{ErrorClass, Recorder};
-use crate::response::{ResponseParser, Step};
-use crate::transport::tls::{Handshake, TlsStream};
+use crate::response::ResponseParser;
 use crate::transport::{Endpoint, Socket, Transport};
 
+mod exchange;
 mod h2_io;
+mod lifecycle;
 
+/// The rate timer's token: above any connection's, whose index fits in [`INDEX_BITS`].
 const TIMER: Token = Token(usize::MAX);
+/// A connection's token is its index in the low bits and its socket's generation above them,
+/// so that a late event of a replaced socket is told from its successor's.
+const INDEX_BITS: u32 = 32;
+/// A connection's first read buffer: room for many pipelined small answers in one `read`.
 const INITIAL_BUFFER: usize = 16 * 1024;
+/// A full buffer whose bytes are still one unfinished piece doubles up to this: twice the largest
+/// piece that must be whole in it (a response head of [`crate::http1_limits::MAX_HEAD`]; bodies
+/// are skipped by length), so a piece still unfinished at this size is the server's fault.
 const MAX_BUFFER: usize = 128 * 1024;
+/// The first reconnect delay after a failed connection: short enough that one refused
+/// connect costs little, long enough that a dead server costs no busy loop.
 const MIN_BACKOFF: Duration = Duration::from_millis(10);
+/// The doubling backoff stops here: a server that comes back is found again within a second.
 const MAX_BACKOFF: Duration = Duration::from_secs(1);
+/// The longest poll sleep: the stop flag (Ctrl-C) is looked at at least this often.
 const MAX_POLL_WAIT: Duration = Duration::from_millis(50);
-/// Connects made in a row before the loop looks at the deadline again.
+/// Readiness events taken per poll; any more wait for the next turn of the loop, which looks at
+/// the clock, the timers and the stop flag in between.
+const EVENTS_PER_POLL: usize = 1024;
+/// Timeouts are scanned this many times per `--timeout`, so that a request is failed at most a
+/// quarter of its timeout late...
+const SCANS_PER_TIMEOUT: u32 = 4;
+/// ...but never more often than this (a scan walks every connection)...
+const MIN_SCAN_INTERVAL: Duration = Duration::from_millis(1);
+/// ...nor less often than this, so that a long `--timeout` still ends a stuck handshake soon.
+const MAX_SCAN_INTERVAL: Duration = Duration::from_millis(20);
+/// The shortest rate-timer wait: a timerfd given zero is disarmed, not fired.
+const MIN_TIMER_WAIT: Duration = Duration::from_micros(1);
+/// Connects made in a row before the loop looks at the deadline again: thousands of connects
+/// take a while, and a clock read per connect would cost more than the check is worth.
 const CONNECTS_PER_CLOCK_CHECK: u32 = 64;
 /// Bytes read from one connection per turn of the loop. A server that writes faster than we
 /// parse keeps its socket readable for ever; past this the connection waits for the next turn
@@ -47,10 +78,7 @@ pub struct WorkerConfig {
     pub endpoint: Endpoint,
     /// Over TLS: the shared client configuration (its session cache resumes on reconnect) and
     /// the name the certificate must carry.
-    pub tls: Option<(
-        Arc<rustls::ClientConfig>,
-        rustls::pki_types::ServerName<'static>,
-    )>,
+    pub tls: Option<TlsClient>,
     /// `pipeline` copies of the encoded request, back to back.
     pub requests: Arc<[u8]>,
     /// HTTP/2: the request as frames; `pipeline` is then the streams per connection.
@@ -63,9 +91,8 @@ pub struct WorkerConfig {
     pub connections: usize,
     /// Global index of this thread's first connection (spreads the rate schedule).
     pub first_connection: usize,
-    /// With a rate: the interval between two requests of one connection, and the gap between
-    /// the schedules of neighbouring connections.
-    pub schedule: Option<(Duration, Duration)>,
+    /// With a rate: when each connection sends (open loop).
+    pub schedule: Option<Schedule>,
     /// Total requests this thread sends, in count mode.
     pub permits: Option<u64>,
     pub start: Instant,
@@ -76,6 +103,25 @@ pub struct WorkerConfig {
     pub progress: Arc<Progress>,
     /// A connection opened by the engine to check the server is there; reused as the first one.
     pub preconnected: Option<Socket>,
+}
+
+/// Over TLS, what each new connection's handshake needs.
+#[derive(Debug, Clone)]
+pub struct TlsClient {
+    /// Shared by every connection and thread: its session cache resumes on reconnect.
+    pub config: Arc<rustls::ClientConfig>,
+    /// The name the server's certificate must carry (sent as SNI when it is a DNS name).
+    pub server_name: rustls::pki_types::ServerName<'static>,
+}
+
+/// With a rate: the pace of each connection's requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Schedule {
+    /// Between two requests of one connection: the run's connections times `gap`.
+    pub interval: Duration,
+    /// Between the schedules of neighbouring connections (one over the total rate), so that
+    /// the connections' requests are spread evenly instead of sent in bursts.
+    pub gap: Duration,
 }
 
 /// What one thread measured.
@@ -153,9 +199,19 @@ pub struct Worker {
     timer: Option<TimerFd>,
     timer_armed_for: Option<Instant>,
     last_progress: Instant,
-    /// Connections that spent their read budget with bytes left: (index, generation, closing).
-    /// Edge-triggered readiness will not tell of them again, so the next turn reads them.
-    still_readable: Vec<(usize, usize, bool)>,
+    /// Connections that spent their read budget with bytes left. Edge-triggered readiness will
+    /// not tell of them again, so the next turn reads them.
+    still_readable: Vec<Unread>,
+}
+
+/// A connection left with bytes to read when its [`READ_BUDGET`] ran out.
+#[derive(Debug, Clone, Copy)]
+struct Unread {
+    idx: usize,
+    /// The socket's generation then: a socket replaced since is not read.
+    generation: usize,
+    /// Its peer's FIN (or an error) came with the edge: read on until the end is seen.
+    closing: bool,
 }
 
 /// Why a worker's loop ended.
@@ -175,7 +231,7 @@ struct Reported {
 }
 
 fn token(idx: usize, generation: usize) -> Token {
-    Token((generation << 32) | idx)
+    Token((generation << INDEX_BITS) | idx)
 }
 
 impl Worker {
@@ -185,7 +241,7 @@ impl Worker {
         let mut conns = Vec::with_capacity(cfg.connections);
         for i in 0..cfg.connections {
             let next_due = match cfg.schedule {
-                Some((_, gap)) => cfg.start + gap * (cfg.first_connection + i) as u32,
+                Some(Schedule { gap, .. }) => cfg.start + gap * (cfg.first_connection + i) as u32,
                 None => cfg.start,
             };
             conns.push(Conn {
@@ -258,10 +314,10 @@ impl Worker {
 
     /// Runs until the deadline, the last permit's answer, or `stop`.
     pub fn run(mut self, stop: &AtomicBool) -> io::Result<ThreadReport> {
-        let mut events = Events::with_capacity(1024);
+        let mut events = Events::with_capacity(EVENTS_PER_POLL);
         let mut cpu_at_start = None;
         let scan_every =
-            (self.cfg.timeout / 4).clamp(Duration::from_millis(1), Duration::from_millis(20));
+            (self.cfg.timeout / SCANS_PER_TIMEOUT).clamp(MIN_SCAN_INTERVAL, MAX_SCAN_INTERVAL);
         let mut next_scan = Instant::now() + scan_every;
         let mut reported = Reported::default();
         let (end, ending) = loop {
@@ -368,8 +424,8 @@ impl Worker {
             self.timer_armed_for = None;
             return;
         }
-        let idx = event.token().0 & 0xffff_ffff;
-        let generation = event.token().0 >> 32;
+        let idx = event.token().0 & ((1 << INDEX_BITS) - 1);
+        let generation = event.token().0 >> INDEX_BITS;
         if idx >= self.conns.len() || self.conns[idx].generation != generation {
             return;
         }
@@ -392,8 +448,13 @@ impl Worker {
 
     /// Reads on the connections that spent their budget last turn (an event this turn may have
     /// read them already, or replaced their socket: the generation tells).
-    fn read_on(&mut self, unread: &[(usize, usize, bool)]) {
-        for &(idx, generation, closing) in unread {
+    fn read_on(&mut self, unread: &[Unread]) {
+        for &Unread {
+            idx,
+            generation,
+            closing,
+        } in unread
+        {
             let c = &self.conns[idx];
             if c.generation == generation && c.phase == Phase::Open {
                 self.read_ready(idx, closing);
@@ -442,458 +503,6 @@ impl Worker {
             cpu_system,
             gave_up,
             recorder: self.rec,
-        }
-    }
-
-    fn connect(&mut self, idx: usize, now: Instant) {
-        if self.permits == Some(0) {
-            return; // every request is sent; no new connection is needed
-        }
-        if !self.cfg.keepalive
-            && let Some(p) = self.permits.as_mut()
-        {
-            // Open exactly one connection per request, as ab does.
-            *p -= 1;
-            self.reserved += 1;
-            self.conns[idx].reserved = true;
-        }
-        match Socket::connect(&self.cfg.endpoint) {
-            Ok(stream) => {
-                if self.adopt_connecting(idx, stream, now).is_err() {
-                    self.connect_failed(idx, now);
-                }
-            }
-            Err(_) => self.connect_failed(idx, now),
-        }
-    }
-
-    fn register(&mut self, idx: usize, stream: Socket) -> io::Result<()> {
-        let mut stream = Transport::Plain(stream);
-        let c = &mut self.conns[idx];
-        c.generation = (c.generation + 1) & 0xffff_ffff;
-        self.poll.registry().register(
-            &mut stream,
-            token(idx, c.generation),
-            Interest::READABLE | Interest::WRITABLE,
-        )?;
-        c.stream = Some(stream);
-        c.parser = ResponseParser::new(self.cfg.head_requests);
-        c.start = 0;
-        c.end = 0;
-        c.served = 0;
-        c.close_after = false;
-        c.write_at = 0;
-        c.write_end = 0;
-        Ok(())
-    }
-
-    fn adopt_connecting(&mut self, idx: usize, stream: Socket, now: Instant) -> io::Result<()> {
-        self.register(idx, stream)?;
-        let c = &mut self.conns[idx];
-        c.phase = Phase::Connecting;
-        c.connect_started = now;
-        Ok(())
-    }
-
-    /// Takes over an already connected socket.
-    fn adopt(&mut self, idx: usize, stream: Socket, now: Instant) -> io::Result<()> {
-        self.register(idx, stream)?;
-        self.tcp_connected(idx, now);
-        Ok(())
-    }
-
-    fn finish_connect(&mut self, idx: usize) {
-        let now = Instant::now();
-        let Some(stream) = self.conns[idx].stream.as_ref() else {
-            return;
-        };
-        match stream.socket().finish_connect() {
-            Ok(true) => self.tcp_connected(idx, now),
-            Ok(false) => {} // still in progress
-            Err(_) => self.connect_failed(idx, now),
-        }
-    }
-
-    /// The socket is connected: the connection is open, or its TLS handshake starts.
-    fn tcp_connected(&mut self, idx: usize, now: Instant) {
-        let c = &mut self.conns[idx];
-        if let Some(s) = c.stream.as_ref() {
-            s.socket().set_nodelay();
-        }
-        let Some((config, name)) = &self.cfg.tls else {
-            return self.connected(idx, now);
-        };
-        let Some(Transport::Plain(sock)) = c.stream.take() else {
-            return;
-        };
-        match TlsStream::new(sock, config.clone(), name.clone()) {
-            Ok(tls) => {
-                c.stream = Some(Transport::Tls(Box::new(tls)));
-                c.phase = Phase::Handshaking;
-                c.connect_started = now;
-                self.handshake(idx);
-            }
-            Err(reason) => self.tls_failed(idx, reason, now),
-        }
-    }
-
-    /// Moves a TLS handshake on; when it is done, the connection opens.
-    fn handshake(&mut self, idx: usize) {
-        let now = Instant::now();
-        let c = &mut self.conns[idx];
-        let Some(Transport::Tls(tls)) = c.stream.as_mut() else {
-            return;
-        };
-        match tls.handshake() {
-            Handshake::Pending => {}
-            Handshake::Failed(reason) => self.tls_failed(idx, reason, now),
-            Handshake::Done => {
-                if self.cfg.h2.is_some() && tls.alpn() != Some(b"h2") {
-                    let reason = "protocol: the server did not choose h2 by ALPN (does it serve \
-                                  HTTP/2 over TLS?)";
-                    return self.tls_failed(idx, reason.into(), now);
-                }
-                self.rec
-                    .handshake(now.saturating_duration_since(c.connect_started));
-                self.connected(idx, now);
-            }
-        }
-    }
-
-    /// A TLS failure: its own error class with its reason, then a reconnect after a backoff.
-    fn tls_failed(&mut self, idx: usize, reason: String, now: Instant) {
-        self.rec.tls_failed(reason, now);
-        self.release(idx);
-        let c = &mut self.conns[idx];
-        c.stream = None;
-        c.phase = Phase::Down;
-        let delay = c.backoff;
-        c.backoff = (c.backoff * 2).min(MAX_BACKOFF);
-        self.reconnects.push(Reverse((now + delay, idx)));
-    }
-
-    fn connected(&mut self, idx: usize, now: Instant) {
-        let c = &mut self.conns[idx];
-        c.phase = Phase::Open;
-        if let Some(h) = c.h2.as_mut() {
-            h.start();
-            c.write_at = 0;
-            c.write_end = h.out.len();
-            self.flush(idx); // the preface; requests follow the server's SETTINGS
-        }
-        // Not progress for the give-up guard: a server that accepts and never answers must not
-        // keep a count-mode run alive forever.
-        self.rec.opened();
-        self.fill(idx, now);
-    }
-
-    /// Gives back the permit of a connection that closes before sending its request.
-    fn release(&mut self, idx: usize) {
-        if std::mem::take(&mut self.conns[idx].reserved) {
-            self.reserved -= 1;
-            if let Some(p) = self.permits.as_mut() {
-                *p += 1;
-            }
-        }
-    }
-
-    fn connect_failed(&mut self, idx: usize, now: Instant) {
-        self.rec.error(ErrorClass::Connect, 1, now);
-        self.release(idx);
-        let c = &mut self.conns[idx];
-        c.stream = None;
-        c.phase = Phase::Down;
-        let delay = c.backoff;
-        c.backoff = (c.backoff * 2).min(MAX_BACKOFF);
-        self.reconnects.push(Reverse((now + delay, idx)));
-    }
-
-    /// Closes the socket; unanswered requests on it count as `class`; a new one follows.
-    fn fail(&mut self, idx: usize, class: ErrorClass, now: Instant) {
-        let lost = self.conns[idx].in_flight.len() as u64;
-        self.rec.error(class, lost, now);
-        self.in_flight -= lost;
-        self.recycle(idx, now, false);
-    }
-
-    /// The server broke the protocol on this connection (an HTTP/2 flood): one `protocol` error
-    /// for the connection, its unanswered requests as `read`, and a reconnect after a backoff
-    /// even if it answered before, so a server that does it on every connection is not
-    /// reconnected to in a busy loop.
-    pub(super) fn refuse(&mut self, idx: usize, now: Instant) {
-        self.rec.error(ErrorClass::Protocol, 1, now);
-        let lost = self.conns[idx].in_flight.len() as u64;
-        self.rec.error(ErrorClass::Read, lost, now);
-        self.in_flight -= lost;
-        self.recycle(idx, now, true);
-    }
-
-    /// Drops the socket and queues a reconnect: at once when it answered something, else (or
-    /// when `refused`) after a backoff that doubles from 10 ms to 1 s, so that a dead server,
-    /// or one that accepts and refuses every connection (GOAWAY before any stream), costs no
-    /// busy loop. The backoff starts again from 10 ms once a connection has answered.
-    fn recycle(&mut self, idx: usize, now: Instant, refused: bool) {
-        self.release(idx);
-        let c = &mut self.conns[idx];
-        c.in_flight.clear();
-        c.stream = None;
-        c.phase = Phase::Down;
-        c.write_at = 0;
-        c.write_end = 0;
-        let delay = if c.served > 0 && !refused {
-            c.backoff = MIN_BACKOFF;
-            Duration::ZERO
-        } else {
-            let d = c.backoff;
-            c.backoff = (c.backoff * 2).min(MAX_BACKOFF);
-            d
-        };
-        self.reconnects.push(Reverse((now + delay, idx)));
-    }
-
-    /// Sends as many requests as the connection may have in flight now.
-    fn fill(&mut self, idx: usize, now: Instant) {
-        if self.cfg.deadline.is_some_and(|d| now >= d) {
-            return;
-        }
-        let c = &mut self.conns[idx];
-        // HTTP/2 appends to what is still being written; HTTP/1.x waits for it.
-        if c.phase != Phase::Open || (c.write_at < c.write_end && c.h2.is_none()) || c.close_after {
-            return;
-        }
-        let mut k = self.cfg.pipeline - c.in_flight.len();
-        if !self.cfg.keepalive {
-            k = k.min(usize::from(c.served == 0 && c.in_flight.is_empty()));
-        }
-        if c.reserved {
-            k = k.min(1);
-        } else if let Some(p) = self.permits {
-            k = k.min(p as usize);
-        }
-        if let (Some(h), Some(req)) = (c.h2.as_ref(), self.cfg.h2.as_ref()) {
-            k = h.can_open(k, req.body_len);
-        }
-        if k == 0 {
-            return;
-        }
-        let mut intended = now;
-        if let Some((interval, _)) = self.cfg.schedule {
-            if c.next_due > now {
-                if !c.queued {
-                    c.queued = true;
-                    self.due.push(Reverse((c.next_due, idx)));
-                }
-                return;
-            }
-            // One scheduled request at a time keeps each its own intended send time.
-            k = 1;
-            intended = c.next_due;
-            self.rec.lag(now.saturating_duration_since(c.next_due));
-            c.next_due += interval;
-        }
-        let reserved = std::mem::take(&mut c.reserved);
-        if reserved {
-            self.reserved -= 1;
-        }
-        for _ in 0..k {
-            c.in_flight.push_back(Flight {
-                intended,
-                sent: now,
-            });
-        }
-        match (c.h2.as_mut(), self.cfg.h2.as_ref()) {
-            (Some(h), Some(req)) => {
-                h.push_requests(k, req);
-                c.write_end = h.out.len();
-            }
-            _ => {
-                c.write_at = 0;
-                c.write_end = k * self.cfg.request_len;
-            }
-        }
-        self.in_flight += k as u64;
-        if let Some(p) = self.permits.as_mut()
-            && !reserved
-        {
-            *p -= k as u64;
-        }
-        self.rec.sent(k as u64);
-        self.flush(idx);
-        if self.cfg.schedule.is_some() && self.conns[idx].phase == Phase::Open {
-            // Pipelined schedules may allow another request already.
-            self.fill(idx, now);
-        }
-    }
-
-    fn flush(&mut self, idx: usize) {
-        let c = &mut self.conns[idx];
-        let Some(stream) = c.stream.as_mut() else {
-            return;
-        };
-        let bytes: &[u8] = match c.h2.as_ref() {
-            None => &self.cfg.requests,
-            Some(h) => &h.out,
-        };
-        while c.write_at < c.write_end {
-            match stream.write(&bytes[c.write_at..c.write_end]) {
-                Ok(0) => return self.fail(idx, ErrorClass::Write, Instant::now()),
-                Ok(n) => c.write_at += n,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    if let Some(h) = c.h2.as_mut()
-                        && c.write_at > 0
-                    {
-                        // What was written leaves the queue: its length is what is still owed,
-                        // which `H2Conn` bounds.
-                        h.out.drain(..c.write_at);
-                        c.write_end -= c.write_at;
-                        c.write_at = 0;
-                    }
-                    return;
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return self.fail(idx, ErrorClass::Write, Instant::now()),
-            }
-        }
-        c.write_at = 0;
-        c.write_end = 0;
-        if let Some(h) = c.h2.as_mut() {
-            h.out.clear();
-        }
-        if let Err(e) = stream.flush()
-            && e.kind() != io::ErrorKind::WouldBlock
-        {
-            self.fail(idx, ErrorClass::Write, Instant::now());
-        }
-    }
-
-    /// Reads until the socket is drained. `closing`: the peer's FIN (or an error) came with this
-    /// edge, so no later edge will tell us; read on until the end is seen.
-    fn read_ready(&mut self, idx: usize, closing: bool) {
-        let mut now = Instant::now();
-        let mut budget = READ_BUDGET;
-        let mut unread = false;
-        loop {
-            let c = &mut self.conns[idx];
-            if c.end == c.buf.len() {
-                if c.start > 0 {
-                    c.buf.copy_within(c.start..c.end, 0);
-                    c.end -= c.start;
-                    c.start = 0;
-                } else if c.buf.len() < MAX_BUFFER {
-                    let len = c.buf.len() * 2;
-                    c.buf.resize(len, 0);
-                } else {
-                    return self.fail(idx, ErrorClass::Parse, now);
-                }
-            }
-            let Some(stream) = c.stream.as_mut() else {
-                return;
-            };
-            let space = c.buf.len() - c.end;
-            match stream.read(&mut c.buf[c.end..]) {
-                Ok(0) => return self.eof(idx, Instant::now()),
-                Ok(n) => {
-                    c.end += n;
-                    now = Instant::now();
-                    self.rec.bytes(n);
-                    if !self.parse(idx, now) {
-                        return;
-                    }
-                    if n < space && !closing {
-                        break;
-                    }
-                    budget = budget.saturating_sub(n);
-                    if budget == 0 {
-                        unread = true;
-                        break;
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(_) => return self.fail(idx, ErrorClass::Read, Instant::now()),
-            }
-        }
-        if self.conns[idx].close_after {
-            return self.close_after_answer(idx, now);
-        }
-        self.fill(idx, now);
-        let c = &self.conns[idx];
-        if unread && c.phase == Phase::Open {
-            self.still_readable.push((idx, c.generation, closing));
-        }
-    }
-
-    /// Completes every response in the buffer; false when the connection was dropped.
-    fn parse(&mut self, idx: usize, now: Instant) -> bool {
-        if self.conns[idx].h2.is_some() {
-            return self.h2_parse(idx, now);
-        }
-        loop {
-            let c = &mut self.conns[idx];
-            if c.start == c.end {
-                c.start = 0;
-                c.end = 0;
-                return true;
-            }
-            let step = c.parser.advance(&c.buf[c.start..c.end]);
-            match step {
-                Err(_) => {
-                    self.fail(idx, ErrorClass::Parse, now);
-                    return false;
-                }
-                Ok(Step::Partial(0)) => return true,
-                Ok(Step::Partial(n)) => c.start += n,
-                Ok(Step::Complete {
-                    consumed,
-                    status,
-                    close,
-                }) => {
-                    c.start += consumed;
-                    let Some(flight) = c.in_flight.pop_front() else {
-                        // A response no request asked for: the server is out of step with the
-                        // connection. Counted as a protocol error, never silent; nothing is in
-                        // flight on it, so the connection is simply replaced.
-                        self.rec.error(ErrorClass::Protocol, 1, now);
-                        self.fail(idx, ErrorClass::Parse, now);
-                        return false;
-                    };
-                    c.served += 1;
-                    self.in_flight -= 1;
-                    self.last_progress = now;
-                    self.rec.answered(status, flight.intended, flight.sent, now);
-                    if close || !self.cfg.keepalive {
-                        c.close_after = true;
-                        return true;
-                    }
-                }
-            }
-        }
-    }
-
-    /// The server said it closes (or we asked it to): unanswered pipelined requests are lost.
-    fn close_after_answer(&mut self, idx: usize, now: Instant) {
-        let lost = self.conns[idx].in_flight.len() as u64;
-        self.rec.error(ErrorClass::Read, lost, now);
-        self.in_flight -= lost;
-        self.recycle(idx, now, false);
-    }
-
-    fn eof(&mut self, idx: usize, now: Instant) {
-        let c = &mut self.conns[idx];
-        if let Some(status) = c.parser.finish_at_eof()
-            && let Some(flight) = c.in_flight.pop_front()
-        {
-            c.served += 1;
-            self.in_flight -= 1;
-            self.last_progress = now;
-            self.rec.answered(status, flight.intended, flight.sent, now);
-            return self.close_after_answer(idx, now);
-        }
-        if self.conns[idx].in_flight.is_empty() {
-            // An idle keep-alive connection the server closed: not an error.
-            self.recycle(idx, now, false);
-        } else {
-            self.fail(idx, ErrorClass::Read, now);
         }
     }
 
@@ -950,9 +559,7 @@ impl Worker {
         if self.timer_armed_for == Some(at) {
             return Ok(());
         }
-        let wait = at
-            .saturating_duration_since(now)
-            .max(Duration::from_micros(1));
+        let wait = at.saturating_duration_since(now).max(MIN_TIMER_WAIT);
         timer
             .set(
                 Expiration::OneShot(TimeSpec::from_duration(wait)),

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use super::encode::H2Request;
+use super::encode::{DEFAULT_HEADER_TABLE_SIZE, H2Request};
 use super::frame::{
     ACK, CONNECTION_WINDOW, CONTINUATION, DATA, DEFAULT_WINDOW, END_HEADERS, END_STREAM, GOAWAY,
     HEAD_LEN, HEADERS, MAX_FRAME, MAX_STREAM_ID, PING, PREFACE, PUSH_PROMISE, RST_STREAM, SETTINGS,
@@ -17,6 +17,13 @@ use super::status::{Huffman, block_status};
 /// than this while it does not read what we write is flooding us (RFC 9113 §10.5): the
 /// connection ends as a protocol error instead of the queue growing without bound.
 pub const CONTROL_QUEUE_BYTES: usize = 64 * 1024;
+
+/// Room in the write queue beyond the preface for our opening frames (SETTINGS with three
+/// settings, 27 bytes, and the connection's WINDOW_UPDATE, 13), rounded up.
+const OPENING_FRAMES_BYTES: usize = 64;
+/// The longest header block (HEADERS and its CONTINUATIONs) we collect before scanning it: far
+/// above any real response head, and a bound on what a server can make us buffer.
+const MAX_HEADER_BLOCK: usize = 256 * 1024;
 
 /// Why a control frame could not be queued: the write queue is full.
 const FLOOD: &str = "the server sent more frames needing an answer than it read (a flood)";
@@ -71,7 +78,8 @@ pub struct H2Conn {
     table_primed: bool,
     /// Built on the first Huffman-coded `:status` (statuses outside the static table, rare).
     huffman: Huffman,
-    /// A header block split over CONTINUATION frames: (stream, END_STREAM, bytes so far).
+    /// A header block split over CONTINUATION frames: (stream, END_STREAM); its bytes so far
+    /// are in `block`.
     pending_block: Option<(u32, bool)>,
     block: Vec<u8>,
     peer_max_streams: usize,
@@ -92,10 +100,10 @@ impl H2Conn {
     pub fn new(requests_room: usize) -> Self {
         Self {
             out: Vec::with_capacity(4096),
-            out_limit: PREFACE.len() + 64 + requests_room + CONTROL_QUEUE_BYTES,
+            out_limit: PREFACE.len() + OPENING_FRAMES_BYTES + requests_room + CONTROL_QUEUE_BYTES,
             streams: VecDeque::new(),
             next_id: 1,
-            peer_table_size: 4096,
+            peer_table_size: DEFAULT_HEADER_TABLE_SIZE,
             table_primed: false,
             huffman: None,
             pending_block: None,
@@ -315,7 +323,7 @@ impl H2Conn {
             return Event::Error("CONTINUATION on another stream");
         }
         self.block.extend_from_slice(payload);
-        if self.block.len() > 256 * 1024 {
+        if self.block.len() > MAX_HEADER_BLOCK {
             return Event::Error("a header block over 256 KiB");
         }
         if flags & END_HEADERS == 0 {

@@ -32,6 +32,15 @@ pub(super) struct Encoded {
     pub(super) id_at: Vec<usize>,
 }
 
+/// The HPACK dynamic table's size until the server's SETTINGS says otherwise, and the most we use
+/// of a larger one: an encoder must signal a larger size before using it (RFC 7541 §4.2), and we
+/// never do.
+pub(super) const DEFAULT_HEADER_TABLE_SIZE: usize = 4096;
+/// What a dynamic-table entry costs beyond its name and value (RFC 7541 §4.1).
+const HPACK_ENTRY_OVERHEAD: usize = 32;
+/// The first dynamic-table index: the static table has 61 entries (RFC 7541 Appendix A).
+const FIRST_DYNAMIC_INDEX: usize = 62;
+
 /// How a literal field of the block is sent.
 #[derive(Clone, Copy, PartialEq)]
 enum Fields {
@@ -54,7 +63,7 @@ impl H2Request {
         let indexed = Self::encode_as(spec, Fields::Indexed)?;
         let table_bytes = Self::literal_fields(spec)
             .iter()
-            .map(|(name, value)| name.len() + value.len() + 32)
+            .map(|(name, value)| name.len() + value.len() + HPACK_ENTRY_OVERHEAD)
             .sum();
         Ok(Self {
             first,
@@ -109,8 +118,14 @@ impl H2Request {
         }
         for (k, (name, value)) in fields.iter().enumerate() {
             match how {
-                // The first request added the fields in order: the newest is index 62.
-                Fields::Indexed => integer(&mut block, 0x80, 7, 62 + fields.len() - 1 - k),
+                // The first request added the fields in order: the newest is the first dynamic
+                // index.
+                Fields::Indexed => integer(
+                    &mut block,
+                    0x80,
+                    7,
+                    FIRST_DYNAMIC_INDEX + fields.len() - 1 - k,
+                ),
                 Fields::Indexing | Fields::Literal => {
                     let (first, prefix) = if how == Fields::Indexing {
                         (0x40, 6)
@@ -161,8 +176,6 @@ impl H2Request {
         Ok(Encoded { bytes, id_at })
     }
 
-    /// The encoding for a connection's next request, given the server's table size and
-    /// whether an earlier request on it filled the table.
     /// The most bytes one stream of this request takes in the write queue (its largest encoding).
     pub fn max_len(&self) -> usize {
         [&self.first, &self.indexed, &self.literal]
@@ -172,10 +185,11 @@ impl H2Request {
             .unwrap_or(0)
     }
 
+    /// The encoding for a connection's next request, given the server's table size and
+    /// whether an earlier request on it filled the table.
     pub(super) fn encoding(&self, peer_table_size: usize, primed: bool) -> &Encoded {
-        // 4,096 is the table's size until an encoder signals another (RFC 7541 §4.2); we
-        // never do, so a larger setting does not make room.
-        if self.table_bytes > peer_table_size.min(4096) {
+        // A larger setting than the default does not make room: we never signal it.
+        if self.table_bytes > peer_table_size.min(DEFAULT_HEADER_TABLE_SIZE) {
             &self.literal
         } else if primed {
             &self.indexed

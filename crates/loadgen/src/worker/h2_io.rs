@@ -52,7 +52,7 @@ impl Worker {
                     self.rec.goaway();
                     if last_id == 0 && c.served == 0 {
                         // Refused before any stream: a failed connection, not a clean close
-                        // (and `recycle` backs off, as for a refused connect).
+                        // (and the teardown backs off, as for a refused connect).
                         self.rec.error(ErrorClass::Connect, 1, now);
                     }
                     // Streams above `last_id` were never processed: taken back, sent elsewhere.

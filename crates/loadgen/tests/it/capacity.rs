@@ -28,7 +28,12 @@ fn spec(server: &TestServer, slo: &[&str]) -> CapacitySpec {
 }
 
 fn search(s: &CapacitySpec) -> Capacity {
-    capacity::search(s, &AtomicBool::new(false), &mut |_| {}).expect("capacity search")
+    let stop = AtomicBool::new(false);
+    let mut run = |l: &LoadSpec| {
+        restbench_loadgen::run(l, &stop, Arc::new(restbench_loadgen::Progress::default()))
+            .map(|o| (o, None))
+    };
+    capacity::search_with(s, &stop, &mut run, &mut |_| {}).expect("capacity search")
 }
 
 fn at(s: &CapacitySpec, rate: f64) -> RateStep {
