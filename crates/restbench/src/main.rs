@@ -1,7 +1,12 @@
 //! The `restbench` binary: argument parsing and dispatch; the work is in the library crates.
 //!
-//! - `cli`: every clap type; `commands`: one module per subcommand (commands never import each
-//!   other; `completions` writes shell completions and the man page from the clap types).
+//! - `cli`: the clap types, `Cli` and `Command` in `cli/mod.rs`, the argument groups several
+//!   commands flatten (`MeasureArgs`, `CellArgs`, `GateArgs`, `SubjectsDir`…) in `shared`, and
+//!   each command's own arguments by family: `load`, `run` (run, bench, study), `ab`, `history`,
+//!   `report` (report, compare, merge), `verify` (verify, conformance), `catalogue` (subjects,
+//!   new, serve, doctor), `profile`, `db`, `k8s`, `agent` (remote-agent).
+//! - `commands`: one module per subcommand (commands never import each other; `completions`
+//!   writes shell completions and the man page from the clap types).
 //! - What commands share: `progress` (the run's terminal observer, and a resolved plan measured
 //!   under it), `options` (flags → library requests), `common` (subjects and results
 //!   folders, exit codes, planner errors as bad arguments), `output` (exports, reports, tables,
