@@ -33,8 +33,12 @@ pub fn cv(v: &[f64]) -> f64 {
     var.sqrt() / m
 }
 
-/// A 95 % percentile-bootstrap interval of the median (2,000 resamples, fixed seed so that the
-/// same data always gives the same interval); `None` with fewer than three values.
+/// Resamples of [`bootstrap_median_ci`]: enough that the 2.5th and 97.5th percentiles of the
+/// medians move by less than the data's own rounding.
+const RESAMPLES: usize = 2000;
+
+/// A 95 % percentile-bootstrap interval of the median ([`RESAMPLES`] resamples, fixed seed so
+/// that the same data always gives the same interval); `None` with fewer than three values.
 pub fn bootstrap_median_ci(v: &[f64]) -> Option<[f64; 2]> {
     if v.len() < 3 {
         return None;
@@ -46,7 +50,7 @@ pub fn bootstrap_median_ci(v: &[f64]) -> Option<[f64; 2]> {
         state ^= state << 17;
         state
     };
-    let mut medians: Vec<f64> = (0..2000)
+    let mut medians: Vec<f64> = (0..RESAMPLES)
         .map(|_| {
             let sample: Vec<f64> = (0..v.len())
                 .map(|_| v[(next() % v.len() as u64) as usize])
@@ -55,7 +59,9 @@ pub fn bootstrap_median_ci(v: &[f64]) -> Option<[f64; 2]> {
         })
         .collect();
     medians.sort_by(f64::total_cmp);
-    Some([medians[49], medians[1949]])
+    // The 2.5th and 97.5th percentiles: 50 resamples beyond each end.
+    let tail = RESAMPLES / 40;
+    Some([medians[tail - 1], medians[RESAMPLES - tail - 1]])
 }
 
 #[cfg(test)]

@@ -367,14 +367,6 @@ impl ServerCgroup {
     }
 }
 
-/// Kills what is left in each folder and removes it (a remote server's cgroups, cleaned by a
-/// later command than the one that made them).
-pub fn remove_dirs(dirs: &[PathBuf]) {
-    for dir in dirs {
-        remove_dir(dir, Duration::from_secs(2));
-    }
-}
-
 impl Drop for ServerCgroup {
     fn drop(&mut self) {
         for dir in &self.dirs {

@@ -43,7 +43,7 @@ const UP: f64 = 1.5;
 const FAST_DOWN: f64 = 0.5;
 /// A capacity of at least this fraction of a generator-bound probe's rate, or of the calibrated
 /// ceiling, is the generator's: within 10 %, the server may be faster than the generator shows.
-const GENERATOR_BOUND_FRACTION: f64 = 0.9;
+pub const GENERATOR_BOUND_FRACTION: f64 = 0.9;
 /// The defaults of [`CapacitySpec::new`]: a probe long enough for a closed-loop rate to settle...
 const DEFAULT_PROBE_DURATION: Duration = Duration::from_secs(2);
 /// ...steps long enough for a p99 of thousands of requests at any useful rate...

@@ -16,6 +16,7 @@ pub mod dotnet;
 mod error;
 pub mod prepare;
 pub mod scaffold;
+pub mod sources;
 pub mod toolchain;
 
 use std::collections::BTreeMap;

@@ -1,6 +1,7 @@
 //! Builds subjects with their own tools, once: a build is skipped while the hash of the
 //! subject's folder (build outputs excluded) matches the stamp of the last successful build.
 
+use crate::sources::source_files;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -176,16 +177,10 @@ fn outputs_present(subject: &Subject, cache: &Path) -> bool {
         && in_cache.into_iter().all(|p| p.exists())
 }
 
-/// FNV-1a over relative paths and contents of every file, outputs and dot-folders excluded.
+/// FNV-1a over the build commands and the relative paths and contents of every source file
+/// ([`source_files`]).
 fn folder_hash(subject: &Subject) -> Result<u64, SubjectError> {
-    let mut files = Vec::new();
-    collect(
-        &subject.dir,
-        &subject.dir,
-        &subject.build_outputs,
-        &mut files,
-    )?;
-    files.sort();
+    let files = source_files(&subject.dir, &subject.build_outputs)?;
     let mut h = 0xcbf2_9ce4_8422_2325u64;
     let mut feed = |bytes: &[u8]| {
         for b in bytes {
@@ -211,38 +206,6 @@ fn folder_hash(subject: &Subject) -> Result<u64, SubjectError> {
         }
     }
     Ok(h)
-}
-
-fn collect(
-    root: &Path,
-    dir: &Path,
-    outputs: &[String],
-    files: &mut Vec<PathBuf>,
-) -> Result<(), SubjectError> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| SubjectError::io(format!("cannot read {}", dir.display()), e))?;
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let rel = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') && name != ".gitignore" {
-            continue;
-        }
-        if outputs.iter().any(|o| rel == Path::new(o))
-            || matches!(name.as_str(), "node_modules" | "target" | "__pycache__")
-        {
-            continue;
-        }
-        let ft = entry
-            .file_type()
-            .map_err(|e| SubjectError::io(format!("cannot read {}", path.display()), e))?;
-        if ft.is_dir() {
-            collect(root, &path, outputs, files)?;
-        } else if ft.is_file() {
-            files.push(rel);
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

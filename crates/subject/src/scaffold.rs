@@ -2,17 +2,15 @@
 //! and `restbench subjects --install` (the catalogue copied to a data folder, so that an installed
 //! binary finds subjects outside a checkout).
 //!
-//! Build outputs are never copied: a copy builds on its own like any subject, and `node_modules`
+//! Only source files are copied (`sources`): a copy builds on its own like any subject, and `node_modules`
 //! or a virtualenv would carry absolute paths of the original.
 
 use std::path::{Path, PathBuf};
 
 use crate::SubjectError;
+use crate::sources::source_files;
 use crate::{Subject, discover};
 
-/// Folders that are build outputs in some ecosystem, skipped in every copy (besides a subject's
-/// declared `build.outputs` and every folder whose name starts with a dot).
-const NEVER_COPIED: [&str; 5] = ["node_modules", "target", "__pycache__", "venv", "dist"];
 
 /// Checks a new subject id: lowercase letters, digits and '-', starting with a letter, at most 64
 /// characters (the rule `subject.toml` enforces, plus what package names of every ecosystem take).
@@ -61,8 +59,7 @@ pub fn new_subject(from: &Subject, root: &Path, new_id: &str) -> Result<Scaffold
     }
     std::fs::create_dir_all(root)
         .map_err(|e| SubjectError::io(format!("cannot create {}", root.display()), e))?;
-    let mut files = Vec::new();
-    copy_tree(&from.dir, &dir, &from.dir, &from.build_outputs, &mut files)?;
+    let files = copy_tree(&from.dir, &dir, &from.build_outputs)?;
     let mut renamed_in = Vec::new();
     for rel in &files {
         let path = dir.join(rel);
@@ -129,47 +126,26 @@ pub fn install_catalogue(from_root: &Path, to_root: &Path) -> Result<Vec<String>
             std::fs::remove_dir_all(&dest)
                 .map_err(|e| SubjectError::io(format!("cannot replace {}", dest.display()), e))?;
         }
-        copy_tree(&s.dir, &dest, &s.dir, &s.build_outputs, &mut Vec::new())?;
+        copy_tree(&s.dir, &dest, &s.build_outputs)?;
         ids.push(s.id.clone());
     }
     Ok(ids)
 }
 
-/// Copies `dir` (under `root`) to `to`, recording the relative paths of copied files.
-fn copy_tree(
-    dir: &Path,
-    to: &Path,
-    root: &Path,
-    outputs: &[String],
-    files: &mut Vec<PathBuf>,
-) -> Result<(), SubjectError> {
-    std::fs::create_dir_all(to)
-        .map_err(|e| SubjectError::io(format!("cannot create {}", to.display()), e))?;
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| SubjectError::io(format!("cannot read {}", dir.display()), e))?;
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let rel = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if outputs.iter().any(|o| rel == Path::new(o)) {
-            continue;
+/// Copies the source files of `dir` ([`source_files`]) to `to`, returning their relative
+/// paths.
+fn copy_tree(dir: &Path, to: &Path, outputs: &[String]) -> Result<Vec<PathBuf>, SubjectError> {
+    let files = source_files(dir, outputs)?;
+    for rel in &files {
+        let dest = to.join(rel);
+        if let Some(parent) = dest.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| SubjectError::io(format!("cannot create {}", parent.display()), e))?;
         }
-        if kind.is_dir() {
-            if name.starts_with('.') || NEVER_COPIED.contains(&name.as_str()) {
-                continue;
-            }
-            copy_tree(&path, &to.join(&name), root, outputs, files)?;
-        } else if kind.is_file() {
-            let dest = to.join(&name);
-            std::fs::copy(&path, &dest)
-                .map_err(|e| SubjectError::io(format!("cannot write {}", dest.display()), e))?;
-            files.push(rel);
-        }
+        std::fs::copy(dir.join(rel), &dest)
+            .map_err(|e| SubjectError::io(format!("cannot write {}", dest.display()), e))?;
     }
-    Ok(())
+    Ok(files)
 }
 
 /// Replaces `old` by `new` where it stands as a name: not preceded by a letter, digit or `_`, and

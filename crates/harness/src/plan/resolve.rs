@@ -266,9 +266,19 @@ pub fn restarts(given: Option<u32>, length: Length, repeats: u32) -> u32 {
         .max(1)
 }
 
+/// One calibration of the generator with `--quick`: long enough for a closed loop to reach its
+/// rate on loopback, short beside 2 s slices.
+const QUICK_CALIBRATION: Duration = Duration::from_secs(1);
+/// One calibration otherwise: a few seconds, so one slow second does not set the ceiling.
+const CALIBRATION: Duration = Duration::from_secs(3);
+
 /// How long one calibration of the generator runs.
 fn calibration_time(length: Length) -> Duration {
-    Duration::from_millis(if length.is_quick() { 1000 } else { 3000 })
+    if length.is_quick() {
+        QUICK_CALIBRATION
+    } else {
+        CALIBRATION
+    }
 }
 
 /// The open-loop measures asked for: `--slo` alone means both measures; capacity without an SLO

@@ -227,9 +227,14 @@ pub(crate) fn run_loads_together(
     })
 }
 
-/// Two warm-up slices in a row within 7 % of each other: the runtime has stopped speeding up.
+/// Two warm-up slices in a row within this fraction of each other: the runtime has stopped
+/// speeding up (a JIT still compiling moves more than 7 % from one slice to the next; the
+/// machine's own noise between two adjacent slices rarely does).
+pub const WARMUP_AGREEMENT: f64 = 0.07;
+
+/// Two warm-up slices in a row within [`WARMUP_AGREEMENT`] of each other.
 pub fn warmup_settled(previous: f64, now: f64) -> bool {
-    (now - previous).abs() <= 0.07 * previous.max(1.0)
+    (now - previous).abs() <= WARMUP_AGREEMENT * previous.max(1.0)
 }
 
 #[cfg(test)]

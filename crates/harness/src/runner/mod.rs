@@ -594,11 +594,6 @@ impl Drop for CleansUp<'_> {
     }
 }
 
-/// How many cells a plan has.
-pub fn plan_cells(plan: &RunPlan) -> usize {
-    plan.cells()
-}
-
 /// A cell's capacity search and equal-load steps, judged into the cell.
 fn open_loop_measures(run: &mut CellRun, cell: &mut Cell) -> ControlFlow<()> {
     let warm = run.plan.open_loop.mode.throughput();

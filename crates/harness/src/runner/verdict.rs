@@ -1,6 +1,7 @@
 //! Turning a cell's measurement into its figures and verdicts: merged latency, server and
 //! generator usage, and the flags a reader must see (client-bound, noisy, limit not held …).
 
+use restbench_loadgen::capacity::{GENERATOR_BOUND_FRACTION, SATURATED_FRACTION};
 use restbench_model::histogram::{self, new_latency_histogram};
 use restbench_model::interval::log_interval;
 use restbench_model::{
@@ -205,12 +206,16 @@ impl Totals {
     }
 }
 
+/// Repeats whose coefficient of variation passes this are flagged `noisy`: beyond 10 % the
+/// spread is larger than most differences a reader would act on.
+pub const NOISY_CV: f64 = 0.10;
+
 /// The flags a reader must see, from the cell's filled figures.
 fn raise_flags(cell: &mut Cell, client_bound: bool, limit: &CellPlacement, warmup_settled: bool) {
     if client_bound {
         cell.raise(Flag::ClientBound);
     }
-    if cell.rps.cv > 0.10 {
+    if cell.rps.cv > NOISY_CV {
         cell.raise(Flag::Noisy);
     }
     if !limit_held(cell.server.cpu_cores, limit.allowed_cores) {
@@ -256,8 +261,9 @@ pub fn is_client_bound(
     // No local generator CPUs: the generators ran on other hosts, their saturation is theirs.
     let saturated = !placement.shared
         && !placement.loadgen.is_empty()
-        && loadgen_cores >= 0.85 * placement.loadgen.len() as f64;
-    let near_ceiling = ceiling_rps.is_some_and(|c| c > 0.0 && rps >= 0.9 * c && rps <= c);
+        && loadgen_cores >= SATURATED_FRACTION * placement.loadgen.len() as f64;
+    let near_ceiling =
+        ceiling_rps.is_some_and(|c| c > 0.0 && rps >= GENERATOR_BOUND_FRACTION * c && rps <= c);
     saturated || near_ceiling
 }
 

@@ -32,11 +32,10 @@ use restbench_remote::hosts::resolve_address;
 use restbench_remote::ssh::{Connection, SshOptions, file_hash, last_line, quote};
 use restbench_remote::{RemoteError, SshHost};
 use restbench_subject::Subject;
+use restbench_subject::sources::source_files;
 
 /// The line the agent prints once the subject answers, before its JSON.
 pub const READY_MARK: &str = "restbench-agent-ready ";
-/// Folders never copied to the host: build outputs and version control.
-const NEVER_COPIED: &[&str] = &[".git", "node_modules", "target", "__pycache__", ".venv"];
 
 /// What the agent reports once the subject answers.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -158,17 +157,28 @@ impl ServerHost {
     /// Returns the build's seconds when it built. A failing build fails with the host's stderr.
     pub fn prepare(&self, subject: &Subject) -> Result<Option<f64>, RemoteError> {
         let dir = self.subject_dir(&subject.id);
-        let mut tar = Command::new("tar");
-        tar.arg("-C").arg(&subject.dir).arg("-cf").arg("-");
-        for name in NEVER_COPIED
-            .iter()
-            .copied()
-            .chain(subject.build_outputs.iter().map(String::as_str))
-        {
-            tar.arg(format!("--exclude=./{}", name.trim_start_matches("./")));
+        // Exactly the files a build hashes (`sources`), named to tar one per NUL.
+        let files = source_files(&subject.dir, &subject.build_outputs).map_err(|e| {
+            RemoteError::Command {
+                host: "this machine".into(),
+                what: format!("listing {}'s sources", subject.id),
+                detail: e.to_string(),
+            }
+        })?;
+        let mut list = tempfile::NamedTempFile::new()
+            .map_err(|e| RemoteError::io("cannot write the list of sources", e))?;
+        for f in &files {
+            use std::io::Write;
+            list.write_all(f.as_os_str().as_encoded_bytes())
+                .and_then(|()| list.write_all(b"\0"))
+                .map_err(|e| RemoteError::io("cannot write the list of sources", e))?;
         }
-        let mut tar = tar
-            .arg(".")
+        let mut tar = Command::new("tar")
+            .arg("-C")
+            .arg(&subject.dir)
+            .args(["--null", "--no-recursion", "-T"])
+            .arg(list.path())
+            .args(["-cf", "-"])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

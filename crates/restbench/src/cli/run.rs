@@ -50,7 +50,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "COMMAND")]
     pub cmd: String,
     /// The subject's name in the results (lowercase letters, digits and '-').
-    #[arg(long, default_value = restbench_harness::subject::ad_hoc::DEFAULT_NAME)]
+    #[arg(long, default_value = restbench_subject::ad_hoc::DEFAULT_NAME)]
     pub name: String,
     #[command(flatten)]
     pub cells: CellArgs,

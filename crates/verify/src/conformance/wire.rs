@@ -79,9 +79,6 @@ impl std::fmt::Display for WireError {
 }
 
 impl WireError {
-    pub fn is_hang(&self) -> bool {
-        matches!(self, Self::Timeout { .. })
-    }
 }
 
 /// What the server did after an answer, within a bound.
