@@ -10,9 +10,9 @@
 //!   kernel network / kernel / own code / runtime / libc), outside the measured repeats.
 //! - [`runner`]: a run as cells (prepare → start → verify → warm up → measure → stop), reported
 //!   as [`events`].
-//! - [`plan`]: what `run`, `bench` and `study` ask for, made a runner plan by one set of rules
+//! - [`planner`]: what `run`, `bench` and `study` ask for, made a runner plan by one set of rules
 //!   (length defaults, shape, placement, database, calibration), and a seed study's cells and
-//!   shape from its published figures (`plan::study`).
+//!   shape from its published figures (`planner::study`).
 //! - Leaves: [`error`] (what can go wrong here, each cause printed once), [`events`] (what a
 //!   run or a verify session says as it goes, with its time, for the terminal and the results
 //!   file alike), [`stats`] (median, spread, bootstrap interval over repeats).
@@ -21,7 +21,7 @@
 
 pub mod error;
 pub mod events;
-pub mod plan;
+pub mod planner;
 pub mod profile;
 pub mod runner;
 pub mod serve;

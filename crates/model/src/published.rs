@@ -1,6 +1,6 @@
 //! The four seed studies as data: what each measured, how, and the figures it published, mapped to
 //! restbench's subject ids and scenarios. Data and lookups only; planning a study run from it is
-//! the harness's job (`restbench_harness::plan::study`).
+//! the harness's job (`restbench_harness::planner::study`).
 //!
 //! Figures are copied exactly from the studies' public repositories (READMEs and result logs, at
 //! the revisions named in each study's `source`; `docs/workloads.md` describes the studies);

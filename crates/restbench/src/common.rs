@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
-use restbench_harness::plan::PlanError;
+use restbench_harness::planner::PlanError;
 use restbench_model::io::RESULTS_FILE;
 
 use crate::cli::{BadArgument, SubjectsDir};

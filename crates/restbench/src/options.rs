@@ -1,11 +1,11 @@
 //! Flags made library requests: `load`'s flags a [`LoadSpec`], and the flags of `run`, `bench`
-//! and `study` a [`RunRequest`] or [`StudyRequest`] for the planner (`restbench_harness::plan`).
+//! and `study` a [`RunRequest`] or [`StudyRequest`] for the planner (`restbench_harness::planner`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use restbench_harness::plan::study::StudyRequest;
-use restbench_harness::plan::{
+use restbench_harness::planner::study::StudyRequest;
+use restbench_harness::planner::{
     ConformanceStep, DEFAULT_DB_POOL, DatabaseRequest, Length, Machine, OpenLoopRequest,
     RoundsRequest, RunRequest, Selection, ShapeOverrides,
 };

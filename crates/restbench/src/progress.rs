@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use restbench_harness::events::{At, Observer, RunEvent, Step};
-use restbench_harness::plan::Resolved;
+use restbench_harness::planner::Resolved;
 use restbench_model::{Cell, CellStatus};
 use restbench_report::units::{micros_short, thousands};
 

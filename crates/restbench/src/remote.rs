@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use restbench_host::placement::{Placement, available_cpus};
-use restbench_harness::plan::Remote;
+use restbench_harness::planner::Remote;
 use restbench_remote::{RemoteGenerators, SshHost, parse_hosts};
 use restbench_harness::serve::remote_server::ServerHost;
 

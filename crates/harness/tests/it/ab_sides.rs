@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use restbench_harness::plan::ab::{self, AbError};
+use restbench_harness::planner::ab::{self, AbError};
 use restbench_subject::prepare::{self, Prepared};
 use restbench_testkit::turn;
 

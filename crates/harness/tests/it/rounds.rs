@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use restbench_harness::events::{Observer, RunEvent, Step};
 use restbench_host::placement::{Placement, available_cpus, pin_current_thread};
-use restbench_harness::plan::{
+use restbench_harness::planner::{
     ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, RoundsRequest, RunRequest,
     Selection, ShapeOverrides, resolve,
 };

@@ -63,7 +63,7 @@ pub struct ServeArgs {
     #[arg(long, value_name = "URL", env = "DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
     /// Database connections in total over all server processes.
-    #[arg(long, default_value_t = restbench_harness::plan::DEFAULT_DB_POOL)]
+    #[arg(long, default_value_t = restbench_harness::planner::DEFAULT_DB_POOL)]
     pub db_pool: u32,
     #[command(flatten)]
     pub dir: SubjectsDir,

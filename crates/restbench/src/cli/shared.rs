@@ -41,7 +41,7 @@ pub struct CellArgs {
     #[arg(value_name = "D", help_heading = LOAD_SHAPE, long, value_parser = parse_duration)]
     pub warmup: Option<Duration>,
     /// Connections of the load generator.
-    #[arg(value_name = "N", help_heading = LOAD_SHAPE, short = 'c', long, default_value_t = restbench_harness::plan::resolve::DEFAULT_CONNECTIONS)]
+    #[arg(value_name = "N", help_heading = LOAD_SHAPE, short = 'c', long, default_value_t = restbench_harness::planner::resolve::DEFAULT_CONNECTIONS)]
     pub connections: u32,
     /// Threads of the load generator [default: one per CPU it is given].
     #[arg(value_name = "N", help_heading = LOAD_SHAPE, short = 't', long)]
@@ -50,7 +50,7 @@ pub struct CellArgs {
     #[arg(help_heading = OUTPUT, long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Database connections in total over all server processes.
-    #[arg(value_name = "N", help_heading = DATABASE, hide_short_help = true, long, default_value_t = restbench_harness::plan::DEFAULT_DB_POOL)]
+    #[arg(value_name = "N", help_heading = DATABASE, hide_short_help = true, long, default_value_t = restbench_harness::planner::DEFAULT_DB_POOL)]
     pub db_pool: u32,
     /// Skip measuring the generator's ceiling at the start.
     ///

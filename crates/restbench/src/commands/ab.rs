@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use restbench_harness::events::{Observer, RunEvent};
-use restbench_harness::plan::ab::{self as sides, AbMode, AbPair};
-use restbench_harness::plan::{self, ConformanceStep};
+use restbench_harness::planner::ab::{self as sides, AbMode, AbPair};
+use restbench_harness::planner::{self, ConformanceStep};
 use restbench_subject::prepare;
 use restbench_model::time::utc_stamp;
 use restbench_model::{AbReport, Versioned, Workload, read_run};
@@ -118,10 +118,10 @@ fn the_pair(args: &AbArgs, root: &Path, cache: &Path) -> anyhow::Result<AbPair> 
 
 /// The run, its progress on stderr (stdout is for the A/B), its reports written; the run's own
 /// exit code (130 when interrupted, 1 when a cell failed).
-fn measure(request: plan::RunRequest, export: &crate::cli::ExportArgs) -> anyhow::Result<ExitCode> {
+fn measure(request: planner::RunRequest, export: &crate::cli::ExportArgs) -> anyhow::Result<ExitCode> {
     let stop = signals::stop_flag()?;
     let exports = output::open_exports(export)?;
-    let mut resolved = plan::resolve(request).map_err(plan_error)?;
+    let mut resolved = planner::resolve(request).map_err(plan_error)?;
     output::warn(&resolved.warnings);
     let progress = TerminalProgress::new(resolved.plan.cells());
     for note in resolved.opening_notes() {

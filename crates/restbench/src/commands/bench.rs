@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use restbench_harness::plan::{self, ConformanceStep};
+use restbench_harness::planner::{self, ConformanceStep};
 use restbench_subject::ad_hoc;
 use restbench_model::Workload;
 use restbench_model::time::utc_stamp;
@@ -44,6 +44,6 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         what,
         ConformanceStep::NotApplicable,
     )?;
-    let resolved = plan::resolve(request).map_err(plan_error)?;
+    let resolved = planner::resolve(request).map_err(plan_error)?;
     progress::measure(resolved, &stop, exports)
 }

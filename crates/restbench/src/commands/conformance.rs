@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use restbench_harness::events::{RunEvent, Step};
-use restbench_harness::plan::DEFAULT_DB_POOL;
+use restbench_harness::planner::DEFAULT_DB_POOL;
 use restbench_subject::{self as subject, prepare};
 use restbench_harness::sessions::conformance::{ConformanceOptions, conformance_subjects};
 use restbench_model::{ConformanceReport, Workload};

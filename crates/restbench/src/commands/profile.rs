@@ -68,7 +68,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         backend: &backend,
         cache: &cache,
         database_url: provision.url.as_deref(),
-        db_pool_total: restbench_harness::plan::DEFAULT_DB_POOL,
+        db_pool_total: restbench_harness::planner::DEFAULT_DB_POOL,
         address: None,
         remote: None,
     };

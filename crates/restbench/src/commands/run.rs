@@ -2,8 +2,8 @@
 
 use std::process::ExitCode;
 
-use restbench_harness::plan::ConformanceStep;
-use restbench_harness::plan;
+use restbench_harness::planner::ConformanceStep;
+use restbench_harness::planner;
 use restbench_subject as subject;
 use restbench_model::Workload;
 use restbench_model::time::utc_stamp;
@@ -38,6 +38,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let exports = output::open_exports(&cells.measure.export)?;
     let conformance = ConformanceStep::unless_skipped(args.no_conformance);
     let request = options::run_request(subjects, workloads, cells, &root, what, conformance)?;
-    let resolved = plan::resolve(request).map_err(plan_error)?;
+    let resolved = planner::resolve(request).map_err(plan_error)?;
     progress::measure(resolved, &stop, exports)
 }

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
-use restbench_harness::plan::Site;
-use restbench_harness::plan::study::StudyRequest;
+use restbench_harness::planner::Site;
+use restbench_harness::planner::study::StudyRequest;
 use restbench_harness::runner::Observer;
 use restbench_model::RunResults;
 use restbench_model::time::utc_stamp;

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use restbench_harness::events::RunEvent;
-use restbench_harness::plan::DEFAULT_DB_POOL;
+use restbench_harness::planner::DEFAULT_DB_POOL;
 use restbench_subject::{self as subject, prepare};
 use restbench_harness::sessions::verify::{VerifyOptions, verify_subjects};
 use restbench_model::{FindingLevel, VerifyOutcome, Workload};
