@@ -1,16 +1,42 @@
 //! The interface between a run (or a verify session) and whoever watches it: the runner says what
 //! happens as [`RunEvent`]s and never how it is shown. The terminal display, `restbench
-//! verify`'s printer and the run's `results.json` writer are consumers of the same events.
+//! verify`'s printer and the run's `results.json` writer are consumers of the same events, each
+//! an [`Observer`] handed to the run in one [`Events`].
+//!
+//! Every event reaches every observer as an [`Event`], stamped once where it is emitted with the
+//! wall-clock time and the time since the run began (as nextest stamps its test events), so a
+//! progress line, a log and the results file agree on when something happened.
 
 use std::fmt;
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::HarnessError;
 
 use restbench_model::{
     Cell, GroupRounds, Protocol, Scenario, SubjectConformance, VerifyOutcome, Workload,
 };
 
+/// One event, with when it happened.
+#[derive(Debug, Clone, Copy)]
+pub struct Event<'a> {
+    /// The wall-clock time it was emitted.
+    pub at: SystemTime,
+    /// Since the run (or session) began: since its [`Events`] was made.
+    pub elapsed: Duration,
+    pub kind: RunEvent<'a>,
+}
+
 /// What happens during a run or a verify session, as it happens.
 #[derive(Debug, Clone, Copy)]
 pub enum RunEvent<'a> {
+    /// The run begins: `cells` cells are planned.
+    RunStarted { cells: usize },
+    /// The run is over: every cell finished, or the stop flag ended it (`interrupted`); the
+    /// generator's ceiling measured again at the end, when it was.
+    RunFinished {
+        interrupted: bool,
+        drift: Option<&'a Drift>,
+    },
     /// A subject, a scenario of it or one of its cells entered a new step.
     Step { at: At<'a>, step: Step },
     /// Progress of the current load, as a fraction 0..1.
@@ -143,19 +169,73 @@ impl fmt::Display for Step {
     }
 }
 
-/// A consumer of events. Any `Fn(&RunEvent)` is one.
-pub trait Observer {
-    fn event(&self, event: &RunEvent);
+/// The generator's ceiling measured again at the end of a run, against the run's best.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Drift {
+    pub end_rps: f64,
+    /// The best ceiling of the whole run.
+    pub ceiling_rps: Option<f64>,
+    /// Why the machine looks noisy, when the two differ too much.
+    pub noisy_machine: Option<String>,
+}
 
-    /// Shorthand for a [`RunEvent::Note`].
-    fn note(&self, message: &str) {
-        self.event(&RunEvent::Note(message));
+/// A consumer of events. Any `Fn(&Event)` is one.
+pub trait Observer {
+    fn event(&self, event: &Event);
+
+    /// An observer that can fail (the results file on a full disk) hands its failure over
+    /// once; the run ends at its next cell with that error.
+    fn failure(&self) -> Option<HarnessError> {
+        None
     }
 }
 
-impl<F: Fn(&RunEvent)> Observer for F {
-    fn event(&self, event: &RunEvent) {
+impl<F: Fn(&Event)> Observer for F {
+    fn event(&self, event: &Event) {
         self(event)
+    }
+}
+
+/// What a run or session emits through: its observers, and the instant it began.
+pub struct Events<'a> {
+    began: Instant,
+    observers: Vec<&'a dyn Observer>,
+}
+
+impl<'a> Events<'a> {
+    /// Begins now, with these observers, in the order they are told.
+    pub fn new(observers: Vec<&'a dyn Observer>) -> Self {
+        Self {
+            began: Instant::now(),
+            observers,
+        }
+    }
+
+    /// No observer: for callers that watch nothing.
+    pub fn none() -> Self {
+        Self::new(Vec::new())
+    }
+
+    /// Stamps `kind` with the time and tells every observer.
+    pub fn emit(&self, kind: RunEvent) {
+        let event = Event {
+            at: SystemTime::now(),
+            elapsed: self.began.elapsed(),
+            kind,
+        };
+        for o in &self.observers {
+            o.event(&event);
+        }
+    }
+
+    /// Shorthand for a [`RunEvent::Note`].
+    pub fn note(&self, message: &str) {
+        self.emit(RunEvent::Note(message));
+    }
+
+    /// The first failure an observer has handed over, if any.
+    pub fn failure(&self) -> Option<HarnessError> {
+        self.observers.iter().find_map(|o| o.failure())
     }
 }
 
@@ -187,5 +267,31 @@ mod tests {
         for (step, text) in shown {
             assert_eq!(step.to_string(), text);
         }
+    }
+
+    #[test]
+    fn every_observer_sees_one_event_with_one_time() {
+        use std::cell::RefCell;
+        let seen: RefCell<Vec<(SystemTime, Duration, String)>> = RefCell::default();
+        let a = |e: &Event| {
+            if let RunEvent::Note(n) = e.kind {
+                seen.borrow_mut().push((e.at, e.elapsed, format!("a {n}")));
+            }
+        };
+        let b = |e: &Event| {
+            if let RunEvent::Note(n) = e.kind {
+                seen.borrow_mut().push((e.at, e.elapsed, format!("b {n}")));
+            }
+        };
+        let events = Events::new(vec![&a, &b]);
+        std::thread::sleep(Duration::from_millis(5));
+        events.note("first");
+        events.note("second");
+        let seen = seen.into_inner();
+        let names: Vec<&str> = seen.iter().map(|s| s.2.as_str()).collect();
+        assert_eq!(names, ["a first", "b first", "a second", "b second"]);
+        assert_eq!((seen[0].0, seen[0].1), (seen[1].0, seen[1].1));
+        assert!(seen[0].1 >= Duration::from_millis(5), "{:?}", seen[0].1);
+        assert!(seen[2].1 >= seen[0].1);
     }
 }

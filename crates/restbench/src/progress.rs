@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use restbench_harness::events::{At, Observer, RunEvent, Step};
+use restbench_harness::events::{At, Event, Observer, RunEvent, Step};
 use restbench_harness::planner::Resolved;
 use restbench_model::{Cell, CellStatus};
 use restbench_report::units::{micros_short, thousands};
@@ -49,6 +49,11 @@ impl TerminalProgress {
         }
     }
 
+    /// A line of the command's own (the plan, a warning), printed as a note of the run is.
+    pub fn note(&self, line: &str) {
+        self.say(line);
+    }
+
     /// Prints `line` above the bar, broken to the terminal's width (continuations indented).
     fn say(&self, line: &str) {
         for part in crate::width::hanging(line, crate::width::stderr_width(), 4) {
@@ -61,8 +66,8 @@ impl TerminalProgress {
 }
 
 impl Observer for TerminalProgress {
-    fn event(&self, event: &RunEvent) {
-        match *event {
+    fn event(&self, event: &Event) {
+        match event.kind {
             RunEvent::Step { at, step } => self.step(at, step),
             RunEvent::LoadProgress(fraction) => self.load_progress(fraction),
             RunEvent::CellDone { cell, done, total } => self.cell_done(cell, done, total),

@@ -19,7 +19,9 @@ use crate::error::HarnessError;
 use restbench_host::error::chain;
 use restbench_host::cgroup::Backend;
 use restbench_host::placement::{Placement, available_cpus, format_cpu_list};
-use crate::runner::{LoadShape, Mode, Observer, OpenLoop, RunEntry, RunPlan};
+use crate::events::{Events, Observer};
+use crate::runner::ResultsFile;
+use crate::runner::{LoadShape, Mode, OpenLoop, RunEntry, RunPlan};
 
 /// Database connections in total over all server processes when none are asked for: seed 003's
 /// pool (study c: "a pool of 100"), so every stack gets the pool the seed gave it.
@@ -479,7 +481,7 @@ pub(crate) fn place(
 impl Resolved {
     /// Measures the generator's ceiling against a trivial server with the run's shape, when the
     /// plan calibrates; says what it found (or why it could not) through `observer`.
-    pub fn calibrate(&mut self, stop: &AtomicBool, observer: &dyn Observer) {
+    pub fn calibrate(&mut self, stop: &AtomicBool, observer: &Events) {
         let Some(duration) = self.calibration else {
             return;
         };
@@ -505,13 +507,19 @@ impl Resolved {
     }
 
     /// Calibrates when the plan does, then runs it: the database stays up until `self` drops.
+    ///
+    /// The run's results file is the first of its observers, then `observer` (the caller's
+    /// display); both see every event with the same time.
     pub fn run(
         &mut self,
         stop: &AtomicBool,
         observer: &dyn Observer,
     ) -> Result<RunResults, HarnessError> {
-        self.calibrate(stop, observer);
-        crate::runner::run(&self.plan, stop, observer)
+        let file = ResultsFile::create(&self.plan)?;
+        let events = Events::new(vec![&file, observer]);
+        self.calibrate(stop, &events);
+        crate::runner::run(&self.plan, stop, &events)?;
+        file.into_results()
     }
 
     /// The run's plan in a few lines, before anything is built: the grid, the rounds budget and

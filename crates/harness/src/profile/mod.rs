@@ -24,7 +24,7 @@ use restbench_loadgen::{LoadOutcome, LoadSpec, Progress, StopAt, Target};
 use restbench_model::{CellProfile, Scenario, encode_folded};
 
 use crate::HarnessError;
-use crate::events::Observer;
+use crate::events::Events;
 use restbench_host::placement::pin_current_thread;
 use crate::serve::start::{RunningSubject, StartOptions, restart_subject};
 use restbench_subject::Subject;
@@ -77,7 +77,7 @@ pub struct Slice<'a> {
     /// A discarded load before the slice (zero after a cell's measured repeats).
     pub warmup: Duration,
     pub stop: &'a AtomicBool,
-    pub observer: &'a dyn Observer,
+    pub observer: &'a Events<'a>,
 }
 
 /// A slice's folded stacks and what they hold, plus the raw files of the recording.
@@ -274,7 +274,7 @@ fn run_load(spec: &LoadSpec, slice: &Slice) -> Result<LoadOutcome, ProfileError>
             let fraction = started.elapsed().as_secs_f64() / slice.duration.as_secs_f64().max(0.1);
             slice
                 .observer
-                .event(&crate::events::RunEvent::LoadProgress(fraction.min(1.0)));
+                .emit(crate::events::RunEvent::LoadProgress(fraction.min(1.0)));
         }
         handle
             .join()

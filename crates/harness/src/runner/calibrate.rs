@@ -12,7 +12,7 @@ use restbench_loadgen::{Progress, StopAt, Target};
 
 use super::plan::{LoadShape, RunPlan};
 use crate::HarnessError;
-use crate::events::Observer;
+use crate::events::{Drift, Events};
 use restbench_host::placement::{Placement, pin_current_thread};
 
 /// What the calibration measured.
@@ -72,14 +72,6 @@ pub struct Calibration<'a> {
     ceiling: Option<f64>,
 }
 
-/// The calibration at the end of a run against the one at its start.
-pub struct Drift {
-    pub end_rps: f64,
-    /// The best ceiling of the whole run.
-    pub ceiling_rps: Option<f64>,
-    /// Why the machine looks noisy, when the two differ too much.
-    pub noisy_machine: Option<String>,
-}
 
 impl<'a> Calibration<'a> {
     pub fn of(plan: &'a RunPlan) -> Self {
@@ -100,7 +92,7 @@ impl<'a> Calibration<'a> {
         median: f64,
         subject: &str,
         stop: &AtomicBool,
-        observer: &dyn Observer,
+        observer: &Events,
     ) {
         let (Some(c), Some(d)) = (self.ceiling, self.plan.calibration) else {
             return;
@@ -115,7 +107,7 @@ impl<'a> Calibration<'a> {
         if let Ok(again) = loadgen_ceiling(&self.plan.placement, &self.plan.shape, d, stop) {
             let ceiling_rps = c.max(again.rps);
             self.ceiling = Some(ceiling_rps);
-            observer.event(&crate::events::RunEvent::Calibrated { ceiling_rps });
+            observer.emit(crate::events::RunEvent::Calibrated { ceiling_rps });
         }
     }
 
@@ -129,7 +121,7 @@ impl<'a> Calibration<'a> {
     }
 
     /// Calibrates once more at the end of a run that calibrated at its start.
-    pub fn drift(&self, stop: &AtomicBool, observer: &dyn Observer) -> Option<Drift> {
+    pub fn drift(&self, stop: &AtomicBool, observer: &Events) -> Option<Drift> {
         let (Some(start), Some(d)) = (self.plan.loadgen_ceiling_rps, self.plan.calibration) else {
             return None;
         };

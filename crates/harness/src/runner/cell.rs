@@ -8,7 +8,7 @@ use restbench_model::{Cell, CellStatus, Finding, FindingLevel, Protocol, Scenari
 
 use super::plan::RunPlan;
 use restbench_db::Database;
-use crate::events::{At, Observer, RunEvent, Step};
+use crate::events::{At, Events, RunEvent, Step};
 use crate::serve::ServerLocation;
 use crate::serve::start::{RunningSubject, StartOptions};
 use restbench_subject::Subject;
@@ -29,14 +29,14 @@ pub struct CellRun<'a> {
     /// Where `server` runs, to read its usage there.
     pub location: &'a dyn ServerLocation,
     pub stop: &'a AtomicBool,
-    pub observer: &'a dyn Observer,
+    pub observer: &'a Events<'a>,
 }
 
 impl CellRun<'_> {
     /// Says that the cell entered `step`.
     pub fn step(&self, step: Step) {
         let at = At::cell(&self.subject.id, self.scenario, self.workload);
-        self.observer.event(&RunEvent::Step { at, step });
+        self.observer.emit(RunEvent::Step { at, step });
     }
 
     pub fn stopped(&self) -> bool {

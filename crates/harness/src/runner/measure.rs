@@ -12,7 +12,7 @@ use restbench_model::{Protocol, Saturation, ShardSummary};
 use super::cell::CellRun;
 use super::plan::RunPlan;
 use crate::HarnessError;
-use crate::events::{Observer, RunEvent};
+use crate::events::{Events, RunEvent};
 use restbench_host::placement::{Placement, pin_current_thread};
 use restbench_host::sample::ServerSample;
 use restbench_verify::requests;
@@ -157,7 +157,7 @@ fn load_once(
     plan: &RunPlan,
     spec: &LoadSpec,
     stop: &AtomicBool,
-    observer: &dyn Observer,
+    observer: &Events,
 ) -> Result<Option<(LoadOutcome, Vec<ShardSummary>)>, HarnessError> {
     let Some(remote) = &plan.remote else {
         return run_load(spec, &plan.placement, stop, observer).map(|o| Some((o, Vec::new())));
@@ -174,7 +174,7 @@ pub(crate) fn run_load(
     spec: &LoadSpec,
     placement: &Placement,
     stop: &AtomicBool,
-    observer: &dyn Observer,
+    observer: &Events,
 ) -> Result<LoadOutcome, HarnessError> {
     let mut outcomes = run_loads_together(std::slice::from_ref(spec), placement, stop, observer)?;
     Ok(outcomes.remove(0))
@@ -187,7 +187,7 @@ pub(crate) fn run_loads_together(
     specs: &[LoadSpec],
     placement: &Placement,
     stop: &AtomicBool,
-    observer: &dyn Observer,
+    observer: &Events,
 ) -> Result<Vec<LoadOutcome>, HarnessError> {
     let started = Instant::now();
     let progress: Vec<Arc<Progress>> = specs.iter().map(|_| Arc::default()).collect();
@@ -214,7 +214,7 @@ pub(crate) fn run_loads_together(
                 .zip(&progress)
                 .map(|(spec, p)| fraction(spec, p))
                 .fold(1.0, f64::min);
-            observer.event(&RunEvent::LoadProgress(slowest.clamp(0.0, 1.0)));
+            observer.emit(RunEvent::LoadProgress(slowest.clamp(0.0, 1.0)));
         }
         handles
             .into_iter()

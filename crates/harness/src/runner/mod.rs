@@ -23,16 +23,15 @@ pub mod results;
 pub mod rounds;
 pub mod verdict;
 
-use std::cell::RefCell;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use restbench_model::{
-    Cell, CellStatus, Flag, Protocol, RunResults, Scenario, SubjectConformance, Workload,
+    Cell, CellStatus, Flag, Protocol, Scenario, SubjectConformance, Workload,
 };
 
-pub use crate::events::{At, Observer, RunEvent, Step};
+pub use crate::events::{At, Event, Events, Observer, RunEvent, Step};
 pub use restbench_host::sample::ServerSample;
 pub use cell::CellRun;
 pub use measure::{Measurement, Slice, warmup_settled};
@@ -50,7 +49,7 @@ use crate::HarnessError;
 use crate::sessions::conformance as conformance_cache;
 use calibrate::Calibration;
 use costs::Costs;
-use results::ResultsFile;
+pub use results::ResultsFile;
 use rounds::{Group, Member, Started};
 
 /// The reason of the cells an interrupt kept from being measured: a build or a start that
@@ -58,25 +57,22 @@ use rounds::{Group, Member, Started};
 /// build's commands too), not because of the subject.
 const INTERRUPTED: &str = "interrupted before it was measured";
 
-/// Runs the plan; returns the results (also written to `out_dir/results.json`).
-pub fn run(
-    plan: &RunPlan,
-    stop: &AtomicBool,
-    observer: &dyn Observer,
-) -> Result<RunResults, HarnessError> {
-    let reporters = Reporters {
-        results: RefCell::new(ResultsFile::create(plan)?),
-        failed: RefCell::new(None),
-        observer,
-    };
-    let db = connect_database(plan, &reporters);
+/// Runs the plan, telling `events`' observers everything that happens, from
+/// [`RunEvent::RunStarted`] to [`RunEvent::RunFinished`]; the results document is one of those
+/// observers ([`ResultsFile`], made by the caller). An observer's failure (a results file that
+/// cannot be written) ends the run at the next cell with that error.
+pub fn run(plan: &RunPlan, stop: &AtomicBool, events: &Events) -> Result<(), HarnessError> {
+    events.emit(RunEvent::RunStarted {
+        cells: plan.cells(),
+    });
+    let db = connect_database(plan, events);
     let location = plan.server_location();
     let options = location.start_options(plan.start_options());
     let min_rounds = plan.rounds.as_ref().map_or(0, |r| r.min_rounds);
     let mut run = Run {
         plan,
         stop,
-        events: &reporters,
+        events,
         location: location.as_ref(),
         options: &options,
         db: db.as_ref(),
@@ -104,18 +100,16 @@ pub fn run(
     let calibration = run.calibration;
     let interrupted = stop.load(Ordering::Relaxed);
     let drift = (!interrupted)
-        .then(|| calibration.drift(stop, &reporters))
+        .then(|| calibration.drift(stop, events))
         .flatten();
-    reporters.check()?;
-    let mut file = reporters.results.into_inner();
-    let results = file.results_mut();
-    results.interrupted = interrupted;
-    if let Some(drift) = drift {
-        results.environment.loadgen_ceiling_end_rps = Some(drift.end_rps);
-        results.environment.loadgen_ceiling_rps = drift.ceiling_rps;
-        results.noisy_machine = drift.noisy_machine;
+    if let Some(e) = events.failure() {
+        return Err(e);
     }
-    file.finish()
+    events.emit(RunEvent::RunFinished {
+        interrupted,
+        drift: drift.as_ref(),
+    });
+    events.failure().map_or(Ok(()), Err)
 }
 
 /// The scenarios of the plan's entries, each once, in the order they first appear.
@@ -130,7 +124,7 @@ fn scenarios_of(plan: &RunPlan) -> Vec<Scenario> {
 }
 
 /// The run's database, seeded; without one (none asked for, or unreachable) users cells fail.
-fn connect_database(plan: &RunPlan, events: &dyn Observer) -> Option<Database> {
+fn connect_database(plan: &RunPlan, events: &Events) -> Option<Database> {
     let url = plan.database_url.as_ref()?;
     match Database::connect(url).and_then(|db| db.seed().map(|_| db)) {
         Ok(db) => Some(db),
@@ -141,37 +135,11 @@ fn connect_database(plan: &RunPlan, events: &dyn Observer) -> Option<Database> {
     }
 }
 
-/// The consumers of a run's events: its results file, then the caller's observer. A failed
-/// write is kept and ends the run at the next cell.
-struct Reporters<'a> {
-    results: RefCell<ResultsFile>,
-    failed: RefCell<Option<HarnessError>>,
-    observer: &'a dyn Observer,
-}
-
-impl Reporters<'_> {
-    fn check(&self) -> Result<(), HarnessError> {
-        match self.failed.borrow_mut().take() {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
-    }
-}
-
-impl Observer for Reporters<'_> {
-    fn event(&self, event: &RunEvent) {
-        if let Err(e) = self.results.borrow_mut().report(event) {
-            self.failed.borrow_mut().get_or_insert(e);
-        }
-        self.observer.event(event);
-    }
-}
-
 /// A run in progress: what every cell shares.
 struct Run<'a> {
     plan: &'a RunPlan,
     stop: &'a AtomicBool,
-    events: &'a Reporters<'a>,
+    events: &'a Events<'a>,
     location: &'a dyn ServerLocation,
     options: &'a StartOptions<'a>,
     db: Option<&'a Database>,
@@ -344,7 +312,7 @@ impl<'a> Run<'a> {
                     ) else {
                         return Ok(ControlFlow::Break(()));
                     };
-                    self.events.event(&RunEvent::GroupDone(&record));
+                    self.events.emit(RunEvent::GroupDone(&record));
                 }
                 for mut m in members {
                     let s = &mut started[m.started];
@@ -477,7 +445,7 @@ impl<'a> Run<'a> {
     }
 
     fn conformed(&self, conformance: &SubjectConformance, cached: bool) {
-        self.events.event(&RunEvent::Conformed {
+        self.events.emit(RunEvent::Conformed {
             conformance,
             cached,
         });
@@ -510,16 +478,16 @@ impl<'a> Run<'a> {
             cell.raise(Flag::Nonconformant);
         }
         self.done += 1;
-        self.events.event(&RunEvent::CellDone {
+        self.events.emit(RunEvent::CellDone {
             cell: &cell,
             done: self.done,
             total: self.total,
         });
-        self.events.check()
+        self.events.failure().map_or(Ok(()), Err)
     }
 
     fn step(&self, at: At, step: Step) {
-        self.events.event(&RunEvent::Step { at, step });
+        self.events.emit(RunEvent::Step { at, step });
     }
 }
 

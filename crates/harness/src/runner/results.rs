@@ -1,23 +1,27 @@
-//! The run's `results.json`, written as a consumer of the run's events: every finished cell is
-//! written at once, so an interrupted run keeps what it finished.
+//! The run's `results.json`, written as one observer of the run's events (made by the caller
+//! and handed to the run with the others): every finished cell is written at once, so an
+//! interrupted run keeps what it finished, and [`RunEvent::RunFinished`] writes it whole.
 
+use std::cell::RefCell;
 use std::path::PathBuf;
 
 use restbench_loadgen::{HttpVersion, StopAt};
-use restbench_model::time::utc_now;
+use restbench_model::time::{rfc3339, utc_now};
 use restbench_model::{RunProtocol, RunResults, SCHEMA_VERSION, write_results};
 
 use super::plan::RunPlan;
 use crate::HarnessError;
-use crate::events::RunEvent;
+use crate::events::{Event, Observer, RunEvent};
 use restbench_host::environment;
 
 /// The document of a run, kept on disk as it grows.
 pub struct ResultsFile {
     dir: PathBuf,
-    results: RunResults,
+    results: RefCell<RunResults>,
     /// Cells in the last results.json that was written whole.
     saved: std::cell::Cell<usize>,
+    /// The first write that failed, until the run takes it ([`Observer::failure`]).
+    failed: RefCell<Option<HarnessError>>,
 }
 
 impl ResultsFile {
@@ -43,58 +47,66 @@ impl ResultsFile {
         };
         let file = Self {
             dir: plan.out_dir.clone(),
-            results,
+            results: RefCell::new(results),
             saved: std::cell::Cell::new(0),
+            failed: RefCell::new(None),
         };
         file.write()?;
         Ok(file)
     }
 
-    /// Takes in what an event changes in the document (a finished cell, a new ceiling).
-    pub fn report(&mut self, event: &RunEvent) -> Result<(), HarnessError> {
-        match event {
-            RunEvent::CellDone { cell, .. } => {
-                self.results.cells.push((*cell).clone());
-                self.write()
-            }
+    /// Takes in what an event changes in the document (a finished cell, a new ceiling, the
+    /// end of the run).
+    fn report(&self, event: &Event) -> Result<(), HarnessError> {
+        let mut results = self.results.borrow_mut();
+        match &event.kind {
+            RunEvent::CellDone { cell, .. } => results.cells.push((*cell).clone()),
             RunEvent::Conformed { conformance, .. } => {
-                self.results.conformance.push((*conformance).clone());
-                self.write()
+                results.conformance.push((*conformance).clone())
             }
-            RunEvent::GroupDone(group) => {
-                self.results.groups.push((*group).clone());
-                self.write()
-            }
+            RunEvent::GroupDone(group) => results.groups.push((*group).clone()),
             RunEvent::Calibrated { ceiling_rps } => {
-                self.results.environment.loadgen_ceiling_rps = Some(*ceiling_rps);
-                Ok(())
+                results.environment.loadgen_ceiling_rps = Some(*ceiling_rps);
+                return Ok(());
             }
-            _ => Ok(()),
+            RunEvent::RunFinished { interrupted, drift } => {
+                results.interrupted = *interrupted;
+                if let Some(drift) = drift {
+                    results.environment.loadgen_ceiling_end_rps = Some(drift.end_rps);
+                    results.environment.loadgen_ceiling_rps = drift.ceiling_rps;
+                    results.noisy_machine = drift.noisy_machine.clone();
+                }
+                let secs = event
+                    .at
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs() as i64);
+                results.finished_at = Some(rfc3339(secs));
+            }
+            _ => return Ok(()),
         }
+        drop(results);
+        self.write()
     }
 
-    /// The document so far, for what only the end of a run knows.
-    pub fn results_mut(&mut self) -> &mut RunResults {
-        &mut self.results
-    }
-
-    /// Writes the finished document and returns it.
-    pub fn finish(mut self) -> Result<RunResults, HarnessError> {
-        self.results.finished_at = Some(utc_now());
-        self.write()?;
-        Ok(self.results)
+    /// The document as it stands (whole once the run has finished), or the write that failed.
+    pub fn into_results(self) -> Result<RunResults, HarnessError> {
+        match self.failed.into_inner() {
+            Some(e) => Err(e),
+            None => Ok(self.results.into_inner()),
+        }
     }
 
     /// Replaces results.json atomically: when that fails (a full disk), the last good one is
     /// kept whole and the error names the cells it does not hold.
     fn write(&self) -> Result<(), HarnessError> {
-        match write_results(&self.dir, &self.results) {
+        let results = self.results.borrow();
+        match write_results(&self.dir, &results) {
             Ok(()) => {
-                self.saved.set(self.results.cells.len());
+                self.saved.set(results.cells.len());
                 Ok(())
             }
             Err(e) => {
-                let unsaved: Vec<String> = (self.results.cells.get(self.saved.get()..))
+                let unsaved: Vec<String> = (results.cells.get(self.saved.get()..))
                     .unwrap_or_default()
                     .iter()
                     .map(|c| format!("{} {} {} {}", c.subject, c.workload, c.scenario, c.protocol))
@@ -173,6 +185,18 @@ fn run_protocol(plan: &RunPlan) -> RunProtocol {
     }
 }
 
+impl Observer for ResultsFile {
+    fn event(&self, event: &Event) {
+        if let Err(e) = self.report(event) {
+            self.failed.borrow_mut().get_or_insert(e);
+        }
+    }
+
+    fn failure(&self) -> Option<HarnessError> {
+        self.failed.borrow_mut().take()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,8 +206,9 @@ mod tests {
     fn file(dir: &std::path::Path) -> ResultsFile {
         ResultsFile {
             dir: dir.to_path_buf(),
-            results: run_results(Vec::new()),
+            results: RefCell::new(run_results(Vec::new())),
             saved: std::cell::Cell::new(0),
+            failed: RefCell::new(None),
         }
     }
 
@@ -191,13 +216,13 @@ mod tests {
     fn a_failed_write_keeps_the_last_good_document_and_names_the_unsaved_cell() {
         let dir = tempfile::tempdir().unwrap();
         let mut f = file(dir.path());
-        f.results.cells.push(cell("kept-subject", 100.0));
+        f.results.borrow_mut().cells.push(cell("kept-subject", 100.0));
         f.write().unwrap();
         // A folder that cannot take the temporary file (here: not a folder at all) fails every
         // write, as a full disk does; the model's tests inject the failing writer itself.
         let not_a_folder = dir.path().join("results.json");
         f.dir = not_a_folder.clone();
-        f.results.cells.push(cell("lost-subject", 200.0));
+        f.results.borrow_mut().cells.push(cell("lost-subject", 200.0));
         let e = f.write().unwrap_err().to_string();
         assert!(e.contains("not saved: lost-subject "), "{e}");
         assert!(!e.contains("kept-subject"), "{e}");

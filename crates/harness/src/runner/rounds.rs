@@ -23,7 +23,7 @@ use super::plan::RunPlan;
 use super::verdict::{self, is_client_bound};
 use crate::HarnessError;
 use restbench_host::error::chain;
-use crate::events::{Observer, RunEvent, Step};
+use crate::events::{Events, RunEvent, Step};
 use restbench_host::contention::{Snapshot, is_restbench};
 use restbench_host::sample::ServerSample;
 use crate::serve::ServerLocation;
@@ -102,7 +102,7 @@ pub struct Group<'a> {
     pub options: &'a StartOptions<'a>,
     pub location: &'a dyn ServerLocation,
     pub stop: &'a std::sync::atomic::AtomicBool,
-    pub observer: &'a dyn Observer,
+    pub observer: &'a Events<'a>,
 }
 
 /// The run's estimate of work, in slices, for the ETA.
@@ -228,7 +228,7 @@ impl Group<'_> {
                 work.planned += next.len() as f64;
             }
             let unsettled = pairs.iter().filter(|p| !p.settled).count();
-            self.observer.event(&RunEvent::RoundDone {
+            self.observer.emit(RunEvent::RoundDone {
                 workload: self.workload,
                 scenario: self.scenario,
                 protocol: self.protocol,

@@ -11,7 +11,7 @@ use restbench_model::{ConformanceReport, Scenario, SubjectConformance, Workload}
 use restbench_verify::conformance::{SUITE_VERSION, check};
 use restbench_db as db;
 use restbench_host::error::chain;
-use crate::events::{At, Observer, RunEvent, Step};
+use crate::events::{At, Events, Observer, RunEvent, Step};
 use restbench_host::cgroup::Backend;
 use restbench_host::placement::{Placement, available_cpus};
 use crate::serve::{StartOptions, start_subject};
@@ -38,6 +38,8 @@ pub fn conformance_subjects(
     options: &ConformanceOptions,
     observer: &dyn Observer,
 ) -> ConformanceReport {
+    let events = Events::new(vec![observer]);
+    let observer = &events;
     let placement = Placement::split(&available_cpus());
     let backend = Backend::affinity_only("not requested");
     let provision = provide_database(options);
@@ -57,7 +59,7 @@ pub fn conformance_subjects(
             continue;
         }
         if let Some(reason) = s.unavailable_reason() {
-            observer.event(&RunEvent::SubjectSkipped {
+            observer.emit(RunEvent::SubjectSkipped {
                 subject: &s.id,
                 reason: &reason,
             });
@@ -84,10 +86,10 @@ fn subject_conformance(
     workloads: &[Workload],
     options: &ConformanceOptions,
     start: &StartOptions,
-    observer: &dyn Observer,
+    observer: &Events,
 ) -> SubjectConformance {
     let at = At::subject(&s.id);
-    observer.event(&RunEvent::Step {
+    observer.emit(RunEvent::Step {
         at,
         step: Step::Building,
     });
@@ -104,7 +106,7 @@ fn subject_conformance(
         return told(observer, hit, true);
     }
     let at = At::scenario(&s.id, Scenario::SingleThread);
-    observer.event(&RunEvent::Step {
+    observer.emit(RunEvent::Step {
         at,
         step: Step::Starting,
     });
@@ -112,7 +114,7 @@ fn subject_conformance(
         Ok(r) => r,
         Err(e) => return told(observer, errored(s, build, chain(&e)), false),
     };
-    observer.event(&RunEvent::Step {
+    observer.emit(RunEvent::Step {
         at,
         step: Step::Conformance,
     });
@@ -127,8 +129,8 @@ fn subject_conformance(
     told(observer, result, false)
 }
 
-fn told(observer: &dyn Observer, c: SubjectConformance, cached: bool) -> SubjectConformance {
-    observer.event(&RunEvent::Conformed {
+fn told(observer: &Events, c: SubjectConformance, cached: bool) -> SubjectConformance {
+    observer.emit(RunEvent::Conformed {
         conformance: &c,
         cached,
     });

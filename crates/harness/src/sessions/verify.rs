@@ -9,7 +9,7 @@ use restbench_model::{Finding, SCHEMA_VERSION, Scenario, VerifyOutcome, VerifyRe
 use restbench_db as db;
 use crate::HarnessError;
 use restbench_host::error::chain;
-use crate::events::{Observer, RunEvent};
+use crate::events::{Events, Observer, RunEvent};
 use restbench_host::cgroup::Backend;
 use restbench_host::placement::{Placement, available_cpus};
 use crate::serve::{StartOptions, start_subject};
@@ -32,6 +32,8 @@ pub struct VerifyOptions<'a> {
 /// Verifies every subject in `options` in turn, telling `observer` as it goes, and returns the
 /// report (`restbench verify --json`).
 pub fn verify_subjects(options: &VerifyOptions, observer: &dyn Observer) -> VerifyReport {
+    let events = Events::new(vec![observer]);
+    let observer = &events;
     let placement = Placement::split(&available_cpus());
     let backend = Backend::affinity_only("not requested");
     let provision = provide_database(options);
@@ -91,7 +93,7 @@ struct Session<'a> {
     database: Option<&'a db::Database>,
     /// Why there is no database, when one was needed.
     db_problem: Option<String>,
-    observer: &'a dyn Observer,
+    observer: &'a Events<'a>,
 }
 
 impl Session<'_> {
@@ -108,7 +110,7 @@ impl Session<'_> {
             return;
         }
         if let Some(reason) = s.unavailable_reason() {
-            self.observer.event(&RunEvent::SubjectSkipped {
+            self.observer.emit(RunEvent::SubjectSkipped {
                 subject: &s.id,
                 reason: &reason,
             });
@@ -121,7 +123,7 @@ impl Session<'_> {
             Ok(r) => r,
             Err(e) => {
                 let reason = chain(&e);
-                self.observer.event(&RunEvent::SubjectFailed {
+                self.observer.emit(RunEvent::SubjectFailed {
                     subject: &s.id,
                     reason: &reason,
                 });
@@ -137,7 +139,7 @@ impl Session<'_> {
         let common = verify::common(running.addr);
         for w in mine {
             let outcome = self.check(s, w, &common, running.addr);
-            self.observer.event(&RunEvent::Verified(&outcome));
+            self.observer.emit(RunEvent::Verified(&outcome));
             results.push(outcome);
         }
         running.child.stop(Duration::from_secs(5));

@@ -9,7 +9,7 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use restbench_harness::events::RunEvent;
+use restbench_harness::events::{Event, RunEvent};
 use restbench_subject::Subject;
 use restbench_harness::sessions::conformance as session;
 use restbench_verify::conformance;
@@ -365,9 +365,9 @@ fn checked_from_cache(subject: &Subject, cache: &Path) -> bool {
         fresh: false,
     };
     let cached = RefCell::new(None);
-    let report = session::conformance_subjects(&options, &|e: &RunEvent| {
-        if let RunEvent::Conformed { cached: c, .. } = e {
-            *cached.borrow_mut() = Some(*c);
+    let report = session::conformance_subjects(&options, &|e: &Event| {
+        if let RunEvent::Conformed { cached: c, .. } = e.kind {
+            *cached.borrow_mut() = Some(c);
         }
     });
     assert_eq!(report.subjects.len(), 1);

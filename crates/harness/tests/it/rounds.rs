@@ -8,7 +8,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use restbench_harness::events::{Observer, RunEvent, Step};
+use restbench_harness::events::{Event, Observer, RunEvent, Step};
 use restbench_host::placement::{Placement, available_cpus, pin_current_thread};
 use restbench_harness::planner::{
     ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, RoundsRequest, RunRequest,
@@ -27,7 +27,8 @@ struct Hog {
 }
 
 impl Observer for Hog {
-    fn event(&self, event: &RunEvent) {
+    fn event(&self, event: &Event) {
+        let event = &event.kind;
         if let RunEvent::Step { at, step } = event {
             let hog = matches!(step, Step::Measuring { .. }) && at.subject == self.victim;
             self.on.store(hog, Ordering::Relaxed);

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use restbench_harness::events::{Observer, RunEvent};
 use restbench_harness::planner::ab::{self as sides, AbMode, AbPair};
 use restbench_harness::planner::{self, ConformanceStep};
 use restbench_subject::prepare;
@@ -125,7 +124,7 @@ fn measure(request: planner::RunRequest, export: &crate::cli::ExportArgs) -> any
     output::warn(&resolved.warnings);
     let progress = TerminalProgress::new(resolved.plan.cells());
     for note in resolved.opening_notes() {
-        progress.event(&RunEvent::Note(&note));
+        progress.note(&note);
     }
     let result = resolved.run(&stop, &progress);
     progress.finish();

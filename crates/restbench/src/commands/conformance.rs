@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use restbench_harness::events::{RunEvent, Step};
+use restbench_harness::events::{Event, RunEvent, Step};
 use restbench_harness::planner::DEFAULT_DB_POOL;
 use restbench_subject::{self as subject, prepare};
 use restbench_harness::sessions::conformance::{ConformanceOptions, conformance_subjects};
@@ -39,7 +39,7 @@ pub fn run(args: ConformanceArgs) -> anyhow::Result<ExitCode> {
         db_pool_total: DEFAULT_DB_POOL,
         fresh: args.fresh,
     };
-    let report = conformance_subjects(&options, &|event: &RunEvent| progress(event));
+    let report = conformance_subjects(&options, &|event: &Event| progress(&event.kind));
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer_pretty(&mut out, &report)?;

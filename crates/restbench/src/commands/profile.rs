@@ -87,7 +87,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
         "{} ({}) ready; warming up {:?}, then profiling {:?} under {w}",
         s.id, args.scenario, args.warmup, args.duration
     );
-    let observer = |_: &restbench_harness::events::RunEvent| {};
+    let observer = restbench_harness::events::Events::none();
     let slice = Slice {
         spec: &spec,
         loadgen_cpus: &placement.loadgen,

@@ -9,7 +9,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::Context;
 use restbench_harness::planner::Site;
 use restbench_harness::planner::study::StudyRequest;
-use restbench_harness::runner::Observer;
 use restbench_model::RunResults;
 use restbench_model::time::utc_stamp;
 

@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::io::Write;
 use std::process::ExitCode;
 
-use restbench_harness::events::RunEvent;
+use restbench_harness::events::{Event, RunEvent};
 use restbench_harness::planner::DEFAULT_DB_POOL;
 use restbench_subject::{self as subject, prepare};
 use restbench_harness::sessions::verify::{VerifyOptions, verify_subjects};
@@ -32,10 +32,10 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     };
     let human = !args.json;
     let printer = RefCell::new((std::io::stdout().lock(), Ok(())));
-    let report = verify_subjects(&options, &|event: &RunEvent| {
+    let report = verify_subjects(&options, &|event: &Event| {
         let (out, written) = &mut *printer.borrow_mut();
         if human && written.is_ok() {
-            *written = print_event(out, event, args.verbose);
+            *written = print_event(out, &event.kind, args.verbose);
         }
     });
     let (mut out, written) = printer.into_inner();
