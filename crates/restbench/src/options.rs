@@ -35,7 +35,8 @@ pub fn out_dir(cells: &CellArgs, what: &Measured) -> PathBuf {
 }
 
 /// The request of a `run` or `bench` over `subjects` and `workloads`; `root` is the subjects
-/// folder (the build cache is keyed by it). Connects the remote hosts when asked for.
+/// folder (the build cache is keyed by it). Remote hosts are named, not connected: the run
+/// connects them once its plan is resolved.
 pub fn run_request(
     subjects: Vec<subject::Subject>,
     workloads: Vec<Workload>,
@@ -80,8 +81,8 @@ pub fn run_request(
     })
 }
 
-/// The request of `restbench study` over the subjects of `root`. Connects the remote hosts
-/// when asked for.
+/// The request of `restbench study` over the subjects of `root` (remote hosts named, not
+/// connected).
 pub fn study_request(args: &StudyArgs, root: &Path) -> anyhow::Result<StudyRequest> {
     let m = &args.measure;
     let subjects = subject::discover(root)?;

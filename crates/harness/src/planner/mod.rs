@@ -11,7 +11,7 @@ pub mod resolve;
 pub mod study;
 
 pub use request::{
-    ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, Remote, RoundsRequest,
+    ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, RemoteRequest, RoundsRequest,
     RunRequest, Selection, ShapeOverrides,
 };
 pub use resolve::{DEFAULT_DB_POOL, PlanError, Resolved, Site, resolve};

@@ -3,13 +3,14 @@
 
 use std::net::IpAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use restbench_model::{Protocol, Scenario, Workload};
 
-use restbench_host::placement::Placement;
-use restbench_remote::RemoteGenerators;
+use restbench_host::placement::{Placement, available_cpus};
+use restbench_remote::{RemoteGenerators, SshHost};
+use crate::HarnessError;
 use crate::runner::Mode;
 use crate::serve::remote_server::ServerHost;
 use restbench_subject::Subject;
@@ -103,18 +104,131 @@ pub struct OpenLoopRequest {
     pub resolution: f64,
 }
 
-/// Generators and/or the server on other hosts, already connected (`--loadgen-hosts`,
-/// `--server-host`).
-pub struct Remote {
+/// Generators and/or the server on other hosts, as asked (`--loadgen-hosts`, `--server-host`):
+/// parsed and checked, never connected here. The run connects them when it begins
+/// ([`RemoteRequest::connect`], from `Resolved::run`), so every flag is resolved and refused
+/// before the slow network step, and a plan holds no live connection.
+pub struct RemoteRequest {
+    /// One shard of every load per host.
+    pub generator_hosts: Vec<SshHost>,
+    /// The host that serves the subjects.
+    pub server_host: Option<SshHost>,
+    /// `--server-address`: what the servers bind and are loaded at; with a server host, its
+    /// address as resolved here when not given.
+    pub server_address: Option<IpAddr>,
+    /// `--server-cache`: the server host keeps its build cache for the next run.
+    pub server_cache: bool,
+    /// restbench's own binary, copied to each host.
+    pub binary: PathBuf,
+    /// The hosts once connected: every run of a study shares one connection per host.
+    connected: OnceLock<Connected>,
+}
+
+/// The hosts of a [`RemoteRequest`], connected.
+#[derive(Clone)]
+pub struct Connected {
     pub generators: Option<Arc<RemoteGenerators>>,
     pub server: Option<Arc<ServerHost>>,
     /// Where the servers bind and are loaded at.
     pub address: IpAddr,
-    /// The local CPUs: every one to the server with remote generators, every one to the
-    /// generator with a remote server.
-    pub placement: Placement,
     /// A sentence for the report.
     pub note: String,
+}
+
+impl RemoteRequest {
+    pub fn new(
+        generator_hosts: Vec<SshHost>,
+        server_host: Option<SshHost>,
+        server_address: Option<IpAddr>,
+        server_cache: bool,
+        binary: PathBuf,
+    ) -> Self {
+        Self {
+            generator_hosts,
+            server_host,
+            server_address,
+            server_cache,
+            binary,
+            connected: OnceLock::new(),
+        }
+    }
+
+    /// The local CPUs: every one to the server with remote generators, every one to the
+    /// generator (or `loadgen_cpus` of them) when only the server is remote.
+    pub fn placement(&self, loadgen_cpus: Option<&str>) -> Result<Placement, String> {
+        let available = available_cpus();
+        match (self.generator_hosts.is_empty(), &self.server_host) {
+            (true, Some(_)) => match loadgen_cpus {
+                Some(list) => Placement::with_loadgen(&available, list)
+                    .map_err(|e| format!("--loadgen-cpus {list}: {e}")),
+                None => Ok(Placement::loadgen_only(&available)),
+            },
+            _ => Ok(Placement::server_only(&available)),
+        }
+    }
+
+    /// Connects the hosts once (restbench copied to each, cached by hash), saying what it does
+    /// through `note`; later calls return the same connections.
+    pub fn connect(&self, note: &dyn Fn(&str)) -> Result<&Connected, HarnessError> {
+        if let Some(c) = self.connected.get() {
+            return Ok(c);
+        }
+        let server = match &self.server_host {
+            Some(host) => {
+                let server = ServerHost::connect(
+                    host.clone(),
+                    &self.binary,
+                    self.server_address,
+                    self.server_cache,
+                    note,
+                )?;
+                note(&format!(
+                    "subjects served on {} at {} (copied, built and started there)",
+                    server.name(),
+                    server.address
+                ));
+                Some(Arc::new(server))
+            }
+            None => None,
+        };
+        let address = match (&server, self.server_address) {
+            (Some(s), _) => s.address,
+            (None, Some(a)) => a,
+            (None, None) => IpAddr::from([127, 0, 0, 1]),
+        };
+        let generators = if self.generator_hosts.is_empty() {
+            None
+        } else {
+            let g = RemoteGenerators::connect(self.generator_hosts.clone(), &self.binary, note)?;
+            note(&format!(
+                "generators on {} (one shard each, merged); servers at {address}",
+                g.names().join(", ")
+            ));
+            Some(Arc::new(g))
+        };
+        let mut notes = Vec::new();
+        if let Some(g) = &generators {
+            notes.push(format!(
+                "Load generated on {} hosts over SSH ({}), one shard each, started together and \
+                 merged; the server had every local CPU.",
+                g.names().len(),
+                g.names().join(", ")
+            ));
+        }
+        if let Some(s) = &server {
+            notes.push(format!(
+                "The servers ran on {} over SSH (built and measured there).",
+                s.name()
+            ));
+        }
+        let connected = Connected {
+            generators,
+            server,
+            address,
+            note: notes.join(" "),
+        };
+        Ok(self.connected.get_or_init(|| connected))
+    }
 }
 
 /// A run asked for by `run` or `bench`.
@@ -127,7 +241,7 @@ pub struct RunRequest {
     pub machine: Machine,
     pub database: DatabaseRequest,
     pub open_loop: OpenLoopRequest,
-    pub remote: Option<Remote>,
+    pub remote: Option<Arc<RemoteRequest>>,
     /// False with `--no-calibrate`.
     pub calibrate: bool,
     pub out_dir: PathBuf,

@@ -4,6 +4,7 @@
 
 use std::net::IpAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -11,7 +12,7 @@ use restbench_loadgen::{LoadError, StopAt};
 use restbench_model::{RunResults, Slo, StudyInfo};
 
 use super::request::{
-    ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, Remote, RoundsRequest,
+    ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, RemoteRequest, RoundsRequest,
     RunRequest, ShapeOverrides,
 };
 use restbench_db::{self as db, Provision};
@@ -77,6 +78,8 @@ pub struct Resolved {
     pub warnings: Vec<String>,
     /// How long one calibration runs, when the generator is calibrated.
     calibration: Option<Duration>,
+    /// Hosts to connect when the run begins (`--loadgen-hosts`, `--server-host`).
+    hosts: Option<Arc<RemoteRequest>>,
 }
 
 /// The CPU placement and the enforcement backend of a run.
@@ -88,10 +91,12 @@ pub struct Site {
 
 impl Site {
     /// `machine` on this host, or the local side of `remote`'s placement.
-    pub fn new(machine: &Machine, remote: Option<&Remote>) -> Result<Self, PlanError> {
+    pub fn new(machine: &Machine, remote: Option<&RemoteRequest>) -> Result<Self, PlanError> {
         let available = available_cpus();
         let placement = match (&machine.loadgen_cpus, remote) {
-            (_, Some(r)) => r.placement.clone(),
+            (list, Some(r)) => r
+                .placement(list.as_deref())
+                .map_err(PlanError::BadArgument)?,
             (Some(list), None) => Placement::with_loadgen(&available, list)
                 .map_err(|e| PlanError::BadArgument(format!("--loadgen-cpus {list}: {e}")))?,
             (None, None) => Placement::split(&available),
@@ -108,7 +113,7 @@ impl Site {
 /// Plans a `run` or `bench`: the shape from the length and the flags, the cells, then the
 /// database (started only when a cell needs it, after the cells are known to be there).
 pub fn resolve(req: RunRequest) -> Result<Resolved, PlanError> {
-    let site = Site::new(&req.machine, req.remote.as_ref())?;
+    let site = Site::new(&req.machine, req.remote.as_deref())?;
     let shape = run_shape(&req.shape, req.length, site.placement.loadgen.len());
     shape.check().map_err(PlanError::from_load)?;
     let quick_note = req
@@ -119,7 +124,7 @@ pub fn resolve(req: RunRequest) -> Result<Resolved, PlanError> {
     let open_loop = open_loop(&req.open_loop, req.length)?;
     let rounds = rounds(&req.shape.rounds, req.length, repeats, &open_loop)?;
     if req.shape.rounds.duet {
-        duet_possible(rounds.as_ref(), req.remote.as_ref())?;
+        duet_possible(rounds.as_ref(), req.remote.as_deref())?;
     }
     let parts = Parts {
         kind: req.kind,
@@ -131,17 +136,14 @@ pub fn resolve(req: RunRequest) -> Result<Resolved, PlanError> {
         restarts: restarts(req.shape.restarts, req.length, repeats),
         out_dir: req.out_dir,
         cache: req.cache,
-        note: join_notes(
-            join_notes(req.note, quick_note),
-            req.remote.as_ref().map(|r| r.note.clone()),
-        ),
+        note: join_notes(req.note, quick_note),
         study: None,
         open_loop,
         rounds,
         db_pool: req.database.pool,
         conformance: req.conformance,
     };
-    let mut plan = assemble(parts, site, req.remote.as_ref());
+    let mut plan = assemble(parts, site, req.remote.as_deref());
     plan.profile = profile_slice(req.profile, req.length);
     if plan.cells() == 0 {
         return Err(PlanError::NothingToRun);
@@ -236,7 +238,7 @@ pub fn rounds(
 /// started on this machine's server CPUs and driven from its generator CPUs.
 fn duet_possible(
     rounds: Option<&restbench_model::RoundsPolicy>,
-    remote: Option<&Remote>,
+    remote: Option<&RemoteRequest>,
 ) -> Result<(), PlanError> {
     if rounds.is_none() {
         return Err(PlanError::BadArgument(
@@ -364,7 +366,7 @@ pub(crate) struct Parts {
 }
 
 /// The plan of `parts` on `site`, without its database yet and not calibrated.
-pub(crate) fn assemble(parts: Parts, site: Site, remote: Option<&Remote>) -> RunPlan {
+pub(crate) fn assemble(parts: Parts, site: Site, remote: Option<&RemoteRequest>) -> RunPlan {
     RunPlan {
         kind: parts.kind,
         entries: parts.entries,
@@ -387,9 +389,9 @@ pub(crate) fn assemble(parts: Parts, site: Site, remote: Option<&Remote>) -> Run
         study: parts.study,
         open_loop: parts.open_loop,
         rounds: parts.rounds,
-        server_address: remote.map(|r| r.address),
-        server_host: remote.and_then(|r| r.server.clone()),
-        remote: remote.and_then(|r| r.generators.clone()),
+        server_address: remote.and_then(|r| r.server_address),
+        server_host: None,
+        remote: None,
         conformance: parts.conformance == ConformanceStep::Check,
         profile: None,
     }
@@ -418,7 +420,7 @@ pub(crate) fn place(
     mut plan: RunPlan,
     machine: &Machine,
     database: &DatabaseRequest,
-    remote: Option<&Remote>,
+    remote: Option<&Arc<RemoteRequest>>,
     calibrate: bool,
     length: Length,
 ) -> Result<Resolved, PlanError> {
@@ -448,7 +450,7 @@ pub(crate) fn place(
     if let Some(e) = &provision.problem {
         warnings.push(format!("users cells will fail: {}", chain(e)));
     }
-    if let Some(server) = remote.and_then(|r| r.server.as_deref())
+    if let Some(server) = remote.and_then(|r| r.server_host.as_ref())
         && needs_db
         && let Some(url) = provision.url.as_deref().filter(|u| names_loopback(u))
     {
@@ -457,8 +459,8 @@ pub(crate) fn place(
              subjects on {} cannot reach; start one there with `restbench db start --host {}` and \
              pass its URL to --database-url",
             db::redact(url),
-            server.name(),
-            server.name()
+            server,
+            server
         ));
     }
     if provision.cluster.is_some() {
@@ -469,12 +471,13 @@ pub(crate) fn place(
         plan.database = "external".into();
     }
     plan.database_url = provision.url.clone();
-    let local_generators = remote.is_none_or(|r| r.generators.is_none());
+    let local_generators = remote.is_none_or(|r| r.generator_hosts.is_empty());
     Ok(Resolved {
         plan,
         database: provision,
         warnings,
         calibration: (calibrate && local_generators).then(|| calibration_time(length)),
+        hosts: remote.cloned(),
     })
 }
 
@@ -517,9 +520,24 @@ impl Resolved {
     ) -> Result<RunResults, HarnessError> {
         let file = ResultsFile::create(&self.plan)?;
         let events = Events::new(vec![&file, observer]);
+        self.connect_hosts(&events)?;
         self.calibrate(stop, &events);
         crate::runner::run(&self.plan, stop, &events)?;
         file.into_results()
+    }
+
+    /// The hosts of `--loadgen-hosts` and `--server-host` connected (once for every run that
+    /// shares them), and the plan given their connections, address and note.
+    fn connect_hosts(&mut self, events: &Events) -> Result<(), HarnessError> {
+        let Some(hosts) = self.hosts.clone() else {
+            return Ok(());
+        };
+        let connected = hosts.connect(&|m| events.note(m))?;
+        self.plan.remote = connected.generators.clone();
+        self.plan.server_host = connected.server.clone();
+        self.plan.server_address = Some(connected.address);
+        self.plan.note = join_notes(self.plan.note.take(), Some(connected.note.clone()));
+        Ok(())
     }
 
     /// The run's plan in a few lines, before anything is built: the grid, the rounds budget and

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use restbench_loadgen::{HttpVersion, StopAt};
@@ -10,7 +11,7 @@ use restbench_model::cpus::format_cpu_list;
 use restbench_model::published::{PublishedStudy, published_study};
 use restbench_model::{Protocol, Scenario, StudyInfo, UnknownName, Workload};
 
-use super::request::{ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, Remote};
+use super::request::{ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, RemoteRequest};
 use super::resolve::{self, Parts, PlanError, Resolved, Site, assemble, place};
 use restbench_host::placement::Placement;
 use crate::runner::{LoadShape, RunEntry};
@@ -33,7 +34,7 @@ pub struct StudyRequest {
     /// The pool is [`resolve::DEFAULT_DB_POOL`], seed 003's.
     pub database: DatabaseRequest,
     pub open_loop: OpenLoopRequest,
-    pub remote: Option<Remote>,
+    pub remote: Option<Arc<RemoteRequest>>,
     /// The build cache (`prepare::cache_dir` of the subjects folder).
     pub cache: PathBuf,
     pub conformance: ConformanceStep,
@@ -94,14 +95,14 @@ impl StudyRequest {
             restarts: resolve::restarts(self.restarts, self.length, repeats),
             out_dir,
             cache: self.cache.clone(),
-            note: self.remote.as_ref().map(|r| r.note.clone()),
+            note: None,
             study: study_info(id, self.length, &shortening, &site.placement, repeats),
             open_loop,
             rounds,
             db_pool: self.database.pool,
             conformance: self.conformance,
         };
-        let mut plan = assemble(parts, site.clone(), self.remote.as_ref());
+        let mut plan = assemble(parts, site.clone(), self.remote.as_deref());
         plan.profile = resolve::profile_slice(self.profile, self.length);
         if plan.cells() == 0 {
             return Ok(StudyRun {

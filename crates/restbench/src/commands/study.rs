@@ -23,7 +23,7 @@ pub fn run(args: StudyArgs) -> anyhow::Result<ExitCode> {
     let root = subjects_root(&args.measure.dir)?;
     let exports = output::open_exports(&args.measure.export)?;
     let request = options::study_request(&args, &root)?;
-    let site = Site::new(&request.machine, request.remote.as_ref()).map_err(plan_error)?;
+    let site = Site::new(&request.machine, request.remote.as_deref()).map_err(plan_error)?;
     let base_out = args.out.clone().unwrap_or_else(|| {
         crate::common::results_folder().join(format!("study-{}-{}", args.study.name(), utc_stamp()))
     });
