@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 use postgres::{Client, NoTls};
 
 use super::seed::{UserRow, seed_rows};
-use crate::DbError;
 use crate::DbCause;
+use crate::DbError;
 
 /// A connection to the benchmark database.
 pub struct Database {
@@ -19,10 +19,7 @@ pub struct Database {
 /// `context` with the driver's error kept whole. The driver's own `Display` is only the kind of
 /// failure ("db error"); the server's reason ("FATAL: password authentication failed …") and
 /// the OS error are in its source chain, which [`DbCause`] shows once, on one line.
-pub(crate) fn db_err(
-    context: &str,
-    e: impl std::error::Error + Send + Sync + 'static,
-) -> DbError {
+pub(crate) fn db_err(context: &str, e: impl std::error::Error + Send + Sync + 'static) -> DbError {
     DbError::Database {
         context: context.to_string(),
         cause: Some(DbCause::new(e)),
@@ -122,10 +119,7 @@ impl Database {
     }
 
     /// Queries of table `"user"` the server ran while `work` ran, and how they were counted.
-    pub fn count_user_queries(
-        &self,
-        work: impl FnOnce(),
-    ) -> Result<(u64, &'static str), DbError> {
+    pub fn count_user_queries(&self, work: impl FnOnce()) -> Result<(u64, &'static str), DbError> {
         let statements = |c: &mut Client| -> Option<i64> {
             c.query_one(
                 "SELECT COALESCE(sum(calls), 0)::int8 FROM pg_stat_statements WHERE query ILIKE '%from \"user\"%' \

@@ -78,10 +78,7 @@ pub fn find_server_binaries() -> Result<PathBuf, DbError> {
 pub fn check_keep_folder(dir: &Path) -> Result<(), DbError> {
     match dir.symlink_metadata() {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(DbError::io(
-            format!("cannot read {}", dir.display()),
-            e,
-        )),
+        Err(e) => Err(DbError::io(format!("cannot read {}", dir.display()), e)),
         Ok(m) if m.is_dir() && dir.join(KEEP_MARKER).is_file() => Ok(()),
         Ok(_) => Err(DbError::database(format!(
             "--keep {}: the folder exists and was not made by restbench; give a folder that does \

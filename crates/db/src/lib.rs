@@ -1,5 +1,13 @@
 //! PostgreSQL for the users workload: a client ([`Database`]), throwaway clusters ([`Cluster`]),
 //! the seed data ([`seed_rows`]) and provisioning for a run ([`provide`]).
+//!
+//! - `client`: queries over one connection, and URLs shown without their password ([`redact`]).
+//! - `cluster`: a throwaway cluster (initdb as `postgres` when root), its server a child that
+//!   never outlives restbench, its folder removed by a janitor even if restbench is killed.
+//! - `seed`: the fixed rows of table `"user"`, the same on every machine ([`SEED_DIGEST`]).
+//! - `provision`: the one way `run`, `study`, `verify` and `serve` get a database: the URL given,
+//!   or a cluster started on the CPUs given.
+//! - `error`: [`DbError`], and [`DbCause`], a driver's error shown once on one line.
 
 mod client;
 mod cluster;
@@ -8,7 +16,7 @@ mod provision;
 mod seed;
 
 pub use client::{Database, redact};
-pub use error::{DbCause, DbError};
 pub use cluster::{Cluster, KEEP_MARKER, SERVER_PACKAGE, find_server_binaries};
+pub use error::{DbCause, DbError};
 pub use provision::{Provision, provide};
 pub use seed::{SEED_DIGEST, UserRow, seed_digest, seed_rows};

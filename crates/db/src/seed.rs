@@ -236,19 +236,17 @@ mod tests {
                 .all(|r| r.address.contains('\n') && r.mail.contains('@') && r.name.contains(' '))
         );
         assert!(rows.iter().all(|r| r.sex == "M" || r.sex == "F"));
-        assert!(
-            rows.iter().all(|r| {
-                // `YYYY-MM-DD HH:MM:SS`, the column's text form.
-                let b = r.birthdate.as_bytes();
-                b.len() == 19
-                    && b.iter().enumerate().all(|(i, c)| match i {
-                        4 | 7 => *c == b'-',
-                        10 => *c == b' ',
-                        13 | 16 => *c == b':',
-                        _ => c.is_ascii_digit(),
-                    })
-            })
-        );
+        assert!(rows.iter().all(|r| {
+            // `YYYY-MM-DD HH:MM:SS`, the column's text form.
+            let b = r.birthdate.as_bytes();
+            b.len() == 19
+                && b.iter().enumerate().all(|(i, c)| match i {
+                    4 | 7 => *c == b'-',
+                    10 => *c == b' ',
+                    13 | 16 => *c == b':',
+                    _ => c.is_ascii_digit(),
+                })
+        }));
         // A fingerprint of the generator's output: it must never change between versions.
         let first = &rows[0];
         assert_eq!((first.id, first.username.len() > 3), (1, true));

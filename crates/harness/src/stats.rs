@@ -37,7 +37,7 @@ pub fn cv(v: &[f64]) -> f64 {
 /// medians move by less than the data's own rounding.
 const RESAMPLES: usize = 2000;
 
-/// A 95 % percentile-bootstrap interval of the median ([`RESAMPLES`] resamples, fixed seed so
+/// A 95 % percentile-bootstrap interval of the median (2,000 resamples, fixed seed so
 /// that the same data always gives the same interval); `None` with fewer than three values.
 pub fn bootstrap_median_ci(v: &[f64]) -> Option<[f64; 2]> {
     if v.len() < 3 {

@@ -2,7 +2,7 @@
 //! (`postgres://…`) so that several machines share one history.
 //!
 //! One set of SQL serves both (`$1` parameters, `ON CONFLICT DO NOTHING`); only the column
-//! types of the migrations differ ([`sql`]). Migrations are numbered and recorded in
+//! types of the migrations differ (`sql`). Migrations are numbered and recorded in
 //! `schema_migrations`, so an old file is brought up to date and a new one starts from nothing.
 //! A run's key is a hash of its document, so a run imported twice is stored once.
 

@@ -762,7 +762,6 @@ pub fn port_holder(port: u16) -> Option<String> {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@
 //! - [`shards`]: a load split over the hosts, watched until every shard answers; one failing
 //!   shard stops the others and fails with its host's stderr.
 //! - [`k8s`]: the same shards as a Kubernetes Indexed Job, and their results collected.
+//! - `error`: [`RemoteError`], each naming the host and what to do.
 //!
 //! No daemon of restbench's own: what a lab already has (sshd, keys, an agent) is all it takes.
 

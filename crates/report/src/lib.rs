@@ -19,6 +19,9 @@
 //!   (report.html, its SVG charts drawn on [`html::svg::Axes`], its conformance section);
 //! - exporting: [`export`] (`--export-json`, `--export-csv`, `--export-markdown`), over the
 //!   renderers; the only module that writes files, and only those it was given.
+//!
+//! Tests beside the code: `snapshot_tests` (the text and Markdown outputs pinned by insta) and
+//! `hostile_text_tests` (hostile strings in every document field, through every output kind).
 
 pub mod capacity_text;
 pub mod cells;

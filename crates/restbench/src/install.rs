@@ -10,7 +10,7 @@ use restbench_subject::scaffold;
 use crate::cli::SubjectsDir;
 use crate::common::data_subjects_dir;
 
-/// Copies the subjects folder in use to `to` (default: [`data_subjects_dir`](crate::common::data_subjects_dir)).
+/// Copies the subjects folder in use to `to` (default: [`data_subjects_dir`]).
 pub fn run(dir: &SubjectsDir, to: Option<PathBuf>) -> anyhow::Result<ExitCode> {
     let from = crate::common::subjects_root(dir)?;
     let to = match to {

@@ -12,7 +12,8 @@
 //!   folders, exit codes, planner errors as bad arguments), `output` (exports, reports, tables,
 //!   merged load results), `remote` (`--loadgen-hosts`/`--server-host` connected), `install`
 //!   (`subjects --install`), `live` and `start_at` (`load`'s live line and synchronised start),
-//!   `signals` (Ctrl-C as a stop flag), `width` (the terminal's width, long lines broken to it).
+//!   `signals` (Ctrl-C as a stop flag), `width` (the terminal's width, long lines broken to it),
+//!   `gate` (the regression gate's exit code and its GitHub Actions lines).
 
 mod cli;
 mod commands;

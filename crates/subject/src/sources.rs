@@ -69,7 +69,14 @@ mod tests {
     fn build_outputs_caches_and_dot_folders_are_not_source() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        for folder in ["src", "node_modules/pkg", ".venv/bin", "target/release", "out", "src/dist"] {
+        for folder in [
+            "src",
+            "node_modules/pkg",
+            ".venv/bin",
+            "target/release",
+            "out",
+            "src/dist",
+        ] {
             std::fs::create_dir_all(d.join(folder)).unwrap();
         }
         for file in [

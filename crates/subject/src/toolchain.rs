@@ -10,10 +10,10 @@
 //! `[requires] ghc_packages` names GHC libraries that must be registered with `ghc-pkg`.
 //! Each problem comes with the shell command that fixes it on Debian.
 
+use restbench_host::shell::find_on_path;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::fmt;
-use restbench_host::shell::find_on_path;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
@@ -32,7 +32,6 @@ pub struct Needs<'a> {
     pub min_versions: &'a BTreeMap<String, String>,
     pub ghc_packages: &'a [String],
 }
-
 
 /// A dotted version such as `1.26`, `20.20.2` or `17.0.15`; missing parts count as 0, so
 /// `1.26` equals `1.26.0`.

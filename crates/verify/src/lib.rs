@@ -5,7 +5,11 @@
 //! JSON is compared by meaning. Known cross-language differences (key order, `\u003e` escapes,
 //! `null` vs an absent field, date spellings) are normalised and reported as warnings.
 //!
-//! [`conformance`] checks how a server reads HTTP/1.1 rather than what it answers.
+//! One module per workload: `plaintext`, `todo`, `echo` and `users` (the database's rows
+//! against the answer, a row changed between two requests), with `answer` for the checks they
+//! share (status, headers, the request each workload sends) and `transport` for the protocol
+//! (HTTP/1.1 or h2c) the checks go over. [`conformance`] checks how a server reads HTTP/1.1
+//! rather than what it answers.
 //!
 //! Both talk to the server through this crate's own blocking clients, never the load engine's
 //! hot path: [`http`] (HTTP/1.1, every read bounded) and [`h2c`] (HTTP/2 with prior knowledge,
@@ -35,8 +39,8 @@ use std::net::SocketAddr;
 
 use restbench_model::{Finding, FindingLevel, Protocol, Workload};
 
-use restbench_db::Database;
 use crate::http::Endpoint;
+use restbench_db::Database;
 
 pub use crate::dates::{format_timestamp, normalise_timestamp};
 pub use echo::{BODY_LIMIT, oversized_json};

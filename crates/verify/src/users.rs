@@ -8,8 +8,8 @@ use serde_json::Value;
 use super::answer::{TIMEOUT, envelope, fetch, parse_json};
 use super::transport;
 use crate::dates::{date_shape, normalise_timestamp};
-use restbench_db::{Database, UserRow};
 use crate::payloads;
+use restbench_db::{Database, UserRow};
 
 pub fn check(to: Endpoint, db: &Database) -> Vec<Finding> {
     let mut f = Vec::new();

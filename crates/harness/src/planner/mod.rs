@@ -1,5 +1,5 @@
 //! Planning a run: what `run`, `bench` and `study` ask for ([`request`]), turned into the
-//! runner's [`RunPlan`](crate::runner::RunPlan) by one set of rules ([`resolve`]): the length
+//! runner's [`RunPlan`](crate::runner::RunPlan) by one set of rules ([`resolve()`]): the length
 //! policy (`--quick`, `--faithful`), the load shape, the machine's placement, the database and
 //! where it runs, and whether the generator is calibrated. [`study`] adds a seed study's cells and
 //! shape from its published figures. [`ab`] makes the two sides of `restbench ab` (two folders,
@@ -11,7 +11,7 @@ pub mod resolve;
 pub mod study;
 
 pub use request::{
-    ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, RemoteRequest, RoundsRequest,
-    RunRequest, Selection, ShapeOverrides,
+    ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, RemoteRequest,
+    RoundsRequest, RunRequest, Selection, ShapeOverrides,
 };
 pub use resolve::{DEFAULT_DB_POOL, PlanError, Resolved, Site, resolve};

@@ -1,5 +1,5 @@
 //! What a measuring command asks for, typed: the binary fills these from its flags and the
-//! planner ([`super::resolve`]) decides everything else.
+//! planner ([`super::resolve()`]) decides everything else.
 
 use std::net::IpAddr;
 use std::path::PathBuf;
@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use restbench_model::{Protocol, Scenario, Workload};
 
-use restbench_host::placement::{Placement, available_cpus};
-use restbench_remote::{RemoteGenerators, SshHost};
 use crate::HarnessError;
 use crate::runner::Mode;
 use crate::serve::remote_server::ServerHost;
+use restbench_host::placement::{Placement, available_cpus};
+use restbench_remote::{RemoteGenerators, SshHost};
 use restbench_subject::Subject;
 
 /// How long a run (or study) runs: the seed's own figures, the default, or a first look.

@@ -12,17 +12,17 @@ use restbench_loadgen::{LoadError, StopAt};
 use restbench_model::{RunResults, Slo, StudyInfo};
 
 use super::request::{
-    ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, RemoteRequest, RoundsRequest,
-    RunRequest, ShapeOverrides,
+    ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, RemoteRequest,
+    RoundsRequest, RunRequest, ShapeOverrides,
 };
-use restbench_db::{self as db, Provision};
 use crate::error::HarnessError;
-use restbench_host::error::chain;
-use restbench_host::cgroup::Backend;
-use restbench_host::placement::{Placement, available_cpus, format_cpu_list};
 use crate::events::{Events, Observer};
 use crate::runner::ResultsFile;
 use crate::runner::{LoadShape, Mode, OpenLoop, RunEntry, RunPlan};
+use restbench_db::{self as db, Provision};
+use restbench_host::cgroup::Backend;
+use restbench_host::error::chain;
+use restbench_host::placement::{Placement, available_cpus, format_cpu_list};
 
 /// Database connections in total over all server processes when none are asked for: seed 003's
 /// pool (study c: "a pool of 100"), so every stack gets the pool the seed gave it.

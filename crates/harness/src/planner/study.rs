@@ -11,10 +11,12 @@ use restbench_model::cpus::format_cpu_list;
 use restbench_model::published::{PublishedStudy, published_study};
 use restbench_model::{Protocol, Scenario, StudyInfo, UnknownName, Workload};
 
-use super::request::{ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, RemoteRequest};
+use super::request::{
+    ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, RemoteRequest,
+};
 use super::resolve::{self, Parts, PlanError, Resolved, Site, assemble, place};
-use restbench_host::placement::Placement;
 use crate::runner::{LoadShape, RunEntry};
+use restbench_host::placement::Placement;
 use restbench_subject::Subject;
 
 /// A run of one or more seed studies, asked for by `restbench study`.

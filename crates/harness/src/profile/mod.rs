@@ -25,8 +25,8 @@ use restbench_model::{CellProfile, Scenario, encode_folded};
 
 use crate::HarnessError;
 use crate::events::Events;
-use restbench_host::placement::pin_current_thread;
 use crate::serve::start::{RunningSubject, StartOptions, restart_subject};
+use restbench_host::placement::pin_current_thread;
 use restbench_subject::Subject;
 
 pub use perf::{Availability, availability};

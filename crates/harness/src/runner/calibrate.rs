@@ -72,7 +72,6 @@ pub struct Calibration<'a> {
     ceiling: Option<f64>,
 }
 
-
 impl<'a> Calibration<'a> {
     pub fn of(plan: &'a RunPlan) -> Self {
         Self {
@@ -87,13 +86,7 @@ impl<'a> Calibration<'a> {
 
     /// Calibrates again when `median` (a cell of `subject`) beats the ceiling, and keeps the
     /// higher ceiling ([`RunEvent::Calibrated`](crate::events::RunEvent::Calibrated)).
-    pub fn check(
-        &mut self,
-        median: f64,
-        subject: &str,
-        stop: &AtomicBool,
-        observer: &Events,
-    ) {
+    pub fn check(&mut self, median: f64, subject: &str, stop: &AtomicBool, observer: &Events) {
         let (Some(c), Some(d)) = (self.ceiling, self.plan.calibration) else {
             return;
         };

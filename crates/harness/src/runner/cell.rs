@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use restbench_model::{Cell, CellStatus, Finding, FindingLevel, Protocol, Scenario, Workload};
 
 use super::plan::RunPlan;
-use restbench_db::Database;
 use crate::events::{At, Events, RunEvent, Step};
 use crate::serve::ServerLocation;
 use crate::serve::start::{RunningSubject, StartOptions};
+use restbench_db::Database;
 use restbench_subject::Subject;
 use restbench_verify as verify;
 
@@ -22,7 +22,7 @@ pub struct CellRun<'a> {
     pub scenario: Scenario,
     pub workload: Workload,
     pub protocol: Protocol,
-    /// May be a new process after [`CellRun::throughput`] (`--restarts`).
+    /// May be a new process between two slices of the cell's rounds (`--restarts`).
     pub server: &'a mut RunningSubject,
     /// How `server` was started, for a restart.
     pub options: &'a StartOptions<'a>,
@@ -69,5 +69,4 @@ impl CellRun<'_> {
         cell.findings = findings;
         cell
     }
-
 }

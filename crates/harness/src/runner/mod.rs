@@ -27,28 +27,26 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use restbench_model::{
-    Cell, CellStatus, Flag, Protocol, Scenario, SubjectConformance, Workload,
-};
+use restbench_model::{Cell, CellStatus, Flag, Protocol, Scenario, SubjectConformance, Workload};
 
 pub use crate::events::{At, Event, Events, Observer, RunEvent, Step};
-pub use restbench_host::sample::ServerSample;
 pub use cell::CellRun;
 pub use measure::{Measurement, Slice, warmup_settled};
 pub use plan::{LoadShape, Mode, OpenLoop, RunEntry, RunPlan};
+pub use restbench_host::sample::ServerSample;
 pub use verdict::is_client_bound;
 
-use restbench_db::Database;
-use restbench_host::error::chain;
+use crate::HarnessError;
 use crate::serve::ServerLocation;
 use crate::serve::start::{StartOptions, start_subject};
-use restbench_subject::Subject;
-use restbench_subject::prepare::Prepared;
-use restbench_verify::conformance;
-use crate::HarnessError;
 use crate::sessions::conformance as conformance_cache;
 use calibrate::Calibration;
 use costs::Costs;
+use restbench_db::Database;
+use restbench_host::error::chain;
+use restbench_subject::Subject;
+use restbench_subject::prepare::Prepared;
+use restbench_verify::conformance;
 pub use results::ResultsFile;
 use rounds::{Group, Member, Started};
 

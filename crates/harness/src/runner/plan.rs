@@ -9,11 +9,11 @@ use std::time::Duration;
 use restbench_loadgen::{HttpVersion, LoadError, LoadSpec, StopAt, Target};
 use restbench_model::{Protocol, Scenario, Slo, StudyInfo, Workload};
 
+use crate::serve::location::{Here, OverSsh, ServerLocation};
+use crate::serve::start::StartOptions;
 use restbench_host::cgroup::Backend;
 use restbench_host::placement::Placement;
 use restbench_remote::RemoteGenerators;
-use crate::serve::location::{Here, OverSsh, ServerLocation};
-use crate::serve::start::StartOptions;
 use restbench_subject::Subject;
 
 /// The load shape of every cell.

@@ -8,9 +8,9 @@ use restbench_model::Cell;
 
 use super::cell::CellRun;
 use super::measure::cell_spec;
-use restbench_host::error::chain;
 use crate::events::Step;
 use crate::profile::{self, ProfiledServer, Slice};
+use restbench_host::error::chain;
 
 /// Profiles `cell` for `slice` and keeps the profile in it; a profile that cannot be taken is
 /// said as a note (the cell's figures stand either way).

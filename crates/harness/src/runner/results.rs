@@ -216,13 +216,19 @@ mod tests {
     fn a_failed_write_keeps_the_last_good_document_and_names_the_unsaved_cell() {
         let dir = tempfile::tempdir().unwrap();
         let mut f = file(dir.path());
-        f.results.borrow_mut().cells.push(cell("kept-subject", 100.0));
+        f.results
+            .borrow_mut()
+            .cells
+            .push(cell("kept-subject", 100.0));
         f.write().unwrap();
         // A folder that cannot take the temporary file (here: not a folder at all) fails every
         // write, as a full disk does; the model's tests inject the failing writer itself.
         let not_a_folder = dir.path().join("results.json");
         f.dir = not_a_folder.clone();
-        f.results.borrow_mut().cells.push(cell("lost-subject", 200.0));
+        f.results
+            .borrow_mut()
+            .cells
+            .push(cell("lost-subject", 200.0));
         let e = f.write().unwrap_err().to_string();
         assert!(e.contains("not saved: lost-subject "), "{e}");
         assert!(!e.contains("kept-subject"), "{e}");

@@ -22,13 +22,13 @@ use super::measure::{self, Measurement, Slice};
 use super::plan::RunPlan;
 use super::verdict::{self, is_client_bound};
 use crate::HarnessError;
-use restbench_host::error::chain;
 use crate::events::{Events, RunEvent, Step};
-use restbench_host::contention::{Snapshot, is_restbench};
-use restbench_host::sample::ServerSample;
 use crate::serve::ServerLocation;
 use crate::serve::location::Loaded;
 use crate::serve::start::{RunningSubject, StartOptions, restart_subject};
+use restbench_host::contention::{Snapshot, is_restbench};
+use restbench_host::error::chain;
+use restbench_host::sample::ServerSample;
 use restbench_subject::Subject;
 
 /// A subject started for a scenario, with the findings common to the scenario per protocol.

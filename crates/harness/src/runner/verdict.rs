@@ -11,9 +11,9 @@ use restbench_model::{
 
 use super::measure::Measurement;
 use super::open_loop::OpenLoopResult;
-use restbench_host::placement::Placement;
 use crate::serve::limits::limit_held;
 use crate::stats;
+use restbench_host::placement::Placement;
 
 /// Fills a verified cell from its measurement and raises its flags.
 pub fn fill_cell(

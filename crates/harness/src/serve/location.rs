@@ -9,9 +9,9 @@ use restbench_loadgen::LoadOutcome;
 use restbench_model::ShardSummary;
 
 use crate::HarnessError;
-use restbench_host::sample::{MemorySampler, MemoryStats, ServerSample, group_usage};
 use crate::serve::remote_server::ServerHost;
 use crate::serve::start::{RunningSubject, StartOptions};
+use restbench_host::sample::{MemorySampler, MemoryStats, ServerSample, group_usage};
 use restbench_subject::Subject;
 use restbench_subject::prepare::{self, Prepared};
 

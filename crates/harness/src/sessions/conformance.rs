@@ -8,15 +8,15 @@ use std::time::Duration;
 
 use restbench_model::{ConformanceReport, Scenario, SubjectConformance, Workload};
 
-use restbench_verify::conformance::{SUITE_VERSION, check};
-use restbench_db as db;
-use restbench_host::error::chain;
 use crate::events::{At, Events, Observer, RunEvent, Step};
-use restbench_host::cgroup::Backend;
-use restbench_host::placement::{Placement, available_cpus};
 use crate::serve::{StartOptions, start_subject};
+use restbench_db as db;
+use restbench_host::cgroup::Backend;
+use restbench_host::error::chain;
+use restbench_host::placement::{Placement, available_cpus};
 use restbench_subject::Subject;
 use restbench_subject::prepare;
+use restbench_verify::conformance::{SUITE_VERSION, check};
 
 /// What to check, and how.
 pub struct ConformanceOptions<'a> {

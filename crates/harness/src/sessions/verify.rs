@@ -6,13 +6,13 @@ use std::time::Duration;
 
 use restbench_model::{Finding, SCHEMA_VERSION, Scenario, VerifyOutcome, VerifyReport, Workload};
 
-use restbench_db as db;
 use crate::HarnessError;
-use restbench_host::error::chain;
 use crate::events::{Events, Observer, RunEvent};
-use restbench_host::cgroup::Backend;
-use restbench_host::placement::{Placement, available_cpus};
 use crate::serve::{StartOptions, start_subject};
+use restbench_db as db;
+use restbench_host::cgroup::Backend;
+use restbench_host::error::chain;
+use restbench_host::placement::{Placement, available_cpus};
 use restbench_subject::Subject;
 use restbench_subject::prepare;
 use restbench_verify as verify;

@@ -10,11 +10,11 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use restbench_harness::events::{Event, RunEvent};
-use restbench_subject::Subject;
 use restbench_harness::sessions::conformance as session;
-use restbench_verify::conformance;
 use restbench_model::{CaseVerdict, Workload};
+use restbench_subject::Subject;
 use restbench_testkit::turn;
+use restbench_verify::conformance;
 
 /// What a test server gets wrong.
 #[derive(Debug, Clone, Copy, PartialEq)]

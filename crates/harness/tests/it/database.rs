@@ -18,16 +18,16 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use restbench_db::{self as db, Cluster, Database, UserRow};
+use restbench_harness::serve::{RunningSubject, StartOptions, start_subject};
 use restbench_host::cgroup::Backend;
 use restbench_host::placement::{Placement, available_cpus};
-use restbench_harness::serve::{RunningSubject, StartOptions, start_subject};
+use restbench_model::{Finding, Scenario};
 use restbench_subject::Subject;
 use restbench_subject::prepare;
-use restbench_verify::requests::Workload;
-use restbench_verify::payloads as fixtures;
-use restbench_verify::http;
 use restbench_verify as verify;
-use restbench_model::{Finding, Scenario};
+use restbench_verify::http;
+use restbench_verify::payloads as fixtures;
+use restbench_verify::requests::Workload;
 use serde_json::Value;
 
 use crate::support::{failed_checks, lock_waiters, passed_checks, subjects_root};

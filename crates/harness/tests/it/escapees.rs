@@ -8,11 +8,11 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::time::Duration;
 
+use restbench_harness::serve::{StartOptions, start_subject};
 use restbench_host::cgroup::Backend;
 use restbench_host::placement::{Placement, available_cpus};
-use restbench_harness::serve::{StartOptions, start_subject};
-use restbench_subject::Subject;
 use restbench_model::Scenario;
+use restbench_subject::Subject;
 use restbench_testkit::{procs, turn};
 
 /// A plaintext server on `$PORT`; with `daemon` as its second argument it forks twice and

@@ -13,12 +13,12 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use restbench_harness::serve::{StartOptions, start_subject};
 use restbench_host::cgroup::{Backend, BackendKind};
 use restbench_host::placement::{Placement, available_cpus};
-use restbench_harness::serve::{StartOptions, start_subject};
-use restbench_subject::{self as subject, prepare};
 use restbench_loadgen::{LoadSpec, Progress, StopAt, Target};
 use restbench_model::Scenario;
+use restbench_subject::{self as subject, prepare};
 use restbench_testkit::turn;
 
 fn gomaxprocs_in(log: &str) -> Option<usize> {
@@ -35,7 +35,9 @@ fn gomaxprocs_in(log: &str) -> Option<usize> {
 fn go_under_a_one_cpu_quota_sizes_itself_to_the_quota() {
     let _turn = turn::take(module_path!());
     let backend = Backend::probe();
-    if backend.kind == BackendKind::AffinityOnly || restbench_host::shell::find_on_path("go").is_none() {
+    if backend.kind == BackendKind::AffinityOnly
+        || restbench_host::shell::find_on_path("go").is_none()
+    {
         eprintln!(
             "skipped: needs a cgroup CPU quota and Go ({})",
             backend.reason

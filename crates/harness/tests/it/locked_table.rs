@@ -11,13 +11,13 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use restbench_db::Cluster;
+use restbench_harness::serve::{StartOptions, start_subject};
 use restbench_host::cgroup::Backend;
 use restbench_host::placement::{Placement, available_cpus};
-use restbench_verify::http;
-use restbench_harness::serve::{StartOptions, start_subject};
+use restbench_model::Scenario;
 use restbench_subject::Subject;
 use restbench_subject::prepare;
-use restbench_model::Scenario;
+use restbench_verify::http;
 
 use crate::support::{lock_waiters, subjects_root};
 use restbench_testkit::turn;

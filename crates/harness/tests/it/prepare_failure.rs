@@ -9,8 +9,8 @@
 use std::path::Path;
 use std::time::Instant;
 
-use restbench_subject::SubjectError;
 use restbench_subject::Subject;
+use restbench_subject::SubjectError;
 use restbench_subject::prepare;
 use restbench_testkit::turn;
 

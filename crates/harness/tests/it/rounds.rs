@@ -9,13 +9,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use restbench_harness::events::{Event, Observer, RunEvent, Step};
-use restbench_host::placement::{Placement, available_cpus, pin_current_thread};
 use restbench_harness::planner::{
     ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, RoundsRequest, RunRequest,
     Selection, ShapeOverrides, resolve,
 };
-use restbench_subject::ad_hoc;
+use restbench_host::placement::{Placement, available_cpus, pin_current_thread};
 use restbench_model::{Flag, Protocol, Saturation, Scenario, Workload};
+use restbench_subject::ad_hoc;
 use restbench_testkit::turn;
 
 use restbench_testkit::fixtures::PYTHON_PLAINTEXT_SERVER as SERVER;

@@ -5,9 +5,9 @@ use std::net::TcpStream;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use restbench_model::Finding;
 use restbench_verify as verify;
 use restbench_verify::requests::Workload;
-use restbench_model::Finding;
 
 use restbench_testkit::TinyServer;
 

@@ -4,13 +4,13 @@
 
 use std::path::PathBuf;
 
+use restbench_harness::serve::{StartOptions, start_subject};
 use restbench_host::cgroup::Backend;
 use restbench_host::placement::{Placement, available_cpus};
-use restbench_harness::serve::{StartOptions, start_subject};
-use restbench_subject::{self as subject, prepare};
-use restbench_verify as verify;
 use restbench_model::{FindingLevel, Protocol, Scenario, Workload};
+use restbench_subject::{self as subject, prepare};
 use restbench_testkit::turn;
+use restbench_verify as verify;
 
 #[test]
 #[ignore = "slow: builds rust-hyper; cargo test -- --include-ignored runs it (CI does)"]

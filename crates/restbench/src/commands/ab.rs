@@ -8,9 +8,9 @@ use std::process::ExitCode;
 use anyhow::Context;
 use restbench_harness::planner::ab::{self as sides, AbMode, AbPair};
 use restbench_harness::planner::{self, ConformanceStep};
-use restbench_subject::prepare;
 use restbench_model::time::utc_stamp;
 use restbench_model::{AbReport, Versioned, Workload, read_run};
+use restbench_subject::prepare;
 
 use crate::cli::{AbArgs, BadArgument};
 use crate::common::{plan_error, refuse_finished_run, subjects_root};
@@ -117,7 +117,10 @@ fn the_pair(args: &AbArgs, root: &Path, cache: &Path) -> anyhow::Result<AbPair> 
 
 /// The run, its progress on stderr (stdout is for the A/B), its reports written; the run's own
 /// exit code (130 when interrupted, 1 when a cell failed).
-fn measure(request: planner::RunRequest, export: &crate::cli::ExportArgs) -> anyhow::Result<ExitCode> {
+fn measure(
+    request: planner::RunRequest,
+    export: &crate::cli::ExportArgs,
+) -> anyhow::Result<ExitCode> {
     let stop = signals::stop_flag()?;
     let exports = output::open_exports(export)?;
     let mut resolved = planner::resolve(request).map_err(plan_error)?;

@@ -4,8 +4,8 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use restbench_host::cgroup::CgroupFiles;
 use restbench_harness::serve::agent::{self, ServeArgs};
+use restbench_host::cgroup::CgroupFiles;
 use restbench_model::Scenario;
 
 use crate::cli::AgentCommand;

@@ -4,9 +4,9 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use restbench_harness::planner::{self, ConformanceStep};
-use restbench_subject::ad_hoc;
 use restbench_model::Workload;
 use restbench_model::time::utc_stamp;
+use restbench_subject::ad_hoc;
 
 use crate::cli::{BadArgument, BenchArgs};
 use crate::common::{plan_error, refuse_finished_run, subjects_root};

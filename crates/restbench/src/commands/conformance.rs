@@ -5,10 +5,10 @@ use std::process::ExitCode;
 
 use restbench_harness::events::{Event, RunEvent, Step};
 use restbench_harness::planner::DEFAULT_DB_POOL;
-use restbench_subject::{self as subject, prepare};
 use restbench_harness::sessions::conformance::{ConformanceOptions, conformance_subjects};
 use restbench_model::{ConformanceReport, Workload};
 use restbench_report::text::{Column, TextTable};
+use restbench_subject::{self as subject, prepare};
 
 use crate::cli::{BadArgument, ConformanceArgs};
 use crate::common::subjects_root;

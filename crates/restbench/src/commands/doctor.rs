@@ -1,14 +1,15 @@
-//! `restbench doctor`: what this machine can run and enforce, before a run finds out.
+//! `restbench doctor`: what this machine can run and enforce, before a run finds out; `versions`
+//! reads each toolchain's version.
 
 use std::process::ExitCode;
 
 use restbench_host::cgroup::Backend;
 use restbench_host::environment::command_version;
 use restbench_host::placement::{Placement, available_cpus, format_cpu_list};
-use restbench_subject::dotnet;
 use restbench_host::shell::find_on_path;
-use restbench_subject::{self as subject, Subject};
 use restbench_model::{DoctorReport, DoctorSubject, DotnetToolchain, SCHEMA_VERSION, ToolCheck};
+use restbench_subject::dotnet;
+use restbench_subject::{self as subject, Subject};
 
 use crate::cli::DoctorArgs;
 

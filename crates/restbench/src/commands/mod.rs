@@ -1,6 +1,14 @@
 //! One module per subcommand. A command turns its flags into a library request, calls the
 //! library and prints; it never imports another command (what two share lives in the crate's
 //! helper modules: `options`, `common`, `output`, `remote`, or in a library).
+//!
+//! Measuring: `run`, `bench` (one ad-hoc server), `study` (a seed study), `ab` (two versions
+//! of one subject, and the gate), `load` (the generator alone), `profile` (one cell under
+//! perf). Checking: `verify` (the contract), `conformance` (how a subject reads HTTP/1.1),
+//! `doctor` (this machine). Reading results: `report`, `compare`, `merge` (shards), `history`.
+//! Subjects and servers: `subjects`, `new`, `serve`, `db` (a throwaway PostgreSQL), `agent`
+//! (`remote-agent`, run on a server host), `k8s` (Indexed Jobs). And `completions` (shell
+//! completions and the man page).
 
 mod ab;
 mod agent;

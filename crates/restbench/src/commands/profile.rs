@@ -8,17 +8,17 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use restbench_db as db;
-use restbench_host::error::chain;
-use restbench_host::cgroup::Backend;
-use restbench_host::placement::{Placement, available_cpus};
 use restbench_harness::profile::{self, ProfiledServer, Slice};
 use restbench_harness::runner::LoadShape;
 use restbench_harness::serve::{StartOptions, start_subject};
-use restbench_subject::{self as subject, prepare};
-use restbench_verify::requests as workload;
+use restbench_host::cgroup::Backend;
+use restbench_host::error::chain;
+use restbench_host::placement::{Placement, available_cpus};
 use restbench_loadgen::Target;
 use restbench_model::{Workload, read_results};
 use restbench_report::html::profile as html;
+use restbench_subject::{self as subject, prepare};
+use restbench_verify::requests as workload;
 
 use crate::cli::ProfileArgs;
 use crate::signals;

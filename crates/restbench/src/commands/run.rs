@@ -2,11 +2,11 @@
 
 use std::process::ExitCode;
 
-use restbench_harness::planner::ConformanceStep;
 use restbench_harness::planner;
-use restbench_subject as subject;
+use restbench_harness::planner::ConformanceStep;
 use restbench_model::Workload;
 use restbench_model::time::utc_stamp;
+use restbench_subject as subject;
 
 use crate::cli::RunArgs;
 use crate::common::{plan_error, refuse_finished_run, subjects_root};

@@ -7,13 +7,13 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use restbench_db as db;
-use restbench_host::error::chain;
+use restbench_harness::serve::{StartOptions, start_subject};
 use restbench_host::cgroup::Backend;
+use restbench_host::error::chain;
 use restbench_host::placement::{Placement, available_cpus};
 use restbench_host::process;
-use restbench_harness::serve::{StartOptions, start_subject};
-use restbench_subject::{self as subject, prepare};
 use restbench_model::Workload;
+use restbench_subject::{self as subject, prepare};
 
 use crate::cli::ServeArgs;
 use crate::signals;

@@ -3,9 +3,9 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use restbench_subject as subject;
 use restbench_model::{SCHEMA_VERSION, SubjectCatalogue, SubjectEntry};
 use restbench_report::text::{Column, Sacrifice, TextTable};
+use restbench_subject as subject;
 
 use crate::cli::SubjectsArgs;
 

@@ -6,9 +6,9 @@ use std::process::ExitCode;
 
 use restbench_harness::events::{Event, RunEvent};
 use restbench_harness::planner::DEFAULT_DB_POOL;
-use restbench_subject::{self as subject, prepare};
 use restbench_harness::sessions::verify::{VerifyOptions, verify_subjects};
 use restbench_model::{FindingLevel, VerifyOutcome, Workload};
+use restbench_subject::{self as subject, prepare};
 
 use crate::cli::VerifyArgs;
 use crate::common::subjects_root;

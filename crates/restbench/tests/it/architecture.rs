@@ -298,7 +298,9 @@ const CRATE_DEPENDENCIES: &[(&str, &[&str])] = &[
     ("verify", &["model", "loadgen", "db"]),
     (
         "harness",
-        &["model", "loadgen", "host", "subject", "db", "remote", "verify"],
+        &[
+            "model", "loadgen", "host", "subject", "db", "remote", "verify",
+        ],
     ),
 ];
 
@@ -315,7 +317,10 @@ fn crates_depend_one_way() {
         listed.push(*krate);
     }
     // Every crate is in the table (the binary on top depends on whatever it needs).
-    for entry in std::fs::read_dir(workspace().join("crates")).unwrap().flatten() {
+    for entry in std::fs::read_dir(workspace().join("crates"))
+        .unwrap()
+        .flatten()
+    {
         let name = entry.file_name().to_string_lossy().into_owned();
         assert!(
             name == "restbench" || listed.contains(&name.as_str()),
@@ -323,11 +328,17 @@ fn crates_depend_one_way() {
         );
         // No crate ships with the test kit (dev-dependencies only).
         let deps = workspace_dependencies(&name);
-        assert!(!deps.contains(&"restbench-testkit".to_string()), "{name}: {deps:?}");
+        assert!(
+            !deps.contains(&"restbench-testkit".to_string()),
+            "{name}: {deps:?}"
+        );
     }
     // The reports read documents only: nothing that runs, builds or measures.
     let binary = workspace_dependencies("restbench");
-    assert!(binary.contains(&"restbench-harness".to_string()), "{binary:?}");
+    assert!(
+        binary.contains(&"restbench-harness".to_string()),
+        "{binary:?}"
+    );
 }
 
 #[test]
@@ -467,8 +478,14 @@ fn undocumented_modules() -> Vec<String> {
             if !code_spans(&doc).iter().any(|s| names(s, &name)) {
                 let krate = krate.file_name().unwrap().to_string_lossy().into_owned();
                 let file = file.strip_prefix(&root).unwrap_or(&file).display();
-                let parent = if parent.is_empty() { "the crate".into() } else { parent };
-                missing.push(format!("{krate}: {module} ({file}), not named in {parent}'s doc"));
+                let parent = if parent.is_empty() {
+                    "the crate".into()
+                } else {
+                    parent
+                };
+                missing.push(format!(
+                    "{krate}: {module} ({file}), not named in {parent}'s doc"
+                ));
             }
         }
     }

@@ -1,10 +1,10 @@
 //! How a server reads HTTP/1.1, beside what it answers (the rest of `verify`): requests split at
-//! every byte and pipelined ([`split`]), `Connection: close` and HTTP/1.0 ([`connection`]),
-//! request bodies and their framing ([`framing`]), odd and missing headers and request lines
-//! ([`headers`]). Each case runs over fresh raw connections ([`wire`]) with bounded waits, so a
+//! every byte and pipelined (`split`), `Connection: close` and HTTP/1.0 (`connection`),
+//! request bodies and their framing (`framing`), odd and missing headers and request lines
+//! (`headers`). Each case runs over fresh raw connections ([`wire`]) with bounded waits, so a
 //! server that hangs gets a verdict, not a stuck run. The cases, their levels and their RFC
-//! sections are listed in `docs/conformance.md`; [`session`] is `restbench conformance`'s loop
-//! and the per-build cache the run's conformance step shares.
+//! sections are listed in `docs/conformance.md`; `restbench conformance`'s loop and the per-build
+//! cache the run's conformance step shares are the harness's (its `sessions`).
 
 mod connection;
 mod framing;

@@ -78,8 +78,7 @@ impl std::fmt::Display for WireError {
     }
 }
 
-impl WireError {
-}
+impl WireError {}
 
 /// What the server did after an answer, within a bound.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,9 +1,9 @@
 //! `doctor`'s verdict on one tool: present, new enough for every subject that states a minimum,
 //! and (for Python and GHC) complete; with the command that fixes what is not.
 
+use restbench_model::ToolCheck;
 use restbench_subject::Subject;
 use restbench_subject::toolchain;
-use restbench_model::ToolCheck;
 
 /// Tools whose install command depends on the version needed (see `toolchain::fix_command`).
 const TOOLCHAINS: [&str; 8] = [
