@@ -22,7 +22,7 @@ fn subject_dir() -> &'static PathBuf {
 fuzz_target!(|data: &[u8]| {
     let dir = subject_dir();
     std::fs::write(dir.join("subject.toml"), data).expect("a temporary file");
-    if let Err(e) = restbench_harness::subject::Subject::load(dir) {
+    if let Err(e) = restbench_subject::Subject::load(dir) {
         let message = e.to_string();
         assert!(message.contains("subject.toml"), "{message}");
     }

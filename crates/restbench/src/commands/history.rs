@@ -1,4 +1,4 @@
-//! `restbench history`: runs kept in a database (`restbench_harness::history`): import, a
+//! `restbench history`: runs kept in a database (`restbench_history`): import, a
 //! timeline, and the gate of a run against the recent history of its cells.
 
 use std::io::Write;

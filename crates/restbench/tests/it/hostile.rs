@@ -51,7 +51,7 @@ struct Case {
     /// `restbench load` flags (the URL and `--json` are added).
     load_args: &'static [&'static str],
     load: Expect,
-    /// The harness's client (`restbench_harness::http`: readiness probe, verifier, `serve`)
+    /// The harness's client (`restbench_verify::http`: readiness probe, verifier, `serve`)
     /// against the same server; `class` is the client error's kind. `None`: not applicable.
     harness: Option<Expect>,
 }
@@ -178,7 +178,7 @@ fn hostile_servers_against_the_harness_client() {
 }
 
 /// The harness client in a thread of its own, so that a hang is a failure, not a stuck test.
-/// Its memory bounds are asserted in `restbench_harness::http`'s own tests (the bytes it reads).
+/// Its memory bounds are asserted in `restbench_verify::http`'s own tests (the bytes it reads).
 fn check_harness(case: &Case) -> Result<(), String> {
     let Some(expect) = case.harness else {
         return Ok(());
