@@ -1,7 +1,7 @@
 //! What every report says about a cell, whatever the format: its name in tables and charts, its
 //! status word, its efficiency figures, the first line of its failure. A leaf over the model.
 
-use restbench_model::comparison::CellKey;
+use restbench_model::documents::comparison::CellKey;
 use restbench_model::{Cell, CellStatus};
 
 /// How a cell is named in tables and charts.

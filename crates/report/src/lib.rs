@@ -2,7 +2,7 @@
 //!
 //! Everything here is a pure function of the model's documents, so a report can be rendered again
 //! from `results.json` at any time (`restbench report DIR`). What is written to disk is the
-//! model's: the comparisons this crate computes are `restbench_model::comparison` documents.
+//! model's: the comparisons this crate computes are `restbench_model::documents::comparison` documents.
 //!
 //! The modules form layers, each using only those above it:
 //! - leaves: [`escape`], [`units`], [`noise`], [`cells`], [`vocabulary`], [`document`],
@@ -60,7 +60,7 @@ pub(crate) mod test_support {
     /// A small load result: 2,000 requests in 1 s, p50 442 µs, p99 1.83 ms.
     pub fn load_result() -> LoadResult {
         LoadResult {
-            schema_version: restbench_model::SCHEMA_VERSION,
+            schema_version: <LoadResult as restbench_model::Document>::SCHEMA_VERSION,
             restbench_version: "0".into(),
             settings: LoadSettings {
                 url: "http://127.0.0.1:8080/".into(),
@@ -137,7 +137,7 @@ pub(crate) mod test_support {
 
     /// A cell measured in rounds: one repeat per value, its median and intervals from them.
     pub fn rounds_cell(subject: &str, workload: &str, scenario: &str, rps: &[f64]) -> Cell {
-        use restbench_model::interval::log_interval;
+        use restbench_model::statistics::interval::log_interval;
         let mut c = cell(subject, workload, scenario, 0.0);
         c.repeats = rps
             .iter()

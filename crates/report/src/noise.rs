@@ -9,8 +9,8 @@
 //! its start. The two are combined as independent errors (root of the sum of squares). Older
 //! documents keep the older rule ([`verdict`]). docs/verdicts.md says why.
 
-pub use restbench_model::comparison::Verdict;
-use restbench_model::interval::log_interval;
+pub use restbench_model::documents::comparison::Verdict;
+use restbench_model::statistics::interval::log_interval;
 use restbench_model::{Cell, Interval, RpsStats, RunResults, Saturation};
 
 /// The smallest change in req/s that counts as real when there are no confidence intervals.

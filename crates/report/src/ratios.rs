@@ -9,7 +9,7 @@ use restbench_model::{
     published_study,
 };
 
-use restbench_model::flag::Flag;
+use restbench_model::vocabulary::flag::Flag;
 
 use crate::cells::{cell_labels, first_line, status_word};
 use crate::noise::beyond_noise;
@@ -393,7 +393,7 @@ pub fn reversal_text(t: &RatioTable, rev: &Reversal) -> String {
 mod tests {
     use super::*;
     use crate::test_support::cell;
-    use restbench_model::published::PublishedStudy;
+    use restbench_model::documents::published::PublishedStudy;
 
     fn with(mut c: Cell, k: &str, v: &str) -> Cell {
         c.settings.insert(k.into(), v.into());
@@ -498,7 +498,7 @@ mod tests {
             .unwrap();
         net.subject = None;
         d.unavailable
-            .push(restbench_model::published::UnavailableSystem {
+            .push(restbench_model::documents::published::UnavailableSystem {
                 system: net.system.clone(),
                 reason: "no .NET SDK here".into(),
             });

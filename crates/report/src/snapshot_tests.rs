@@ -142,7 +142,7 @@ fn study_document() -> RunResults {
     r
 }
 
-fn json<T: serde::Serialize>(document: T) -> String {
+fn json<T: serde::Serialize + restbench_model::Document>(document: T) -> String {
     serde_json::to_string_pretty(&Versioned::new(document)).expect("a comparison serializes")
 }
 

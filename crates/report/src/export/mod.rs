@@ -124,13 +124,12 @@ impl Exports {
     fn write(self, render: impl Fn(Format) -> String) -> Result<Vec<PathBuf>, ExportError> {
         let mut written = Vec::new();
         for (format, path) in self.files {
-            restbench_model::io::write_atomic(&path, render(format).as_bytes()).map_err(
-                |cause| ExportError::Write {
+            restbench_model::documents::io::write_atomic(&path, render(format).as_bytes())
+                .map_err(|cause| ExportError::Write {
                     option: format.option(),
                     path: path.clone(),
                     cause,
-                },
-            )?;
+                })?;
             written.push(path);
         }
         Ok(written)

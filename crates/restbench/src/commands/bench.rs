@@ -6,7 +6,7 @@ use anyhow::Context;
 use restbench_harness::plan::{self, ConformanceStep};
 use restbench_harness::subject::ad_hoc;
 use restbench_model::Workload;
-use restbench_model::time::utc_stamp;
+use restbench_model::vocabulary::time::utc_stamp;
 
 use crate::cli::{BadArgument, BenchArgs};
 use crate::common::{plan_error, refuse_finished_run, subjects_root};

@@ -7,7 +7,7 @@ use restbench_harness::host::environment::command_version;
 use restbench_harness::host::placement::{Placement, available_cpus, format_cpu_list};
 use restbench_harness::subject::dotnet;
 use restbench_harness::subject::{self, Subject, find_on_path};
-use restbench_model::{DoctorReport, DoctorSubject, DotnetToolchain, SCHEMA_VERSION, ToolCheck};
+use restbench_model::{DoctorReport, DoctorSubject, Document, DotnetToolchain, ToolCheck};
 
 use crate::cli::DoctorArgs;
 
@@ -197,7 +197,7 @@ impl Machine {
             cpuset: caps.cpuset,
             loadgen_cpus: self.placement.loadgen.clone(),
             memory_accounting: caps.memory_accounting,
-            schema_version: SCHEMA_VERSION,
+            schema_version: DoctorReport::SCHEMA_VERSION,
             server_cpus: self.placement.server.clone(),
             subjects: self
                 .subjects
@@ -293,13 +293,13 @@ mod tests {
         };
         let machine = Machine::probe(&args);
         let doc = machine.document();
-        assert_eq!(doc.schema_version, SCHEMA_VERSION);
+        assert_eq!(doc.schema_version, DoctorReport::SCHEMA_VERSION);
         assert_eq!(doc.tools.len(), TOOLS.len());
         let text = machine.lines().join("\n");
         for (name, ..) in TOOLS {
             assert!(text.contains(&format!("  {name:<9} ")), "{name}: {text}");
         }
         let json = serde_json::to_value(&doc).unwrap();
-        assert_eq!(json["schema_version"], SCHEMA_VERSION);
+        assert_eq!(json["schema_version"], DoctorReport::SCHEMA_VERSION);
     }
 }

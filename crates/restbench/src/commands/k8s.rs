@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use restbench_harness::remote::k8s::{self, JobSpec};
 use restbench_model::merge_load_results;
-use restbench_model::time::{now_unix_ms, rfc3339_ms, utc_stamp};
+use restbench_model::vocabulary::time::{now_unix_ms, rfc3339_ms, utc_stamp};
 
 use crate::cli::{BadArgument, K8sCollectArgs, K8sLoadArgs};
 

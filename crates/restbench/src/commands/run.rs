@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use restbench_harness::plan::ConformanceStep;
 use restbench_harness::{plan, subject};
 use restbench_model::Workload;
-use restbench_model::time::utc_stamp;
+use restbench_model::vocabulary::time::utc_stamp;
 
 use crate::cli::RunArgs;
 use crate::common::{plan_error, refuse_finished_run, subjects_root};

@@ -11,7 +11,7 @@ use restbench_harness::plan::Site;
 use restbench_harness::plan::study::StudyRequest;
 use restbench_harness::runner::Observer;
 use restbench_model::RunResults;
-use restbench_model::time::utc_stamp;
+use restbench_model::vocabulary::time::utc_stamp;
 
 use crate::cli::{StudyArgs, StudyId};
 use crate::common::{EXIT_INTERRUPTED, plan_error, refuse_finished_run, subjects_root};

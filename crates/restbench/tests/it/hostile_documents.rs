@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use restbench_model::{
-    ErrorCounts, LatencySummary, LoadResult, LoadSettings, LoadgenCpu, RunResults, SCHEMA_VERSION,
+    Document, ErrorCounts, LatencySummary, LoadResult, LoadSettings, LoadgenCpu, RunResults,
     SecondSample, Shard, ThreadRps, histogram,
 };
 use restbench_testkit::fixtures::{cell, run_results};
@@ -314,7 +314,7 @@ fn load(index: u32) -> LoadResult {
         h.record(v * 10).unwrap();
     }
     LoadResult {
-        schema_version: SCHEMA_VERSION,
+        schema_version: LoadResult::SCHEMA_VERSION,
         restbench_version: "0".into(),
         settings: LoadSettings {
             url: "http://10.0.0.1:8080/".into(),

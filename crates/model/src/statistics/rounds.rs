@@ -6,12 +6,12 @@
 //! the generator's ceiling (randomised interleaving: Abedi & Brecht, "Conducting Repeatable
 //! Experiments in Highly Variable Cloud Computing Environments", ICPE 2017). A slice where neither
 //! the server nor the generator used its CPU is *contended* (something else took it) and does
-//! not count. Pairs of cells are compared by their per-round ratio ([`crate::interval`]);
+//! not count. Pairs of cells are compared by their per-round ratio ([`crate::statistics::interval`]);
 //! subjects that no paired interval separates share a rank.
 
 use serde::{Deserialize, Serialize};
 
-use crate::interval::{Interval, paired_ratio};
+use crate::statistics::interval::{Interval, paired_ratio};
 
 /// The share of its CPU allowance a side must use in a closed loop for the slice to count as
 /// saturated: the server's quota (or cores), or the generator's CPUs.

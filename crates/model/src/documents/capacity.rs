@@ -127,7 +127,7 @@ fn parse_micros(value: &str) -> Result<u64, String> {
         _ => return Err(format!("unknown unit {unit:?} (us, ms or s)")),
     };
     let us = n * scale;
-    if !(us.is_finite() && (1.0..=crate::histogram::HIGHEST_US as f64).contains(&us)) {
+    if !(us.is_finite() && (1.0..=crate::documents::histogram::HIGHEST_US as f64).contains(&us)) {
         return Err("the latency bound must be from 1us to 60s".into());
     }
     Ok(us.round() as u64)
