@@ -2,13 +2,15 @@
 //!
 //! Everything here is a pure function of the model's documents, so a report can be rendered again
 //! from `results.json` at any time (`restbench report DIR`). What is written to disk is the
-//! model's: the comparisons this crate computes are `restbench_model::documents::comparison` documents.
+//! model's: the comparisons this crate computes are `restbench_model::documents::comparison`
+//! documents.
 //!
 //! The modules form layers, each using only those above it:
 //! - leaves: [`escape`], [`units`], [`noise`], [`cells`], [`vocabulary`], [`document`],
 //!   [`mod@conformance`] (its words, and the rule that ranks nonconformant cells apart);
-//! - computing (data in, data out, no markup): [`mod@compare`], [`load_compare`], [`ratios`],
-//!   [`open_loop`], [`timeline`], [`rankings`] (a group's rounds: rankings with ties, the
+//! - computing (data in, data out, no markup): [`mod@compare`], [`load_compare`],
+//!   [`study_ratios`] (a study's ratio tables: published and measured figures as ratios to its
+//!   baseline; the A/B ratios are the model's `statistics::ab_ratios`), [`open_loop`], [`timeline`], [`rankings`] (a group's rounds: rankings with ties, the
 //!   efficiency ranking, intervals, rounds needed, unsettled ratios, contended cells),
 //!   [`profiles`] (the profiled cells by workload);
 //! - plain lines, said alike by text and Markdown: [`lines`] (a comparison's heading, rows and
@@ -17,8 +19,10 @@
 //!   the fitted cell table, comparisons, conformance; aligned by one [`text::TextTable`]),
 //!   [`markdown`] (report.md with its study and conformance sections, comparisons), [`html`]
 //!   (report.html, its SVG charts drawn on [`html::svg::Axes`], its conformance section);
-//! - exporting: [`export`] (`--export-json`, `--export-csv`, `--export-markdown`), over the
-//!   renderers; the only module that writes files, and only those it was given.
+//! - exporting: [`export`] (`--export-json`, `--export-csv`, `--export-markdown`, hyperfine's
+//!   formats over one column table; the Markdown one is [`export::markdown_table`], apart from
+//!   report.md's [`markdown`]), over the renderers; the only module that writes files, and only
+//!   those it was given.
 
 pub mod capacity_text;
 pub mod cells;
@@ -35,7 +39,7 @@ pub mod noise;
 pub mod open_loop;
 pub mod profiles;
 pub mod rankings;
-pub mod ratios;
+pub mod study_ratios;
 pub mod text;
 pub mod timeline;
 pub mod units;

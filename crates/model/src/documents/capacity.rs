@@ -352,7 +352,8 @@ impl Capacity {
         })
     }
 
-    /// The rate as a reader should see it: `12,345 req/s`, with "at least" when it is a floor.
+    /// Whether [`Self::rate`] is only a floor (something other than the server bound it), which a
+    /// reader sees as "at least".
     pub fn is_floor(&self) -> bool {
         !self.bound_by.is_server()
     }

@@ -108,20 +108,6 @@ pub struct PairRatio {
     pub settled: bool,
 }
 
-impl PairRatio {
-    /// `Some(true)` when B serves more (its interval lies above 1), `Some(false)` when fewer,
-    /// `None` when the interval holds 1.
-    pub fn b_faster(&self) -> Option<bool> {
-        if self.rps.above(1.0) {
-            Some(true)
-        } else if self.rps.below(1.0) {
-            Some(false)
-        } else {
-            None
-        }
-    }
-}
-
 /// A subject's place in a group's ranking; subjects that no interval separates share a rank.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RankEntry {

@@ -1,5 +1,6 @@
 //! A study's published figures beside ours, as ratios to the study's baseline system (absolute
-//! req/s differ per machine; the order and the ratios are what a reproduction can check).
+//! req/s differ per machine; the order and the ratios are what a reproduction can check). Not
+//! the A/B ratios of two cells, which are the model's `statistics::ab_ratios`.
 //!
 //! This module computes the tables; `markdown::study` and `html::study` render them. The few
 //! plain-text sentences both need (a row's name, a reversal, a published latency) live here.
