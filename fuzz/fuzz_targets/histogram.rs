@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use restbench_model::histogram::{self, LatencySummary};
+use restbench_model::documents::histogram::{self, LatencySummary};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use restbench_model::io::parse_load;
+use restbench_model::documents::io::parse_load;
 use restbench_model::merge_load_results;
 use restbench_report::{compare_loads, export, markdown, text};
 

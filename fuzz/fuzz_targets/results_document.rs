@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use restbench_model::io::parse_results;
+use restbench_model::documents::io::parse_results;
 use restbench_report::{compare, export, html, markdown, text};
 
 fuzz_target!(|data: &[u8]| {

@@ -117,7 +117,7 @@ const SAMENET_LINE: &str = "host all all samenet scram-sha-256";
 /// Adds [`SAMENET_LINE`] to a cluster's pg_hba.conf once.
 fn allow_samenet(hba: &Path) -> Result<(), DbError> {
     // initdb's file, a few KiB; limited as every file restbench reads.
-    let text = restbench_model::io::read_limited_string(hba, 1 << 20, "pg_hba.conf")
+    let text = restbench_model::documents::io::read_limited_string(hba, 1 << 20, "pg_hba.conf")
         .map_err(|e| DbError::Document(e.into()))?;
     if text.lines().any(|l| l.trim() == SAMENET_LINE) {
         return Ok(());

@@ -10,9 +10,11 @@ mod sql;
 
 use std::path::{Path, PathBuf};
 
-use restbench_model::history::{HistoryPoint, MachineFacts, StoredFigure, split_revision};
-use restbench_model::interval::log_interval;
-use restbench_model::ratios::{Measure, cell_figure, repeat_figures};
+use restbench_model::documents::history::{
+    HistoryPoint, MachineFacts, StoredFigure, split_revision,
+};
+use restbench_model::statistics::ab_ratios::{Measure, cell_figure, repeat_figures};
+use restbench_model::statistics::interval::log_interval;
 use restbench_model::{AbReport, Cell, CellStatus, RunResults};
 use sha2::{Digest, Sha256};
 
@@ -101,7 +103,7 @@ impl History {
                 "INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)",
                 &[
                     Value::I(Some(*version)),
-                    Value::T(Some(restbench_model::time::utc_stamp())),
+                    Value::T(Some(restbench_model::vocabulary::time::utc_stamp())),
                 ],
             )?;
         }

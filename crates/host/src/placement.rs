@@ -185,7 +185,7 @@ pub fn pin_current_thread(cpus: &[usize]) -> Result<(), String> {
         .map_err(|e| format!("cannot pin to CPUs {cpus:?}: {e}"))
 }
 
-pub use restbench_model::cpus::{format_cpu_list, parse_cpu_list, parse_cpu_ranges};
+pub use restbench_model::vocabulary::cpus::{format_cpu_list, parse_cpu_list, parse_cpu_ranges};
 
 /// The CPUs of a list like `0` or `0-1,4`, each one present in `available`. The list is checked
 /// range by range before it is expanded, so a hostile `0-4000000000` is refused in one line

@@ -471,8 +471,8 @@ impl CappedLog {
                     "\n[restbench: {} bytes of output cut here; a log keeps the first {} and the \
                      last {}]\n",
                     self.cut,
-                    restbench_model::io::size_words(self.head),
-                    restbench_model::io::size_words(self.keep as u64)
+                    restbench_model::documents::io::size_words(self.head),
+                    restbench_model::documents::io::size_words(self.keep as u64)
                 )
                 .as_bytes(),
             );

@@ -11,7 +11,7 @@ pub const KERNEL_FILE_LIMIT: u64 = 64 << 20;
 /// A /proc or cgroup file as text, within [`KERNEL_FILE_LIMIT`]; the same `io::Result` as
 /// `std::fs::read_to_string`.
 pub fn read_kernel_text(path: impl AsRef<Path>) -> std::io::Result<String> {
-    use restbench_model::io::{LimitedReadError, read_limited_string};
+    use restbench_model::documents::io::{LimitedReadError, read_limited_string};
     read_limited_string(path.as_ref(), KERNEL_FILE_LIMIT, "the kernel's file").map_err(
         |e| match e {
             LimitedReadError::Read { source, .. } => source,
@@ -57,7 +57,7 @@ pub fn comm(pid: i32) -> String {
 
 /// The command line, space-separated and cut to 120 characters, for messages.
 pub fn command_line(pid: i32) -> String {
-    let bytes = restbench_model::io::read_limited(
+    let bytes = restbench_model::documents::io::read_limited(
         Path::new(&format!("/proc/{pid}/cmdline")),
         KERNEL_FILE_LIMIT,
         "the command line",
@@ -81,7 +81,7 @@ pub fn command_line(pid: i32) -> String {
 /// True when the process was started with `entry` (`NAME=value`) in its environment: what it
 /// inherited, however many forks and `setsid`s away from the one that set it.
 pub fn environ_has(pid: i32, entry: &str) -> bool {
-    restbench_model::io::read_limited(
+    restbench_model::documents::io::read_limited(
         Path::new(&format!("/proc/{pid}/environ")),
         KERNEL_FILE_LIMIT,
         "the environment",

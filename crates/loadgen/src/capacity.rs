@@ -17,7 +17,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use restbench_model::histogram;
+use restbench_model::documents::histogram;
 use restbench_model::{
     BoundBy, Capacity, CapacityProbe, LatencySummary, RateStep, Slo, StepServer,
 };

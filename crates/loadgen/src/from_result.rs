@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use restbench_model::LoadResult;
-use restbench_model::histogram;
+use restbench_model::documents::histogram;
 
 use crate::{LoadError, LoadOutcome};
 
@@ -47,7 +47,7 @@ impl LoadOutcome {
             gave_up: false,
             measure_started_unix_ms: r.started_at_unix_ms,
             // Only the handshakes' summary travels in a document, not their histogram.
-            handshake: restbench_model::histogram::new_latency_histogram(),
+            handshake: restbench_model::documents::histogram::new_latency_histogram(),
             tls_error: r.tls_error.clone(),
             goaways: r.goaways,
             peak_write_queue: 0,

@@ -4,10 +4,10 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
-use restbench_model::histogram::{self, new_latency_histogram};
+use restbench_model::documents::histogram::{self, new_latency_histogram};
 use restbench_model::{
-    ErrorCounts, LatencySummary, LoadResult, LoadSettings, LoadgenCpu, SCHEMA_VERSION,
-    SecondSample, ThreadRps,
+    Document, ErrorCounts, LatencySummary, LoadResult, LoadSettings, LoadgenCpu, SecondSample,
+    ThreadRps,
 };
 
 use crate::worker::ThreadReport;
@@ -173,7 +173,7 @@ impl LoadOutcome {
         let secs = self.duration.as_secs_f64();
         let cpu = (self.cpu_user + self.cpu_system).as_secs_f64();
         LoadResult {
-            schema_version: SCHEMA_VERSION,
+            schema_version: LoadResult::SCHEMA_VERSION,
             restbench_version: env!("CARGO_PKG_VERSION").to_string(),
             settings: LoadSettings {
                 url: spec.target.url.clone(),

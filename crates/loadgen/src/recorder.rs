@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 use restbench_model::ErrorCounts;
-use restbench_model::histogram::{HIGHEST_US, new_latency_histogram};
+use restbench_model::documents::histogram::{HIGHEST_US, new_latency_histogram};
 
 use crate::Progress;
 

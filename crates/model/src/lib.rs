@@ -1,89 +1,88 @@
 //! The documents restbench writes to disk and the vocabulary they are written in, and nothing
-//! else: no planning, no processes, no rendering.
+//! else: no planning, no processes, no rendering. Three parts, each a folder:
 //!
-//! - Documents: [`load`] (`restbench load --json`), [`run`] (`results.json`, with [`io`] to read
-//!   and write it), [`documents`] (the smaller `--json` outputs: verify, subjects, doctor),
-//!   [`comparison`] (`compare --json`), [`conformance`] (how each subject reads HTTP), [`profile`] (a cell's profiling slice: CPU split, top symbols, folded stacks), and [`published`], the seed studies' published figures as
-//!   data.
-//! - Vocabulary: [`Workload`], [`Scenario`], [`Protocol`] and [`Flag`], each a closed set whose
-//!   names, `Display` and `FromStr` come from one macro ([`vocabulary!`], in [`names`], with
-//!   [`UnknownName`]); CPU lists ([`cpus`]) and UTC timestamps ([`time`]).
-//! - Verdicts under noise: [`interval`] (intervals on figures and on ratios, paired by round)
-//!   and [`rounds`] (interleaved rounds, contended slices, rankings with ties, the stop rule).
-//! - A/B and the regression gate: [`ratios`] (the ratio of every measure between two cells,
-//!   paired by round within a run, unpaired across runs), [`gate`] (`--fail-if` thresholds,
-//!   checked against those intervals; which machine facts must match), [`ab`] (`ab --json`) and
-//!   [`history`] (a stored cell read back: figures, intervals, machine, revision).
-//! - [`merge`]: several generators' load results (shards of one load) merged into one, exactly.
-//! - [`validate`]: the bounds every document read is checked against before anything is
-//!   computed or allocated from it (the error names the file and the field).
+//! - [`vocabulary`](mod@vocabulary): the closed sets the documents are written in, [`Workload`], [`Scenario`],
+//!   [`Protocol`] and [`Flag`] (in [`workload`](vocabulary::workload),
+//!   [`scenario`](vocabulary::scenario), [`protocol`](vocabulary::protocol) and
+//!   [`flag`](vocabulary::flag)), each with names, `Display` and `FromStr` from one macro
+//!   ([`vocabulary!`], in [`names`](vocabulary::names), with [`UnknownName`]); CPU lists
+//!   ([`cpus`](vocabulary::cpus)) and UTC timestamps ([`time`](vocabulary::time)).
+//! - [`documents`]: what is written, and read back. [`run`](documents::run) (`results.json`),
+//!   [`load`](documents::load) (`restbench load --json`), [`ab`](documents::ab) (`ab --json`),
+//!   [`history`](documents::history) (a stored cell read back: figures, intervals, machine,
+//!   revision), [`comparison`](documents::comparison) (`compare --json`),
+//!   [`conformance`](documents::conformance) (how each subject reads HTTP),
+//!   [`profile`](documents::profile) (a cell's profiling slice: CPU split, top symbols, folded
+//!   stacks), [`outputs`](documents::outputs) (the smaller `--json` outputs: verify, subjects,
+//!   doctor, and the [`Versioned`] envelope), [`capacity`](documents::capacity) (an open-loop
+//!   search and its SLO) and [`published`](documents::published) (the seed studies' published
+//!   figures, as data); [`io`](documents::io) reads and writes them (bounded reads, atomic
+//!   writes), [`validate`](documents::validate) holds the bounds every document read is checked
+//!   against before anything is computed or allocated from it (the error names the file and the
+//!   field), [`merge`](documents::merge) merges several generators' load results (shards of one
+//!   load) into one, exactly, and [`histogram`](documents::histogram) encodes latency
+//!   histograms and decodes them within bounds.
+//! - [`statistics`]: verdicts under noise. [`interval`](statistics::interval) (intervals on
+//!   figures and on ratios, paired by round), [`rounds`](statistics::rounds) (interleaved rounds,
+//!   contended slices, rankings with ties, the stop rule), [`ab_ratios`](statistics::ab_ratios)
+//!   (the A/B ratio of every measure between two cells, paired by round within a run, unpaired
+//!   across runs) and [`gate`](statistics::gate) (`--fail-if` thresholds, checked against those
+//!   intervals; which machine facts must match).
 //!
 //! Every engine converts its own types into these explicitly, so the on-disk schema changes only
-//! here. Each top-level document carries [`SCHEMA_VERSION`]. Latency lives in HdrHistograms with the
-//! bounds of [`histogram`]; percentiles are always read from a (merged) histogram, never averaged.
+//! here. Each top-level document is a [`Document`]: it carries its own
+//! [`SCHEMA_VERSION`](Document::SCHEMA_VERSION) and its own checks. Latency lives in
+//! HdrHistograms with the bounds of [`histogram`](documents::histogram); percentiles are always
+//! read from a (merged) histogram, never averaged.
+//!
+//! The central types are re-exported here, flat (`restbench_model::Cell`); everything else is
+//! reached by its module's path (`restbench_model::documents::io::read_limited`). The documents
+//! hold the statistics' value types (a cell's intervals, a run's rounds) and the statistics read
+//! the documents (ratios of cells), so the two parts name each other's types through these
+//! re-exports.
 
-pub mod ab;
-pub mod capacity;
-pub mod comparison;
-pub mod conformance;
-pub mod cpus;
 pub mod documents;
-pub mod flag;
-pub mod gate;
-pub mod histogram;
-pub mod history;
-pub mod interval;
-pub mod io;
-pub mod load;
-pub mod merge;
-pub mod names;
-pub mod profile;
-pub mod protocol;
-pub mod published;
-pub mod ratios;
-pub mod rounds;
-pub mod run;
-pub mod scenario;
-pub mod time;
-pub mod validate;
-pub mod workload;
+pub mod statistics;
+pub mod vocabulary;
 
-pub use ab::{AbReport, AbSide};
-pub use capacity::{
+pub use documents::Document;
+pub use documents::ab::{AbReport, AbSide};
+pub use documents::capacity::{
     BoundBy, Capacity, CapacityProbe, Percentile, RateStep, Slo, SloClause, SloParseError,
     StepServer,
 };
-pub use comparison::{Comparison, LoadComparison};
-pub use conformance::{CaseLevel, CaseResult, CaseVerdict, ConformanceReport, SubjectConformance};
-pub use documents::{
+pub use documents::comparison::{Comparison, LoadComparison};
+pub use documents::conformance::{
+    CaseLevel, CaseResult, CaseVerdict, ConformanceReport, SubjectConformance,
+};
+pub use documents::histogram::{HistogramError, LatencySummary};
+pub use documents::io::{DocumentError, read_load, read_results, read_run, write_results};
+pub use documents::load::{
+    ErrorCounts, LoadResult, LoadSettings, LoadgenCpu, SecondSample, Shard, ShardSummary, ThreadRps,
+};
+pub use documents::merge::{MergeError, merge_load_results};
+pub use documents::outputs::{
     DoctorReport, DoctorSubject, DotnetToolchain, ProfilingCheck, SubjectCatalogue, SubjectEntry,
     ToolCheck, VerifyOutcome, VerifyReport, Versioned,
 };
-pub use flag::{Flag, Severity};
-pub use gate::{Check, GateCheck, GateReport, Threshold, ThresholdError};
-pub use histogram::{HistogramError, LatencySummary};
-pub use interval::Interval;
-pub use io::{DocumentError, read_load, read_results, read_run, write_results};
-pub use load::{
-    ErrorCounts, LoadResult, LoadSettings, LoadgenCpu, SecondSample, Shard, ShardSummary, ThreadRps,
+pub use documents::profile::{
+    CellProfile, CpuSplit, FoldedError, TopSymbol, decode_folded, encode_folded,
 };
-pub use merge::{MergeError, merge_load_results};
-pub use names::UnknownName;
-pub use profile::{CellProfile, CpuSplit, FoldedError, TopSymbol, decode_folded, encode_folded};
-pub use protocol::{PROTOCOL_ORDER, Protocol};
-pub use published::{
+pub use documents::published::{
     PublishedFigure, PublishedLatency, PublishedStudy, StudyInfo, UnavailableSystem,
     published_studies, published_study,
 };
-pub use ratios::{Measure, MeasureRatio, RatioRow, Verdict};
-pub use rounds::{GroupRounds, PairRatio, RankEntry, Round, RoundsPolicy, Saturation};
-pub use run::{
+pub use documents::run::{
     Cell, CellIntervals, CellPlacement, CellStatus, CellSubject, Environment, Finding,
     FindingLevel, LoadgenUsage, RepeatResult, RestartSpread, RpsStats, RunProtocol, RunResults,
     ServerUsage, UsageSource,
 };
-pub use scenario::{SCENARIO_ORDER, Scenario};
-pub use workload::Workload;
-
-/// Version of every document in this crate; bumped on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 1;
+pub use statistics::ab_ratios::{Measure, MeasureRatio, RatioRow, Verdict};
+pub use statistics::gate::{Check, GateCheck, GateReport, Threshold, ThresholdError};
+pub use statistics::interval::Interval;
+pub use statistics::rounds::{GroupRounds, PairRatio, RankEntry, Round, RoundsPolicy, Saturation};
+pub use vocabulary::flag::{Flag, Severity};
+pub use vocabulary::names::UnknownName;
+pub use vocabulary::protocol::{PROTOCOL_ORDER, Protocol};
+pub use vocabulary::scenario::{SCENARIO_ORDER, Scenario};
+pub use vocabulary::workload::Workload;

@@ -124,7 +124,7 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 /// `a,b,c` or `@FILE`; at least one host, none twice.
 pub fn parse_hosts(spec: &str) -> Result<Vec<SshHost>, RemoteError> {
     let text = match spec.strip_prefix('@') {
-        Some(path) => restbench_model::io::read_limited_string(
+        Some(path) => restbench_model::documents::io::read_limited_string(
             Path::new(path),
             HOSTS_FILE_LIMIT,
             "the hosts file",

@@ -1,6 +1,6 @@
 //! Load generators on other machines over SSH: restbench copies itself to each host, runs one
 //! `restbench load` shard there through the system `ssh` client, starts every shard at one
-//! wall-clock time and merges the results exactly (`restbench_model::merge`).
+//! wall-clock time and merges the results exactly (`restbench_model::documents::merge`).
 //!
 //! - [`hosts`]: `user@host[:port]` lists and hosts files.
 //! - [`ssh`]: one host's connection (a ControlMaster reused by every command), the binary copy

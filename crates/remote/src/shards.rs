@@ -16,7 +16,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use restbench_loadgen::{HttpVersion, LoadSpec, StopAt};
-use restbench_model::time::now_unix_ms;
+use restbench_model::vocabulary::time::now_unix_ms;
 use restbench_model::{LoadResult, Shard, ShardSummary, merge_load_results};
 
 use super::ssh::{Connection, SshOptions, file_hash, quote};
@@ -194,7 +194,7 @@ impl Running {
                     // A shard's document, within the limit of any document read; what a
                     // host sends beyond it is drained (so ssh never blocks) and dropped.
                     let mut buf = Vec::new();
-                    let limit = restbench_model::io::DOCUMENT_LIMIT;
+                    let limit = restbench_model::documents::io::DOCUMENT_LIMIT;
                     let _ = (&mut s).take(limit).read_to_end(&mut buf);
                     let _ = std::io::copy(&mut s, &mut std::io::sink());
                     buf

@@ -1,7 +1,7 @@
 //! What every report says about a cell, whatever the format: its name in tables and charts, its
 //! status word, its efficiency figures, the first line of its failure. A leaf over the model.
 
-use restbench_model::comparison::CellKey;
+use restbench_model::documents::comparison::CellKey;
 use restbench_model::{Cell, CellStatus};
 
 /// How a cell is named in tables and charts.
@@ -89,11 +89,18 @@ pub fn cell_labels(cells: &[&Cell]) -> Vec<CellLabel> {
         .collect()
 }
 
-/// The first line of a message, cut at 160 characters.
+/// The longest reason a table cell shows, so that one failed build's output cannot widen every
+/// row: a longer one is cut there (report.html gives it in full below its table).
+pub const FIRST_LINE_CHARS: usize = 160;
+
+/// The first line of a message, cut at [`FIRST_LINE_CHARS`] characters.
 pub fn first_line(s: &str) -> String {
     let line = s.lines().next().unwrap_or("");
-    if line.chars().count() > 160 {
-        format!("{}…", line.chars().take(160).collect::<String>())
+    if line.chars().count() > FIRST_LINE_CHARS {
+        format!(
+            "{}…",
+            line.chars().take(FIRST_LINE_CHARS).collect::<String>()
+        )
     } else {
         line.to_string()
     }

@@ -10,14 +10,14 @@
 //! This module computes the model's [`Comparison`] document; `text::comparison` and
 //! `markdown::comparison` render it.
 
-use restbench_model::interval::unpaired_ratio;
+use restbench_model::statistics::interval::unpaired_ratio;
 use restbench_model::{Cell, CellStatus, RunResults};
 
 use crate::cells::{cell_labels, first_line, open_loop_only, single_repeat, status_word};
 use crate::conformance::nonconformant;
 pub use crate::noise::{MIN_CHANGE, Verdict, beyond_noise, verdict};
 use crate::noise::{combined, counting_cpu_us_per_req, counting_rps, interval_verdict, run_noise};
-pub use restbench_model::comparison::{
+pub use restbench_model::documents::comparison::{
     CellKey, ComparedCapacity, ComparedCell, ComparedRate, Comparison, RunLabel,
 };
 
@@ -280,7 +280,7 @@ pub(crate) mod tests {
 
     pub(crate) fn run(cells: Vec<Cell>) -> RunResults {
         RunResults {
-            schema_version: restbench_model::SCHEMA_VERSION,
+            schema_version: <RunResults as restbench_model::Document>::SCHEMA_VERSION,
             kind: "run".into(),
             started_at: "2026-11-29T00:00:00Z".into(),
             finished_at: None,

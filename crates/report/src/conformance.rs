@@ -5,8 +5,8 @@
 use std::cmp::Ordering;
 
 use restbench_model::Cell;
-use restbench_model::conformance::{CaseLevel, CaseVerdict, SubjectConformance};
-use restbench_model::flag::Flag;
+use restbench_model::documents::conformance::{CaseLevel, CaseVerdict, SubjectConformance};
+use restbench_model::vocabulary::flag::Flag;
 
 /// True when the cell carries the `nonconformant` flag.
 pub fn nonconformant(c: &Cell) -> bool {

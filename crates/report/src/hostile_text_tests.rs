@@ -157,8 +157,14 @@ fn every_hostile_string_is_escaped_in_every_output_kind() {
                 "compare --markdown (loads)",
                 markdown::load_comparison(&loads),
             ),
-            ("--export-markdown (runs)", export::markdown::runs(&[&run])),
-            ("--export-markdown (load)", export::markdown::load(&load)),
+            (
+                "--export-markdown (runs)",
+                export::markdown_table::runs(&[&run]),
+            ),
+            (
+                "--export-markdown (load)",
+                export::markdown_table::load(&load),
+            ),
         ] {
             assert_markdown_safe(kind, s, &out);
         }

@@ -2,13 +2,15 @@
 //!
 //! Everything here is a pure function of the model's documents, so a report can be rendered again
 //! from `results.json` at any time (`restbench report DIR`). What is written to disk is the
-//! model's: the comparisons this crate computes are `restbench_model::comparison` documents.
+//! model's: the comparisons this crate computes are `restbench_model::documents::comparison`
+//! documents.
 //!
 //! The modules form layers, each using only those above it:
 //! - leaves: [`escape`], [`units`], [`noise`], [`cells`], [`vocabulary`], [`document`],
 //!   [`mod@conformance`] (its words, and the rule that ranks nonconformant cells apart);
-//! - computing (data in, data out, no markup): [`mod@compare`], [`load_compare`], [`ratios`],
-//!   [`open_loop`], [`timeline`], [`rankings`] (a group's rounds: rankings with ties, the
+//! - computing (data in, data out, no markup): [`mod@compare`], [`load_compare`],
+//!   [`study_ratios`] (a study's ratio tables: published and measured figures as ratios to its
+//!   baseline; the A/B ratios are the model's `statistics::ab_ratios`), [`open_loop`], [`timeline`], [`rankings`] (a group's rounds: rankings with ties, the
 //!   efficiency ranking, intervals, rounds needed, unsettled ratios, contended cells),
 //!   [`profiles`] (the profiled cells by workload);
 //! - plain lines, said alike by text and Markdown: [`lines`] (a comparison's heading, rows and
@@ -17,8 +19,10 @@
 //!   the fitted cell table, comparisons, conformance; aligned by one [`text::TextTable`]),
 //!   [`markdown`] (report.md with its study and conformance sections, comparisons), [`html`]
 //!   (report.html, its SVG charts drawn on [`html::svg::Axes`], its conformance section);
-//! - exporting: [`export`] (`--export-json`, `--export-csv`, `--export-markdown`), over the
-//!   renderers; the only module that writes files, and only those it was given.
+//! - exporting: [`export`] (`--export-json`, `--export-csv`, `--export-markdown`, hyperfine's
+//!   formats over one column table; the Markdown one is [`export::markdown_table`], apart from
+//!   report.md's [`markdown`]), over the renderers; the only module that writes files, and only
+//!   those it was given.
 //!
 //! Tests beside the code: `snapshot_tests` (the text and Markdown outputs pinned by insta) and
 //! `hostile_text_tests` (hostile strings in every document field, through every output kind).
@@ -38,7 +42,7 @@ pub mod noise;
 pub mod open_loop;
 pub mod profiles;
 pub mod rankings;
-pub mod ratios;
+pub mod study_ratios;
 pub mod text;
 pub mod timeline;
 pub mod units;
@@ -63,7 +67,7 @@ pub(crate) mod test_support {
     /// A small load result: 2,000 requests in 1 s, p50 442 µs, p99 1.83 ms.
     pub fn load_result() -> LoadResult {
         LoadResult {
-            schema_version: restbench_model::SCHEMA_VERSION,
+            schema_version: <LoadResult as restbench_model::Document>::SCHEMA_VERSION,
             restbench_version: "0".into(),
             settings: LoadSettings {
                 url: "http://127.0.0.1:8080/".into(),
@@ -140,7 +144,7 @@ pub(crate) mod test_support {
 
     /// A cell measured in rounds: one repeat per value, its median and intervals from them.
     pub fn rounds_cell(subject: &str, workload: &str, scenario: &str, rps: &[f64]) -> Cell {
-        use restbench_model::interval::log_interval;
+        use restbench_model::statistics::interval::log_interval;
         let mut c = cell(subject, workload, scenario, 0.0);
         c.repeats = rps
             .iter()

@@ -4,11 +4,11 @@
 //! [`crate::escape::terminal`] (no control characters); Markdown escapes the whole line again.
 
 use restbench_model::Interval;
-use restbench_model::comparison::{
+use restbench_model::documents::comparison::{
     Comparison, LoadComparison, LoadLabel, LoadMetric, RunLabel, Unit, Verdict,
 };
 
-use restbench_model::flag::Flag;
+use restbench_model::vocabulary::flag::Flag;
 
 use crate::cells::key_label;
 use crate::escape::terminal;

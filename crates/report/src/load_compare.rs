@@ -10,10 +10,12 @@
 //! `text::load_comparison` and `markdown::load_comparison`.
 
 use restbench_model::LoadResult;
-use restbench_model::interval::unpaired_ratio;
+use restbench_model::statistics::interval::unpaired_ratio;
 
 use crate::noise::{Verdict, combined, interval_verdict};
-pub use restbench_model::comparison::{Better, LoadComparison, LoadLabel, LoadMetric, Unit};
+pub use restbench_model::documents::comparison::{
+    Better, LoadComparison, LoadLabel, LoadMetric, Unit,
+};
 
 /// How a load run was shaped, for the heading.
 fn load_label(r: &LoadResult) -> LoadLabel {

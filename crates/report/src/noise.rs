@@ -9,16 +9,20 @@
 //! its start. The two are combined as independent errors (root of the sum of squares). Older
 //! documents keep the older rule ([`verdict`]). docs/verdicts.md says why.
 
-pub use restbench_model::comparison::Verdict;
-use restbench_model::interval::log_interval;
+pub use restbench_model::documents::comparison::Verdict;
+use restbench_model::statistics::interval::log_interval;
 use restbench_model::{Cell, Interval, RpsStats, RunResults, Saturation};
 
 /// The smallest change in req/s that counts as real when there are no confidence intervals.
 pub const MIN_CHANGE: f64 = 0.05;
 
+/// Without intervals, a change counts as real beyond this many coefficients of variation of
+/// either run: about two standard deviations, beyond the scatter of a run's own repeats.
+pub const NOISE_CVS: f64 = 2.0;
+
 /// True when two throughput measurements differ by more than their noise: their 95 % confidence
 /// intervals do not overlap when both have one; otherwise the relative change exceeds
-/// max(2 × cv of either, [`MIN_CHANGE`]).
+/// max([`NOISE_CVS`] × cv of either, [`MIN_CHANGE`]).
 pub fn beyond_noise(a: &RpsStats, b: &RpsStats) -> bool {
     if let (Some(ca), Some(cb)) = (a.ci95, b.ci95) {
         return ca[1] < cb[0] || cb[1] < ca[0];
@@ -27,7 +31,7 @@ pub fn beyond_noise(a: &RpsStats, b: &RpsStats) -> bool {
         return a.median != b.median;
     }
     let change = (b.median / a.median - 1.0).abs();
-    change > (2.0 * a.cv).max(2.0 * b.cv).max(MIN_CHANGE)
+    change > (NOISE_CVS * a.cv).max(NOISE_CVS * b.cv).max(MIN_CHANGE)
 }
 
 /// The verdict for B against A.

@@ -3,7 +3,7 @@
 //! how many rounds the group needed and which ratios never settled, the cells shown but never
 //! ranked (contended) and the seed of the orders. Data in, strings out; the renderers lay them out.
 
-use restbench_model::flag::Flag;
+use restbench_model::vocabulary::flag::Flag;
 use restbench_model::{Cell, GroupRounds, Interval, RoundsPolicy, RunResults};
 
 use crate::cells::subject_label;

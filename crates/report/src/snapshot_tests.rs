@@ -142,7 +142,7 @@ fn study_document() -> RunResults {
     r
 }
 
-fn json<T: serde::Serialize>(document: T) -> String {
+fn json<T: serde::Serialize + restbench_model::Document>(document: T) -> String {
     serde_json::to_string_pretty(&Versioned::new(document)).expect("a comparison serializes")
 }
 
@@ -457,7 +457,7 @@ fn a_nonconformant_subject_is_ranked_after_the_conformant_ones() {
     assert!(cheat.starts_with("<details data-subject=\"cheat-http\" open>"));
     assert!(cheat.contains("&lt;not 431&gt;") && !cheat.contains("<not 431>"));
 
-    let extras = crate::ratios::tables(
+    let extras = crate::study_ratios::tables(
         &restbench_model::published_study("a").expect("study a"),
         &[
             {
@@ -475,7 +475,7 @@ fn a_nonconformant_subject_is_ranked_after_the_conformant_ones() {
             .unwrap_or_else(|| panic!("{s} missing"))
     };
     assert!(at("rust-axum") < at("cheat-http"));
-    assert!(crate::ratios::ranked_apart_note(&extras[0]).is_some());
+    assert!(crate::study_ratios::ranked_apart_note(&extras[0]).is_some());
 }
 
 /// A run measured in rounds: groups, ties, a floor, a contended cell, unsettled ratios, one

@@ -3,8 +3,8 @@
 //! `Workload`, `Scenario`, the CPU-list formatter), so a renamed flag or a new workload reaches
 //! every report. A leaf.
 
-use restbench_model::cpus::format_cpu_list;
-use restbench_model::flag::{Flag, Severity};
+use restbench_model::vocabulary::cpus::format_cpu_list;
+use restbench_model::vocabulary::flag::{Flag, Severity};
 use restbench_model::{Scenario, Workload};
 
 /// Every flag with its legend text, in legend order.

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 use restbench_harness::planner::PlanError;
-use restbench_model::io::RESULTS_FILE;
+use restbench_model::documents::io::RESULTS_FILE;
 
 use crate::cli::{BadArgument, SubjectsDir};
 

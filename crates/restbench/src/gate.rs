@@ -1,6 +1,6 @@
 //! The gate at the binary's edge (`ab`, `compare`, `history check`): which machines may be
 //! compared, what GitHub Actions gets, and the exit code. The judging itself is
-//! `restbench_model::gate`.
+//! `restbench_model::statistics::gate`.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -12,7 +12,7 @@ use crate::cli::BadArgument;
 /// What differs between the machines of two runs; refused (exit 2) unless `across` says to go
 /// on, and then said.
 pub fn machines(a: &Environment, b: &Environment, across: bool) -> anyhow::Result<Vec<String>> {
-    let differences = restbench_model::gate::machine_differences(a, b);
+    let differences = restbench_model::statistics::gate::machine_differences(a, b);
     if !differences.is_empty() && !across {
         return Err(BadArgument(format!(
             "the runs come from different machines ({}): their figures do not compare; \

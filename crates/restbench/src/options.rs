@@ -249,7 +249,7 @@ pub fn refuse_remote_target(args: &LoadArgs, target: &Target) -> anyhow::Result<
 /// Reads a body file of at most [`MAX_BODY`] bytes; an endless one (`/dev/zero`, a pipe) is
 /// refused after that many bytes instead of filling memory.
 fn read_body_file(path: &Path) -> anyhow::Result<Vec<u8>> {
-    use restbench_model::io::{LimitedReadError, read_limited};
+    use restbench_model::documents::io::{LimitedReadError, read_limited};
     read_limited(path, MAX_BODY as u64, "the body file").map_err(|e| match e {
         // Too large is a bad argument (exit 2), as any flag restbench cannot take.
         LimitedReadError::TooLarge { .. } => anyhow::Error::new(BadArgument(e.to_string())),

@@ -54,7 +54,7 @@ pub fn write_reports(results: &RunResults, dir: &Path) -> anyhow::Result<Vec<Pat
 /// Writes an output file atomically (a full disk keeps the previous file whole, or none, and
 /// leaves no temporary file), with an error that names it.
 pub fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    restbench_model::io::write_atomic(path, bytes).with_context(|| {
+    restbench_model::documents::io::write_atomic(path, bytes).with_context(|| {
         format!(
             "cannot write {} (the previous file, if any, is kept as it was)",
             path.display()
@@ -125,7 +125,7 @@ pub fn write_merged(merged: &LoadResult, json: Option<&Path>, latency: bool) -> 
     out.flush()?;
     if let Some(path) = json {
         let body = serde_json::to_string_pretty(merged)? + "\n";
-        restbench_model::io::write_atomic(path, body.as_bytes())
+        restbench_model::documents::io::write_atomic(path, body.as_bytes())
             .with_context(|| format!("cannot write the merged result to {}", path.display()))?;
         eprintln!("wrote {}", path.display());
     }
@@ -154,18 +154,18 @@ fn generator_lines(r: &LoadResult) -> String {
 }
 
 /// Its version, counts, bounds and times are checked as every document read is
-/// (`restbench_model::validate`): the error names the file and the field.
+/// (`restbench_model::documents::validate`): the error names the file and the field.
 pub fn read_load_result(path: &Path) -> anyhow::Result<LoadResult> {
     Ok(restbench_model::read_load(path)?)
 }
 
 /// A document the user names (a results.json, a load result), read whole within
-/// [`DOCUMENT_LIMIT`](restbench_model::io::DOCUMENT_LIMIT): `/dev/zero` is refused in one line
+/// [`DOCUMENT_LIMIT`](restbench_model::documents::io::DOCUMENT_LIMIT): `/dev/zero` is refused in one line
 /// instead of filling memory.
 pub fn read_document(path: &Path) -> anyhow::Result<String> {
-    Ok(restbench_model::io::read_limited_string(
+    Ok(restbench_model::documents::io::read_limited_string(
         path,
-        restbench_model::io::DOCUMENT_LIMIT,
+        restbench_model::documents::io::DOCUMENT_LIMIT,
         "the document",
     )?)
 }

@@ -5,7 +5,7 @@ use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use restbench_model::time::{now_unix_ms, parse_time_ms, rfc3339_ms};
+use restbench_model::vocabulary::time::{now_unix_ms, parse_time_ms, rfc3339_ms};
 
 use crate::cli::BadArgument;
 

@@ -96,7 +96,7 @@ fn status_with(cache: &Path, on_path: impl Fn(&str) -> bool) -> DotnetToolchain 
 /// True when `dir`'s marker names `checksum`: it was unpacked from a download that matched it.
 /// A marker naming another checksum (an older pin, a tampered folder) does not count.
 fn verified(dir: &Path, checksum: &str) -> bool {
-    restbench_model::io::read_limited_string(&dir.join(MARKER), 4096, "the marker")
+    restbench_model::documents::io::read_limited_string(&dir.join(MARKER), 4096, "the marker")
         .is_ok_and(|m| m.trim() == checksum)
 }
 

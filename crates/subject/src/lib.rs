@@ -436,13 +436,17 @@ impl Subject {
     pub fn load(dir: &Path) -> Result<Self, SubjectError> {
         let file = dir.join("subject.toml");
         let m = ManifestFile(&file);
-        let text = restbench_model::io::read_limited_string(&file, MANIFEST_LIMIT, "the manifest")
-            .map_err(|e| match e {
-                restbench_model::io::LimitedReadError::Read { source, .. } => {
-                    m.error("(file)", format!("cannot read: {source}"))
-                }
-                other => m.error("(file)", other.to_string()),
-            })?;
+        let text = restbench_model::documents::io::read_limited_string(
+            &file,
+            MANIFEST_LIMIT,
+            "the manifest",
+        )
+        .map_err(|e| match e {
+            restbench_model::documents::io::LimitedReadError::Read { source, .. } => {
+                m.error("(file)", format!("cannot read: {source}"))
+            }
+            other => m.error("(file)", other.to_string()),
+        })?;
         let raw: RawManifest = toml::from_str(&text).map_err(|e| m.toml_error(&text, &e))?;
         let folder = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         m.check_identity(&raw, folder)?;

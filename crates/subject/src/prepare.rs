@@ -99,7 +99,7 @@ pub fn prepare(subject: &Subject, cache: &Path) -> Result<Prepared, SubjectError
     }
     let hash = build_hash(subject)?;
     let stamp = stamps.join(&subject.id);
-    if restbench_model::io::read_limited_string(&stamp, 4096, "the build stamp")
+    if restbench_model::documents::io::read_limited_string(&stamp, 4096, "the build stamp")
         .is_ok_and(|s| s.trim() == hash)
         && outputs_present(subject, cache)
     {

@@ -63,7 +63,9 @@ pub fn new_subject(from: &Subject, root: &Path, new_id: &str) -> Result<Scaffold
     for rel in &files {
         let path = dir.join(rel);
         // Sources that name the subject are small; a larger file is data, left as it is.
-        let Ok(text) = restbench_model::io::read_limited_string(&path, 16 << 20, "a source") else {
+        let Ok(text) =
+            restbench_model::documents::io::read_limited_string(&path, 16 << 20, "a source")
+        else {
             continue; // not UTF-8 text (or larger than 16 MiB): left as it is
         };
         let mut new = rename_id(&text, &from.id, new_id);

@@ -273,7 +273,8 @@ const MANIFEST_FILE_LIMIT: u64 = 4 << 20;
 /// The `go 1.26.0` directive of a go.mod: the oldest Go that builds the module.
 pub fn go_mod_minimum(path: &Path) -> Option<Version> {
     let text =
-        restbench_model::io::read_limited_string(path, MANIFEST_FILE_LIMIT, "go.mod").ok()?;
+        restbench_model::documents::io::read_limited_string(path, MANIFEST_FILE_LIMIT, "go.mod")
+            .ok()?;
     text.lines()
         .map(str::trim)
         .find_map(|l| l.strip_prefix("go "))
@@ -283,8 +284,12 @@ pub fn go_mod_minimum(path: &Path) -> Option<Version> {
 /// The lower bound of `engines.node` in a package.json (`>=20`, `^20.1`, `20.x`); `None` for
 /// ranges without one (`<22`).
 pub fn engines_node_minimum(path: &Path) -> Option<Version> {
-    let text =
-        restbench_model::io::read_limited_string(path, MANIFEST_FILE_LIMIT, "package.json").ok()?;
+    let text = restbench_model::documents::io::read_limited_string(
+        path,
+        MANIFEST_FILE_LIMIT,
+        "package.json",
+    )
+    .ok()?;
     let doc: serde_json::Value = serde_json::from_str(&text).ok()?;
     let range = doc.get("engines")?.get("node")?.as_str()?.trim();
     if range.starts_with('<') {

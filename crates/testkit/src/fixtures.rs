@@ -1,14 +1,12 @@
 //! Result documents as `run` writes them, built in one place so that a new field of the model is
 //! filled once for every test.
 
-use restbench_model::{
-    Cell, CellSubject, RpsStats, RunResults, SCHEMA_VERSION, Scenario, Workload,
-};
+use restbench_model::{Cell, CellSubject, Document, RpsStats, RunResults, Scenario, Workload};
 
 /// A finished run of `cells`, started 2026-01-01T00:00:00Z and finished a minute later.
 pub fn run_results(cells: Vec<Cell>) -> RunResults {
     RunResults {
-        schema_version: SCHEMA_VERSION,
+        schema_version: RunResults::SCHEMA_VERSION,
         kind: "run".into(),
         started_at: "2026-01-01T00:00:00Z".into(),
         finished_at: Some("2026-01-01T00:01:00Z".into()),

@@ -1,7 +1,7 @@
 //! Timestamps as subjects and PostgreSQL spell them, normalised so two spellings of one instant
 //! compare equal. A leaf: the verifier and the database code both use it, and neither the other.
 
-use restbench_model::time::{days_from_civil, format_epoch};
+use restbench_model::vocabulary::time::{days_from_civil, format_epoch};
 
 /// Parses the ISO 8601 / RFC 3339 spellings subjects use into `YYYY-MM-DD HH:MM:SS` (UTC when a
 /// zone is given); the flag says whether a zone was given.

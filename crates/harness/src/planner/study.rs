@@ -1,4 +1,4 @@
-//! Planning a seed study's run from its published figures (`restbench_model::published`): the
+//! Planning a seed study's run from its published figures (`restbench_model::documents::published`): the
 //! cells every figure needs, the Rust contenders beside them, and the seed's load shape.
 
 use std::collections::BTreeMap;
@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use restbench_loadgen::{HttpVersion, StopAt};
-use restbench_model::cpus::format_cpu_list;
-use restbench_model::published::{PublishedStudy, published_study};
+use restbench_model::documents::published::{PublishedStudy, published_study};
+use restbench_model::vocabulary::cpus::format_cpu_list;
 use restbench_model::{Protocol, Scenario, StudyInfo, UnknownName, Workload};
 
 use super::request::{
@@ -345,7 +345,7 @@ pub fn study_entries(
 
 #[cfg(test)]
 mod tests {
-    use restbench_model::published::published_study;
+    use restbench_model::documents::published::published_study;
 
     use super::*;
 

@@ -120,7 +120,7 @@ impl<'a> Calibration<'a> {
         };
         observer.note("calibrating the generator again, to measure the machine's drift");
         let end = loadgen_ceiling(&self.plan.placement, &self.plan.shape, d, stop).ok()?;
-        let noisy_machine = restbench_model::run::ceiling_drift(start, end.rps);
+        let noisy_machine = restbench_model::documents::run::ceiling_drift(start, end.rps);
         if let Some(why) = &noisy_machine {
             observer.note(&format!("noisy machine: {why}"));
         }

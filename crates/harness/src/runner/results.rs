@@ -6,8 +6,8 @@ use std::cell::RefCell;
 use std::path::PathBuf;
 
 use restbench_loadgen::{HttpVersion, StopAt};
-use restbench_model::time::{rfc3339, utc_now};
-use restbench_model::{RunProtocol, RunResults, SCHEMA_VERSION, write_results};
+use restbench_model::vocabulary::time::{rfc3339, utc_now};
+use restbench_model::{RunProtocol, RunResults, write_results};
 
 use super::plan::RunPlan;
 use crate::HarnessError;
@@ -32,7 +32,7 @@ impl ResultsFile {
             HarnessError::io(format!("cannot create {}", plan.out_dir.display()), source)
         })?;
         let results = RunResults {
-            schema_version: SCHEMA_VERSION,
+            schema_version: <RunResults as restbench_model::Document>::SCHEMA_VERSION,
             kind: plan.kind.clone(),
             started_at: utc_now(),
             finished_at: None,

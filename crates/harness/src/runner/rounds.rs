@@ -8,7 +8,7 @@
 use std::ops::ControlFlow;
 use std::time::Duration;
 
-use restbench_model::rounds::{self, Series};
+use restbench_model::statistics::rounds::{self, Series};
 use restbench_model::{
     Cell, CellStatus, Finding, GroupRounds, PairRatio, Protocol, Round, RoundsPolicy, Saturation,
     Scenario, Workload,

@@ -2,8 +2,8 @@
 //! generator usage, and the flags a reader must see (client-bound, noisy, limit not held …).
 
 use restbench_loadgen::capacity::{GENERATOR_BOUND_FRACTION, SATURATED_FRACTION};
-use restbench_model::histogram::{self, new_latency_histogram};
-use restbench_model::interval::log_interval;
+use restbench_model::documents::histogram::{self, new_latency_histogram};
+use restbench_model::statistics::interval::log_interval;
 use restbench_model::{
     Cell, CellIntervals, CellPlacement, ErrorCounts, FindingLevel, Flag, LatencySummary,
     LoadgenUsage, RepeatResult, RestartSpread, RpsStats, Saturation, ServerUsage, UsageSource,

@@ -4,7 +4,7 @@
 //! defaults a budget of one core (a CFS quota when cgroups are available, as `docker run
 //! --cpus=1`, else pinning to one CPU); `all-cores` runs one worker per server CPU.
 
-use restbench_model::cpus::format_cpu_list;
+use restbench_model::vocabulary::cpus::format_cpu_list;
 use restbench_model::{CellPlacement, Scenario};
 
 use restbench_host::cgroup::Backend;

@@ -112,7 +112,7 @@ impl ServerHost {
         let work = format!(
             "{base}/run-{}-{}",
             std::process::id(),
-            restbench_model::time::now_unix_ms()
+            restbench_model::vocabulary::time::now_unix_ms()
         );
         let cache = if keep_cache {
             format!("{base}/cache")
@@ -418,7 +418,8 @@ fn one_line(text: &str, lines: usize) -> Option<String> {
 
 /// The agent's log as far as a ready line can be: its head, as capped logs keep it.
 fn agent_log(log: &Path) -> String {
-    restbench_model::io::read_limited_string(log, 8 << 20, "the agent's log").unwrap_or_default()
+    restbench_model::documents::io::read_limited_string(log, 8 << 20, "the agent's log")
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

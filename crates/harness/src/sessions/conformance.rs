@@ -165,9 +165,9 @@ fn cache_file(cache: &Path, s: &Subject) -> PathBuf {
 /// such as a failed start, are never kept).
 pub fn cached(cache: &Path, s: &Subject, build: &str) -> Option<SubjectConformance> {
     // Ours, but in a cache anyone may have touched: a size limit as on every file read.
-    let bytes = restbench_model::io::read_limited(
+    let bytes = restbench_model::documents::io::read_limited(
         &cache_file(cache, s),
-        restbench_model::io::DOCUMENT_LIMIT,
+        restbench_model::documents::io::DOCUMENT_LIMIT,
         "the conformance cache",
     )
     .ok()?;

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use restbench_model::{Finding, SCHEMA_VERSION, Scenario, VerifyOutcome, VerifyReport, Workload};
+use restbench_model::{Finding, Scenario, VerifyOutcome, VerifyReport, Workload};
 
 use crate::HarnessError;
 use crate::events::{Events, Observer, RunEvent};
@@ -57,7 +57,7 @@ pub fn verify_subjects(options: &VerifyOptions, observer: &dyn Observer) -> Veri
         session.verify_subject(s, &mut results);
     }
     VerifyReport {
-        schema_version: SCHEMA_VERSION,
+        schema_version: <VerifyReport as restbench_model::Document>::SCHEMA_VERSION,
         results,
     }
 }

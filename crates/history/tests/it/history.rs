@@ -2,7 +2,7 @@
 //! database, a run imported twice stored once, and the queries a timeline and a gate ask.
 
 use restbench_history::History;
-use restbench_model::ratios::Measure;
+use restbench_model::statistics::ab_ratios::Measure;
 use restbench_model::{Environment, RunResults};
 use restbench_testkit::{fixtures, turn};
 

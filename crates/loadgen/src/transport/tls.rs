@@ -68,13 +68,14 @@ fn add_pem_certificates(roots: &mut RootCertStore, path: &Path) -> Result<(), Lo
         ))
     };
     // Read whole within a limit first: `/dev/zero` or an endless pipe is refused in one line.
-    let pem = restbench_model::io::read_limited(path, CA_FILE_LIMIT, "--cacert").map_err(|e| {
-        let cause = std::error::Error::source(&e).map(|s| format!(": {s}"));
-        LoadError::Tls(format!(
-            "{e}{}; give a PEM file with one or more CERTIFICATE blocks",
-            cause.unwrap_or_default()
-        ))
-    })?;
+    let pem = restbench_model::documents::io::read_limited(path, CA_FILE_LIMIT, "--cacert")
+        .map_err(|e| {
+            let cause = std::error::Error::source(&e).map(|s| format!(": {s}"));
+            LoadError::Tls(format!(
+                "{e}{}; give a PEM file with one or more CERTIFICATE blocks",
+                cause.unwrap_or_default()
+            ))
+        })?;
     let mut added = 0;
     for cert in CertificateDer::pem_slice_iter(&pem) {
         let cert = cert.map_err(|e| bad(e.to_string()))?;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use crate::support::{Action, TestServer, ok, status};
 use restbench_loadgen::capacity::{self, CapacitySpec};
 use restbench_loadgen::{LoadSpec, Target};
-use restbench_model::histogram;
+use restbench_model::documents::histogram;
 use restbench_model::{BoundBy, Capacity, RateStep, Slo};
 use restbench_testkit::turn;
 

@@ -105,7 +105,7 @@ fn pipelined_answers_are_matched_in_order() {
     let r = run(&s);
     assert_eq!(r.requests, 24);
     assert_eq!(r.errors.total(), 0);
-    let p25 = restbench_model::histogram::decode(&r.histogram)
+    let p25 = restbench_model::documents::histogram::decode(&r.histogram)
         .unwrap()
         .value_at_quantile(0.25);
     assert!(

@@ -2,13 +2,13 @@
 //! row per `load` run, or one row per cell of `run`/`study`, for spreadsheets, scripts and pages.
 //!
 //! [`table`] turns the model's documents into rows of typed fields (the columns are defined once,
-//! here); [`json`], [`csv`] and [`markdown`] render them, one module per format as hyperfine's
-//! `src/export/`. [`Exports`] opens every requested file before any load starts, so a path that
+//! here); [`json`], [`csv`] and [`markdown_table`] render them, one module per format as
+//! hyperfine's `src/export/`. [`Exports`] opens every requested file before any load starts, so a path that
 //! cannot be written fails the command at once instead of after minutes of measuring.
 
 pub mod csv;
 pub mod json;
-pub mod markdown;
+pub mod markdown_table;
 pub mod table;
 
 use std::path::{Path, PathBuf};
@@ -107,7 +107,7 @@ impl Exports {
         self.write(|format| match format {
             Format::Json => json::render(&table),
             Format::Csv => csv::render(&table),
-            Format::Markdown => markdown::load(r),
+            Format::Markdown => markdown_table::load(r),
         })
     }
 
@@ -117,20 +117,19 @@ impl Exports {
         self.write(|format| match format {
             Format::Json => json::render(&table),
             Format::Csv => csv::render(&table),
-            Format::Markdown => markdown::runs(runs),
+            Format::Markdown => markdown_table::runs(runs),
         })
     }
 
     fn write(self, render: impl Fn(Format) -> String) -> Result<Vec<PathBuf>, ExportError> {
         let mut written = Vec::new();
         for (format, path) in self.files {
-            restbench_model::io::write_atomic(&path, render(format).as_bytes()).map_err(
-                |cause| ExportError::Write {
+            restbench_model::documents::io::write_atomic(&path, render(format).as_bytes())
+                .map_err(|cause| ExportError::Write {
                     option: format.option(),
                     path: path.clone(),
                     cause,
-                },
-            )?;
+                })?;
             written.push(path);
         }
         Ok(written)

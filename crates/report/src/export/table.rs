@@ -344,7 +344,7 @@ pub(crate) mod tests {
         failed.status = CellStatus::Failed;
         failed.reason = Some("build failed: npm ci\nexit status 1".into());
         RunResults {
-            schema_version: restbench_model::SCHEMA_VERSION,
+            schema_version: <RunResults as restbench_model::Document>::SCHEMA_VERSION,
             kind: "run".into(),
             started_at: "2026-01-01T00:00:00Z".into(),
             finished_at: None,

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use restbench_model::Cell;
-use restbench_model::histogram;
+use restbench_model::documents::histogram;
 
 use crate::cells::{CellLabel, open_loop_only, single_repeat};
 use crate::escape::html as escape;

@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use restbench_model::conformance::{CaseVerdict, SubjectConformance};
+use restbench_model::documents::conformance::{CaseVerdict, SubjectConformance};
 
 use crate::conformance::{consequence, level_word, standing, verdict_word};
 use crate::escape::html as escape;

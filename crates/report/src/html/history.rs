@@ -9,8 +9,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use restbench_model::history::{HistoryPoint, MachineFacts};
-use restbench_model::ratios::Measure;
+use restbench_model::documents::history::{HistoryPoint, MachineFacts};
+use restbench_model::statistics::ab_ratios::Measure;
 
 use super::svg::{Axes, LinearScale, linear_ticks, nice_ceiling};
 use crate::escape::html as escape;
@@ -211,7 +211,7 @@ fn point(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use restbench_model::history::StoredFigure;
+    use restbench_model::documents::history::StoredFigure;
 
     fn at(day: u32, kernel: &str, rps: f64) -> HistoryPoint {
         HistoryPoint {

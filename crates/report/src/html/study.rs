@@ -6,7 +6,7 @@ use std::fmt::Write;
 use restbench_model::{RunResults, StudyInfo};
 
 use crate::escape::html as escape;
-use crate::ratios::{self, RatioTable, StudyTables, row_label};
+use crate::study_ratios::{self, RatioTable, StudyTables, row_label};
 use crate::units::{ratio, thousands};
 
 use super::markup::{anchor, dl, flag_badge};
@@ -14,7 +14,7 @@ use super::markup::{anchor, dl, flag_badge};
 /// The "Study" section: the seed's setting, one ratio table per scenario, what was not run.
 pub fn study(o: &mut String, r: &RunResults, info: &StudyInfo) {
     o.push_str("<section id=\"study\">");
-    let Some(StudyTables { study: s, tables }) = ratios::for_run(r) else {
+    let Some(StudyTables { study: s, tables }) = study_ratios::for_run(r) else {
         let _ = write!(
             o,
             "<h2>Study {}</h2><p class=\"banner warn\">No published figures are known for study id <code>{}</code>.</p></section>",
@@ -172,7 +172,7 @@ fn ratio_table(o: &mut String, workload: &str, t: &RatioTable) {
 /// Under a ratio table: which rows are ranked apart, and the pairs whose order reversed (or that
 /// the order matches).
 fn order_notes(o: &mut String, t: &RatioTable) {
-    if let Some(why) = ratios::ranked_apart_note(t) {
+    if let Some(why) = study_ratios::ranked_apart_note(t) {
         let _ = write!(
             o,
             "<p class=\"banner warn small\" data-ranked-apart>{}</p>",
@@ -182,7 +182,11 @@ fn order_notes(o: &mut String, t: &RatioTable) {
     if !t.reversals.is_empty() {
         o.push_str("<p><b>Reversed pairs</b> (ahead in the published figures ⇅ ahead here):</p><ul class=\"reversals\">");
         for rev in &t.reversals {
-            let _ = write!(o, "<li>{}</li>", escape(&ratios::reversal_text(t, rev)));
+            let _ = write!(
+                o,
+                "<li>{}</li>",
+                escape(&study_ratios::reversal_text(t, rev))
+            );
         }
         o.push_str("</ul>");
     } else if t
@@ -197,10 +201,13 @@ fn order_notes(o: &mut String, t: &RatioTable) {
 }
 
 /// A tooltip with what else the seed published for a row (latency, CPU, memory).
-fn published_title(row: &ratios::RatioRow) -> String {
+fn published_title(row: &study_ratios::RatioRow) -> String {
     let mut parts = Vec::new();
     if let Some(l) = &row.published_latency {
-        parts.push(format!("published latency: {}", ratios::latency_text(l)));
+        parts.push(format!(
+            "published latency: {}",
+            study_ratios::latency_text(l)
+        ));
     }
     if let Some(r) = &row.published_resources {
         parts.push(format!("published resources: {r}"));

@@ -6,8 +6,8 @@ use std::fmt::Write;
 use restbench_model::{Cell, CellStatus, FindingLevel, RunResults};
 
 use crate::cells::{
-    CellLabel, between_cv_text, first_line, open_loop_only, per_cpu_second, per_mb, single_repeat,
-    status_word,
+    CellLabel, FIRST_LINE_CHARS, between_cv_text, first_line, open_loop_only, per_cpu_second,
+    per_mb, single_repeat, status_word,
 };
 use crate::escape::html as escape;
 use crate::open_loop::{capacity_rows, equal_load_rows};
@@ -240,7 +240,7 @@ pub fn long_reasons(o: &mut String, cells: &[&Cell]) {
             c.status != CellStatus::Ok
                 && c.reason
                     .as_deref()
-                    .is_some_and(|r| r.contains('\n') || r.chars().count() > 160)
+                    .is_some_and(|r| r.contains('\n') || r.chars().count() > FIRST_LINE_CHARS)
         })
         .collect();
     for c in long {

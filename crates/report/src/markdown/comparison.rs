@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use restbench_model::comparison::{Comparison, LoadComparison, Verdict};
+use restbench_model::documents::comparison::{Comparison, LoadComparison, Verdict};
 
 use super::escape;
 use crate::cells::key_label;

@@ -6,13 +6,13 @@ use std::fmt::Write;
 use restbench_model::{PublishedStudy, RunResults, StudyInfo};
 
 use super::escape;
-use crate::ratios::{self, RatioRow, RatioTable, row_label};
+use crate::study_ratios::{self, RatioRow, RatioTable, row_label};
 use crate::units::{ratio, thousands};
 
 /// The "Study" section of `report.md`.
 pub fn study(info: &StudyInfo, r: &RunResults) -> String {
     let mut o = String::new();
-    let Some(st) = ratios::for_run(r) else {
+    let Some(st) = study_ratios::for_run(r) else {
         let _ = writeln!(
             o,
             "## Study {}\n\nNo published figures are known for study id `{}`.\n",
@@ -102,7 +102,7 @@ fn ratio_table(o: &mut String, workload: &str, t: &RatioTable) {
         );
     }
     o.push('\n');
-    if let Some(why) = ratios::ranked_apart_note(t) {
+    if let Some(why) = study_ratios::ranked_apart_note(t) {
         let _ = writeln!(o, "{}\n", escape(&why));
     }
     if t.reversals.is_empty() {
@@ -117,7 +117,7 @@ fn ratio_table(o: &mut String, workload: &str, t: &RatioTable) {
     } else {
         o.push_str("Reversed pairs (published order → measured order):\n\n");
         for rev in &t.reversals {
-            let _ = writeln!(o, "- {}", escape(&ratios::reversal_text(t, rev)));
+            let _ = writeln!(o, "- {}", escape(&study_ratios::reversal_text(t, rev)));
         }
         o.push('\n');
     }

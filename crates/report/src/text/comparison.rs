@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use restbench_model::comparison::{Comparison, LoadComparison};
+use restbench_model::documents::comparison::{Comparison, LoadComparison};
 
 use super::DEFAULT_WIDTH;
 use super::table::{Column, Sacrifice, TextTable, wrap};

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use restbench_model::conformance::{CaseVerdict, ConformanceReport, SubjectConformance};
+use restbench_model::documents::conformance::{CaseVerdict, ConformanceReport, SubjectConformance};
 
 use super::table::{Column, Sacrifice, TextTable};
 use crate::conformance::{consequence, level_word, standing, verdict_word};

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use restbench_model::histogram;
+use restbench_model::documents::histogram;
 use restbench_model::{LatencySummary, LoadResult, LoadSettings};
 
 use crate::escape::terminal;

@@ -12,12 +12,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use restbench_model::histogram::{encode, new_latency_histogram};
+use restbench_model::documents::histogram::{encode, new_latency_histogram};
 use restbench_model::{
     BoundBy, Capacity, CapacityProbe, CaseLevel, CaseResult, CaseVerdict, Cell, CellStatus,
-    CellSubject, Environment, ErrorCounts, Finding, LatencySummary, LoadgenUsage, RateStep,
-    RepeatResult, RpsStats, RunProtocol, RunResults, SCHEMA_VERSION, SecondSample, ServerUsage,
-    Slo, StepServer, StudyInfo, SubjectConformance,
+    CellSubject, Document, Environment, ErrorCounts, Finding, LatencySummary, LoadgenUsage,
+    RateStep, RepeatResult, RpsStats, RunProtocol, RunResults, SecondSample, ServerUsage, Slo,
+    StepServer, StudyInfo, SubjectConformance,
 };
 
 /// A small deterministic generator (xorshift), so the histograms are the same every time.
@@ -396,7 +396,7 @@ pub(crate) fn sample() -> RunResults {
         "ghc is not on PATH: install GHC 9.x",
     ));
     RunResults {
-        schema_version: SCHEMA_VERSION,
+        schema_version: RunResults::SCHEMA_VERSION,
         kind: "study a".into(),
         started_at: "2026-11-29T19:01:24Z".into(),
         finished_at: Some("2026-11-29T19:19:02Z".into()),
@@ -443,7 +443,7 @@ pub(crate) fn sample() -> RunResults {
             true,
             "10 s per repeat instead of the seed's single 20 s run; 3 repeats",
         ),
-        noisy_machine: restbench_model::run::ceiling_drift(520_000.0, 430_000.0),
+        noisy_machine: restbench_model::documents::run::ceiling_drift(520_000.0, 430_000.0),
         conformance: conformance(),
         groups: Vec::new(),
     }

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use restbench_model::history::{HistoryPoint, MachineFacts, StoredFigure};
-use restbench_model::ratios::Measure;
+use restbench_model::documents::history::{HistoryPoint, MachineFacts, StoredFigure};
+use restbench_model::statistics::ab_ratios::Measure;
 
 fn points() -> Vec<HistoryPoint> {
     (1..=6u32)

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use restbench_harness::planner::ab::{self as sides, AbMode, AbPair};
 use restbench_harness::planner::{self, ConformanceStep};
-use restbench_model::time::utc_stamp;
+use restbench_model::vocabulary::time::utc_stamp;
 use restbench_model::{AbReport, Versioned, Workload, read_run};
 use restbench_subject::prepare;
 
@@ -55,9 +55,10 @@ pub fn run(args: AbArgs) -> anyhow::Result<ExitCode> {
     let run_code = measure(request, &cells.measure.export)?;
     let results = read_run(&out_dir.join("results.json"))
         .with_context(|| format!("the run in {} left no results", out_dir.display()))?;
-    let rows = restbench_model::ratios::ab_rows(&results.cells, &side_a.id, &side_b.id);
+    let rows =
+        restbench_model::statistics::ab_ratios::ab_rows(&results.cells, &side_a.id, &side_b.id);
     let gate = (!args.gate.fail_if.is_empty())
-        .then(|| restbench_model::gate::evaluate(&args.gate.fail_if, &rows));
+        .then(|| restbench_model::statistics::gate::evaluate(&args.gate.fail_if, &rows));
     let report = AbReport {
         a: side_a,
         b: side_b,

@@ -25,9 +25,13 @@ pub fn run(command: AgentCommand) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("unknown scenario {scenario:?}"))?;
             let database_url = match database_url_file {
                 Some(f) => Some(
-                    restbench_model::io::read_limited_string(&f, 64 << 10, "the URL file")?
-                        .trim()
-                        .to_string(),
+                    restbench_model::documents::io::read_limited_string(
+                        &f,
+                        64 << 10,
+                        "the URL file",
+                    )?
+                    .trim()
+                    .to_string(),
                 ),
                 None => None,
             };

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use restbench_harness::planner::{self, ConformanceStep};
 use restbench_model::Workload;
-use restbench_model::time::utc_stamp;
+use restbench_model::vocabulary::time::utc_stamp;
 use restbench_subject::ad_hoc;
 
 use crate::cli::{BadArgument, BenchArgs};

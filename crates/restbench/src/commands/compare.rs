@@ -63,8 +63,8 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     if args.gate.fail_if.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
-    let rows = restbench_model::ratios::run_rows(&a.cells, &b.cells);
-    let mut gate = restbench_model::gate::evaluate(&args.gate.fail_if, &rows);
+    let rows = restbench_model::statistics::ab_ratios::run_rows(&a.cells, &b.cells);
+    let mut gate = restbench_model::statistics::gate::evaluate(&args.gate.fail_if, &rows);
     gate.machine_differences = differences;
     let lines = if args.markdown {
         restbench_report::markdown::ab::gate_summary(&gate)

@@ -7,7 +7,7 @@ use restbench_host::cgroup::Backend;
 use restbench_host::environment::command_version;
 use restbench_host::placement::{Placement, available_cpus, format_cpu_list};
 use restbench_host::shell::find_on_path;
-use restbench_model::{DoctorReport, DoctorSubject, DotnetToolchain, SCHEMA_VERSION, ToolCheck};
+use restbench_model::{DoctorReport, DoctorSubject, Document, DotnetToolchain, ToolCheck};
 use restbench_subject::dotnet;
 use restbench_subject::{self as subject, Subject};
 
@@ -199,7 +199,7 @@ impl Machine {
             cpuset: caps.cpuset,
             loadgen_cpus: self.placement.loadgen.clone(),
             memory_accounting: caps.memory_accounting,
-            schema_version: SCHEMA_VERSION,
+            schema_version: DoctorReport::SCHEMA_VERSION,
             server_cpus: self.placement.server.clone(),
             subjects: self
                 .subjects
@@ -295,13 +295,13 @@ mod tests {
         };
         let machine = Machine::probe(&args);
         let doc = machine.document();
-        assert_eq!(doc.schema_version, SCHEMA_VERSION);
+        assert_eq!(doc.schema_version, DoctorReport::SCHEMA_VERSION);
         assert_eq!(doc.tools.len(), TOOLS.len());
         let text = machine.lines().join("\n");
         for (name, ..) in TOOLS {
             assert!(text.contains(&format!("  {name:<9} ")), "{name}: {text}");
         }
         let json = serde_json::to_value(&doc).unwrap();
-        assert_eq!(json["schema_version"], SCHEMA_VERSION);
+        assert_eq!(json["schema_version"], DoctorReport::SCHEMA_VERSION);
     }
 }

@@ -7,9 +7,11 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use restbench_history::{self as history, History};
-use restbench_model::history::{HistoryPoint, MachineFacts, split_revision};
-use restbench_model::interval::unpaired_ratio;
-use restbench_model::ratios::{Measure, MeasureRatio, RatioRow, cell_figure, repeat_figures};
+use restbench_model::documents::history::{HistoryPoint, MachineFacts, split_revision};
+use restbench_model::statistics::ab_ratios::{
+    Measure, MeasureRatio, RatioRow, cell_figure, repeat_figures,
+};
+use restbench_model::statistics::interval::unpaired_ratio;
 use restbench_model::{AbReport, Cell, CellStatus, Environment, RunResults, Versioned, read_run};
 
 use crate::cli::{HistoryCheckArgs, HistoryImportArgs, HistoryShowArgs, HistoryStoreArgs};
@@ -155,7 +157,7 @@ pub fn check(args: HistoryCheckArgs) -> anyhow::Result<ExitCode> {
             args.run.display()
         );
     }
-    let mut gate = restbench_model::gate::evaluate(&args.gate.fail_if, &rows);
+    let mut gate = restbench_model::statistics::gate::evaluate(&args.gate.fail_if, &rows);
     gate.machine_differences = differences;
     let mut out = std::io::stdout().lock();
     out.write_all(restbench_report::text::ab::gate_lines(&gate).as_bytes())?;

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use restbench_model::merge_load_results;
-use restbench_model::time::{now_unix_ms, rfc3339_ms, utc_stamp};
+use restbench_model::vocabulary::time::{now_unix_ms, rfc3339_ms, utc_stamp};
 use restbench_remote::k8s::{self, JobSpec};
 
 use crate::cli::{BadArgument, K8sCollectArgs, K8sLoadArgs};

@@ -277,7 +277,7 @@ impl JsonOutput {
                 }
                 // Replaced atomically: a full disk keeps the previous result whole (a device
                 // such as /dev/stdout is written in place).
-                restbench_model::io::write_atomic_with(path, |f| {
+                restbench_model::documents::io::write_atomic_with(path, |f| {
                     let mut w = BufWriter::new(f);
                     write_document(&mut w, result)?;
                     w.flush()

@@ -1,5 +1,5 @@
 //! `restbench merge`: load results of several generators made one, exactly (the merge itself is
-//! `restbench_model::merge`).
+//! `restbench_model::documents::merge`).
 
 use std::process::ExitCode;
 

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use restbench_harness::planner;
 use restbench_harness::planner::ConformanceStep;
 use restbench_model::Workload;
-use restbench_model::time::utc_stamp;
+use restbench_model::vocabulary::time::utc_stamp;
 use restbench_subject as subject;
 
 use crate::cli::RunArgs;

@@ -10,7 +10,7 @@ use anyhow::Context;
 use restbench_harness::planner::Site;
 use restbench_harness::planner::study::StudyRequest;
 use restbench_model::RunResults;
-use restbench_model::time::utc_stamp;
+use restbench_model::vocabulary::time::utc_stamp;
 
 use crate::cli::{StudyArgs, StudyId};
 use crate::common::{EXIT_INTERRUPTED, plan_error, refuse_finished_run, subjects_root};

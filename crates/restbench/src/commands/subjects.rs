@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use restbench_model::{SCHEMA_VERSION, SubjectCatalogue, SubjectEntry};
+use restbench_model::{Document, SubjectCatalogue, SubjectEntry};
 use restbench_report::text::{Column, Sacrifice, TextTable};
 use restbench_subject as subject;
 
@@ -49,7 +49,7 @@ pub fn run(args: SubjectsArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     if args.json {
         let catalogue = SubjectCatalogue {
-            schema_version: SCHEMA_VERSION,
+            schema_version: SubjectCatalogue::SCHEMA_VERSION,
             subjects: entries,
         };
         serde_json::to_writer_pretty(&mut out, &catalogue)?;

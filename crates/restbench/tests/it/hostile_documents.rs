@@ -8,9 +8,10 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+use restbench_model::documents::histogram;
 use restbench_model::{
-    ErrorCounts, LatencySummary, LoadResult, LoadSettings, LoadgenCpu, RunResults, SCHEMA_VERSION,
-    SecondSample, Shard, ThreadRps, histogram,
+    Document, ErrorCounts, LatencySummary, LoadResult, LoadSettings, LoadgenCpu, RunResults,
+    SecondSample, Shard, ThreadRps,
 };
 use restbench_testkit::fixtures::{cell, run_results};
 use restbench_testkit::turn;
@@ -314,7 +315,7 @@ fn load(index: u32) -> LoadResult {
         h.record(v * 10).unwrap();
     }
     LoadResult {
-        schema_version: SCHEMA_VERSION,
+        schema_version: LoadResult::SCHEMA_VERSION,
         restbench_version: "0".into(),
         settings: LoadSettings {
             url: "http://10.0.0.1:8080/".into(),

@@ -180,7 +180,13 @@ fn report_and_compare_refuse_an_unknown_schema_version() {
     let t = tempfile::tempdir().unwrap();
     let future = t.path().join("future");
     let good = t.path().join("good");
-    for (dir, version) in [(&future, 999), (&good, restbench_model::SCHEMA_VERSION)] {
+    for (dir, version) in [
+        (&future, 999),
+        (
+            &good,
+            <restbench_model::RunResults as restbench_model::Document>::SCHEMA_VERSION,
+        ),
+    ] {
         std::fs::create_dir(dir).unwrap();
         std::fs::write(dir.join("results.json"), run_document(version)).unwrap();
     }

@@ -55,7 +55,7 @@ fn two_shards_merge_to_the_servers_count_and_a_different_load_is_refused() {
     assert_eq!(m.requests, 400);
     assert_eq!(server.answered(), 400);
     assert_eq!(
-        restbench_model::histogram::decode(&m.histogram)
+        restbench_model::documents::histogram::decode(&m.histogram)
             .unwrap()
             .len(),
         400

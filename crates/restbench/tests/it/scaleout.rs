@@ -343,7 +343,7 @@ fn two_remote_shards_merge_exactly_and_the_binary_is_copied_once() {
         serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
     assert_eq!(merged.requests, 600);
     assert_eq!(server.answered(), 600, "the server's own count");
-    let h = restbench_model::histogram::decode(&merged.histogram).unwrap();
+    let h = restbench_model::documents::histogram::decode(&merged.histogram).unwrap();
     assert_eq!(h.len(), 600, "every answer in the merged histogram");
     assert_eq!(merged.shards.len(), 2);
     assert_eq!(

@@ -72,12 +72,12 @@ fn compare_of_two_runs_fits_80_columns() {
     let long = "python-uvicorn-uvloop-with-a-long-name";
     std::fs::create_dir_all(&a).unwrap();
     std::fs::create_dir_all(&b).unwrap();
-    restbench_model::io::write_results(
+    restbench_model::documents::io::write_results(
         &a,
         &run_results(vec![cell("rust-hyper", 100_000.0), cell(long, 20_000.0)]),
     )
     .unwrap();
-    restbench_model::io::write_results(
+    restbench_model::documents::io::write_results(
         &b,
         &run_results(vec![cell("rust-hyper", 90_000.0), cell(long, 30_000.0)]),
     )

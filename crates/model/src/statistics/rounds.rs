@@ -6,12 +6,12 @@
 //! the generator's ceiling (randomised interleaving: Abedi & Brecht, "Conducting Repeatable
 //! Experiments in Highly Variable Cloud Computing Environments", ICPE 2017). A slice where neither
 //! the server nor the generator used its CPU is *contended* (something else took it) and does
-//! not count. Pairs of cells are compared by their per-round ratio ([`crate::interval`]);
+//! not count. Pairs of cells are compared by their per-round ratio ([`crate::statistics::interval`]);
 //! subjects that no paired interval separates share a rank.
 
 use serde::{Deserialize, Serialize};
 
-use crate::interval::{Interval, paired_ratio};
+use crate::statistics::interval::{Interval, paired_ratio};
 
 /// The share of its CPU allowance a side must use in a closed loop for the slice to count as
 /// saturated: the server's quota (or cores), or the generator's CPUs.
@@ -106,20 +106,6 @@ pub struct PairRatio {
     pub cpu_us_per_req: Option<Interval>,
     /// Within the run's target (`--target-ci`).
     pub settled: bool,
-}
-
-impl PairRatio {
-    /// `Some(true)` when B serves more (its interval lies above 1), `Some(false)` when fewer,
-    /// `None` when the interval holds 1.
-    pub fn b_faster(&self) -> Option<bool> {
-        if self.rps.above(1.0) {
-            Some(true)
-        } else if self.rps.below(1.0) {
-            Some(false)
-        } else {
-            None
-        }
-    }
 }
 
 /// A subject's place in a group's ranking; subjects that no interval separates share a rank.

@@ -1,5 +1,6 @@
 //! A study's published figures beside ours, as ratios to the study's baseline system (absolute
-//! req/s differ per machine; the order and the ratios are what a reproduction can check).
+//! req/s differ per machine; the order and the ratios are what a reproduction can check). Not
+//! the A/B ratios of two cells, which are the model's `statistics::ab_ratios`.
 //!
 //! This module computes the tables; `markdown::study` and `html::study` render them. The few
 //! plain-text sentences both need (a row's name, a reversal, a published latency) live here.
@@ -9,7 +10,7 @@ use restbench_model::{
     published_study,
 };
 
-use restbench_model::flag::Flag;
+use restbench_model::vocabulary::flag::Flag;
 
 use crate::cells::{cell_labels, first_line, status_word};
 use crate::noise::beyond_noise;
@@ -393,7 +394,7 @@ pub fn reversal_text(t: &RatioTable, rev: &Reversal) -> String {
 mod tests {
     use super::*;
     use crate::test_support::cell;
-    use restbench_model::published::PublishedStudy;
+    use restbench_model::documents::published::PublishedStudy;
 
     fn with(mut c: Cell, k: &str, v: &str) -> Cell {
         c.settings.insert(k.into(), v.into());
@@ -498,7 +499,7 @@ mod tests {
             .unwrap();
         net.subject = None;
         d.unavailable
-            .push(restbench_model::published::UnavailableSystem {
+            .push(restbench_model::documents::published::UnavailableSystem {
                 system: net.system.clone(),
                 reason: "no .NET SDK here".into(),
             });

@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ratios::{Measure, MeasureRatio, RatioRow};
+use crate::statistics::ab_ratios::{Measure, MeasureRatio, RatioRow};
 use crate::{Environment, Interval};
 
 /// Which side of the threshold fails.
@@ -295,7 +295,7 @@ pub fn machine_differences(a: &Environment, b: &Environment) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ratios::RatioRow;
+    use crate::statistics::ab_ratios::RatioRow;
 
     fn row(measure: Measure, low: f64, estimate: f64, high: f64) -> RatioRow {
         RatioRow {

@@ -2,13 +2,13 @@
 //! and `history check` print and gate on.
 //!
 //! Two cells of one run measured in the same rounds are paired by round
-//! ([`crate::interval::paired_ratio`]): a drift of the machine during a round moves both alike
+//! ([`crate::statistics::interval::paired_ratio`]): a drift of the machine during a round moves both alike
 //! and cancels. Cells of different runs, or without rounds, are compared unpaired over their
-//! repeats ([`crate::interval::unpaired_ratio`]).
+//! repeats ([`crate::statistics::interval::unpaired_ratio`]).
 
 use serde::{Deserialize, Serialize};
 
-use crate::interval::{Interval, paired_ratio, unpaired_ratio};
+use crate::statistics::interval::{Interval, paired_ratio, unpaired_ratio};
 use crate::{Cell, CellStatus, RepeatResult, Saturation};
 
 /// A figure a ratio is taken of.

@@ -1,10 +1,12 @@
 //! `restbench ab --json`: two versions of one subject measured in one run, the ratio of every
-//! measure per workload ([`crate::ratios`]) and the gate's checks ([`crate::gate`]).
+//! measure per workload ([`crate::statistics::ab_ratios`]) and the gate's checks ([`crate::statistics::gate`]).
 
 use serde::{Deserialize, Serialize};
 
-use crate::gate::GateReport;
-use crate::ratios::RatioRow;
+use super::Document;
+
+use crate::statistics::ab_ratios::RatioRow;
+use crate::statistics::gate::GateReport;
 
 /// One side of an A/B: what was measured and where it came from.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -38,4 +40,9 @@ pub struct AbReport {
     pub rows: Vec<RatioRow>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gate: Option<GateReport>,
+}
+
+/// Printed inside [`crate::Versioned`], which carries this version.
+impl Document for AbReport {
+    const SCHEMA_VERSION: u32 = 1;
 }

@@ -1,12 +1,14 @@
 //! The documents of `restbench compare --json`: two runs ([`Comparison`]) or two `load` results
 //! ([`LoadComparison`]) side by side, B as ratios of A with a verdict on the noise. The report
 //! crate computes them; they are written here, with the other documents, so the on-disk schema
-//! changes in one crate. The CLI prints them inside [`crate::Versioned`] for the schema version.
+//! changes in one crate. The CLI prints them inside [`crate::Versioned`], which writes their
+//! [`Document::SCHEMA_VERSION`].
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::Document;
 use crate::BoundBy;
 
 /// What a change in throughput amounts to.
@@ -58,7 +60,7 @@ pub struct CellKey {
     pub scenario: String,
     /// `h1` or `h2c`; comparisons written before protocols existed read `h1`.
     #[serde(
-        default = "crate::protocol::default_protocol",
+        default = "crate::vocabulary::protocol::default_protocol",
         skip_serializing_if = "is_h1"
     )]
     pub protocol: String,
@@ -162,6 +164,11 @@ pub struct Comparison {
     pub only_in_b: Vec<CellKey>,
 }
 
+/// Printed inside [`crate::Versioned`], which carries this version.
+impl Document for Comparison {
+    const SCHEMA_VERSION: u32 = 1;
+}
+
 impl Comparison {
     /// Verdict counts, for a one-line summary.
     pub fn counts(&self) -> BTreeMap<&'static str, usize> {
@@ -238,6 +245,11 @@ pub struct LoadComparison {
     /// Per-second coefficient of variation of each run's rate, the noise the verdict used.
     pub a_cv: f64,
     pub b_cv: f64,
+}
+
+/// Printed inside [`crate::Versioned`], which carries this version.
+impl Document for LoadComparison {
+    const SCHEMA_VERSION: u32 = 1;
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::Environment;
-use crate::ratios::Measure;
+use crate::statistics::ab_ratios::Measure;
 
 /// The machine facts that move figures: a change of any is marked on a timeline, and the gate
 /// compares only points that share them.

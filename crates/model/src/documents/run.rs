@@ -4,6 +4,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::Document;
+use super::validate::{Invalid, duration, error_total, histogram_text, series, shard};
+
 use crate::{
     Capacity, ErrorCounts, Flag, LatencySummary, RateStep, Scenario, SecondSample, StudyInfo,
     Workload,
@@ -24,7 +27,7 @@ pub struct RunResults {
     pub protocol: RunProtocol,
     pub cells: Vec<Cell>,
     /// Set when the run reproduces a seed study (`restbench study …`); the published figures are
-    /// looked up by its id in [`crate::published`].
+    /// looked up by its id in [`crate::documents::published`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub study: Option<StudyInfo>,
     /// The machine's own speed changed during the run (the generator's ceiling drifted beyond
@@ -39,6 +42,37 @@ pub struct RunResults {
     /// paired ratios, the rankings with ties. Empty in documents from before rounds.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<crate::GroupRounds>,
+}
+
+/// `results.json` is read back by `report`, `compare` and `history`, from any machine: each
+/// cell's counts, histogram and repeats' seconds are checked before a report is sized by them.
+impl Document for RunResults {
+    const SCHEMA_VERSION: u32 = 1;
+
+    fn validate(&self) -> Result<(), Invalid> {
+        for (i, c) in self.cells.iter().enumerate() {
+            let within = |e: Invalid| e.within(&format!("cells[{i}]"));
+            error_total("errors", &c.errors).map_err(within)?;
+            if let Some(text) = &c.histogram {
+                histogram_text("histogram", text).map_err(within)?;
+            }
+            duration("warmup_s", c.warmup_s).map_err(within)?;
+            for (j, rep) in c.repeats.iter().enumerate() {
+                let within = |e: Invalid| e.within(&format!("cells[{i}].repeats[{j}]"));
+                duration("duration_s", rep.duration_s).map_err(within)?;
+                error_total("errors", &rep.errors).map_err(within)?;
+                series("timeseries", &rep.timeseries).map_err(within)?;
+            }
+            for (j, g) in c.generators.iter().enumerate() {
+                let within = |e: Invalid| e.within(&format!("cells[{i}].generators[{j}]"));
+                if let Some(s) = g.shard {
+                    shard("shard", s).map_err(within)?;
+                }
+                duration("duration_s", g.duration_s).map_err(within)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Facts about the machine and restbench, for reading figures later.
@@ -154,7 +188,7 @@ pub struct Cell {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub generators: Vec<crate::ShardSummary>,
     /// `h1` or `h2c`: part of the cell's identity (documents from before protocols read `h1`).
-    #[serde(default = "crate::protocol::default_protocol")]
+    #[serde(default = "crate::vocabulary::protocol::default_protocol")]
     pub protocol: String,
     /// With `--restarts 2` or more: the repeats ran in that many fresh server processes, and
     /// this is their spread within and between processes (absent with one process).
@@ -315,7 +349,7 @@ impl Cell {
             capacity: None,
             at_rate: Vec::new(),
             generators: Vec::new(),
-            protocol: crate::protocol::default_protocol(),
+            protocol: crate::vocabulary::protocol::default_protocol(),
             restarts: None,
             intervals: None,
             profile: None,

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use crate::{LoadResult, RunResults, SCHEMA_VERSION};
+use super::Document;
+use crate::{LoadResult, RunResults};
 
 /// The file a run writes into its folder.
 pub const RESULTS_FILE: &str = "results.json";
@@ -31,9 +32,14 @@ pub enum DocumentError {
         source: serde_json::Error,
     },
     #[error(
-        "{path} has schema version {found}; this restbench reads version {SCHEMA_VERSION} (use the restbench that wrote it, or a newer one)"
+        "{path} has schema version {found}; this restbench reads version {reads} (use the restbench that wrote it, or a newer one)"
     )]
-    Version { path: PathBuf, found: u32 },
+    Version {
+        path: PathBuf,
+        found: u32,
+        /// The highest version of this document this restbench reads.
+        reads: u32,
+    },
     #[error(transparent)]
     Limited(#[from] LimitedReadError),
     #[error("{path}: {field} {problem}")]
@@ -75,14 +81,14 @@ pub fn read_load(path: &Path) -> Result<LoadResult, DocumentError> {
 /// A results document read from `path` (named in errors): parsed and validated.
 pub fn parse_results(text: &str, path: &Path) -> Result<RunResults, DocumentError> {
     let results: RunResults = parse_versioned(text, path)?;
-    crate::validate::run(&results).map_err(|e| e.at(path))?;
+    results.validate().map_err(|e| e.at(path))?;
     Ok(results)
 }
 
 /// A `load --json` document read from `path` (named in errors): parsed and validated.
 pub fn parse_load(text: &str, path: &Path) -> Result<LoadResult, DocumentError> {
     let load: LoadResult = parse_versioned(text, path)?;
-    crate::validate::load(&load).map_err(|e| e.at(path))?;
+    load.validate().map_err(|e| e.at(path))?;
     Ok(load)
 }
 
@@ -92,7 +98,10 @@ fn read_text(path: &Path) -> Result<String, DocumentError> {
 
 /// Parses a document after checking its `schema_version` (0 and versions above ours are
 /// refused; a missing one is left to the full parse, which names the field).
-fn parse_versioned<T: DeserializeOwned>(text: &str, path: &Path) -> Result<T, DocumentError> {
+fn parse_versioned<T: Document + DeserializeOwned>(
+    text: &str,
+    path: &Path,
+) -> Result<T, DocumentError> {
     /// Only the version: serde skips every other field, so a document of another shape still
     /// gets the version message rather than a parse error about a field.
     #[derive(Deserialize)]
@@ -105,11 +114,12 @@ fn parse_versioned<T: DeserializeOwned>(text: &str, path: &Path) -> Result<T, Do
     };
     let probe: Probe = serde_json::from_str(text).map_err(parse_error)?;
     if let Some(found) = probe.schema_version
-        && !(1..=SCHEMA_VERSION).contains(&found)
+        && !(1..=T::SCHEMA_VERSION).contains(&found)
     {
         return Err(DocumentError::Version {
             path: path.to_path_buf(),
             found,
+            reads: T::SCHEMA_VERSION,
         });
     }
     serde_json::from_str(text).map_err(parse_error)
@@ -287,9 +297,9 @@ mod tests {
     fn results_round_trip_and_errors_name_the_file_once() {
         let d = dir();
         let results = RunResults {
-            schema_version: crate::SCHEMA_VERSION,
+            schema_version: RunResults::SCHEMA_VERSION,
             kind: "run".into(),
-            started_at: crate::time::utc_now(),
+            started_at: crate::vocabulary::time::utc_now(),
             finished_at: None,
             interrupted: false,
             environment: Default::default(),

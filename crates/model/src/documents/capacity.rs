@@ -127,7 +127,7 @@ fn parse_micros(value: &str) -> Result<u64, String> {
         _ => return Err(format!("unknown unit {unit:?} (us, ms or s)")),
     };
     let us = n * scale;
-    if !(us.is_finite() && (1.0..=crate::histogram::HIGHEST_US as f64).contains(&us)) {
+    if !(us.is_finite() && (1.0..=crate::documents::histogram::HIGHEST_US as f64).contains(&us)) {
         return Err("the latency bound must be from 1us to 60s".into());
     }
     Ok(us.round() as u64)
@@ -352,7 +352,8 @@ impl Capacity {
         })
     }
 
-    /// The rate as a reader should see it: `12,345 req/s`, with "at least" when it is a floor.
+    /// Whether [`Self::rate`] is only a floor (something other than the server bound it), which a
+    /// reader sees as "at least".
     pub fn is_floor(&self) -> bool {
         !self.bound_by.is_server()
     }

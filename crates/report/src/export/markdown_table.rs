@@ -1,4 +1,5 @@
-//! `--export-markdown`: tables for a README or a pull request, figures in units for reading.
+//! `--export-markdown`: hyperfine-style tables for a README or a pull request, figures in units
+//! for reading; not report.md, which is [`crate::markdown`]'s.
 //! A run's table is report.md's own ([`crate::markdown::cell_table`]).
 
 use std::fmt::Write;

@@ -1,5 +1,5 @@
 //! The shared vocabulary's closed sets (workload, scenario, protocol, flag), written one way: the
-//! [`vocabulary!`](crate::vocabulary) macro gives each its `ALL`, names, `Display` and `FromStr`,
+//! [`vocabulary!`](macro@crate::vocabulary) macro gives each its `ALL`, names, `Display` and `FromStr`,
 //! and a name that is none of them is an [`UnknownName`] listing the known ones.
 
 /// A name that is not one of the known ones; the message lists those.

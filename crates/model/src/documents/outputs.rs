@@ -6,9 +6,12 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Finding, SCHEMA_VERSION, Scenario, Workload};
+use super::Document;
+use super::validate::Invalid;
+use crate::{Finding, Scenario, Workload};
 
-/// A document of another crate (a comparison) with [`SCHEMA_VERSION`] beside its fields.
+/// A document without a `schema_version` field of its own (a comparison, an A/B) with its
+/// [`Document::SCHEMA_VERSION`] beside its fields.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Versioned<T> {
     pub schema_version: u32,
@@ -16,10 +19,18 @@ pub struct Versioned<T> {
     pub document: T,
 }
 
-impl<T> Versioned<T> {
+impl<T: Document> Document for Versioned<T> {
+    const SCHEMA_VERSION: u32 = T::SCHEMA_VERSION;
+
+    fn validate(&self) -> Result<(), Invalid> {
+        self.document.validate()
+    }
+}
+
+impl<T: Document> Versioned<T> {
     pub fn new(document: T) -> Self {
         Self {
-            schema_version: SCHEMA_VERSION,
+            schema_version: T::SCHEMA_VERSION,
             document,
         }
     }
@@ -30,6 +41,10 @@ impl<T> Versioned<T> {
 pub struct VerifyReport {
     pub schema_version: u32,
     pub results: Vec<VerifyOutcome>,
+}
+
+impl Document for VerifyReport {
+    const SCHEMA_VERSION: u32 = 1;
 }
 
 /// The checks of one subject × workload.
@@ -47,6 +62,10 @@ pub struct VerifyOutcome {
 pub struct SubjectCatalogue {
     pub schema_version: u32,
     pub subjects: Vec<SubjectEntry>,
+}
+
+impl Document for SubjectCatalogue {
+    const SCHEMA_VERSION: u32 = 1;
 }
 
 /// One subject as the catalogue lists it.
@@ -100,6 +119,10 @@ pub struct DoctorReport {
     /// documents from before profiles).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profiling: Option<ProfilingCheck>,
+}
+
+impl Document for DoctorReport {
+    const SCHEMA_VERSION: u32 = 1;
 }
 
 /// perf as `doctor` found it: usable or not, with its version, `perf_event_paranoid` and

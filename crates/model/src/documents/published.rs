@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// The scenarios, in the order reports show them.
-pub use crate::scenario::SCENARIO_ORDER;
+pub use crate::vocabulary::scenario::SCENARIO_ORDER;
 
 /// What `results.json` records about a study run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

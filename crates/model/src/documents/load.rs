@@ -4,6 +4,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::Document;
+use super::validate::{Invalid, duration, error_total, histogram_text, series, shard, start, sum};
+
 use crate::{Capacity, LatencySummary};
 
 /// What was asked of the load generator, echoed into its result.
@@ -210,6 +213,49 @@ pub struct LoadResult {
     /// HTTP/2: GOAWAY frames received (each ends its connection once its streams are done).
     #[serde(default)]
     pub goaways: u64,
+}
+
+/// A `load --json` document comes from any generator (`merge` takes shards from all of them):
+/// its counts, seconds, shards and histograms are checked, a merged one too.
+impl Document for LoadResult {
+    const SCHEMA_VERSION: u32 = 1;
+
+    fn validate(&self) -> Result<(), Invalid> {
+        duration("duration_s", self.duration_s)?;
+        if let Some(d) = self.settings.duration_s {
+            duration("settings.duration_s", d)?;
+        }
+        start("started_at_unix_ms", self.started_at_unix_ms)?;
+        if let Some(s) = self.shard {
+            shard("shard", s)?;
+        }
+        for (i, s) in self.shards.iter().enumerate() {
+            let field = format!("shards[{i}]");
+            if let Some(sh) = s.shard {
+                shard(&format!("{field}.shard"), sh)?;
+            }
+            duration(&format!("{field}.duration_s"), s.duration_s)?;
+            start(&format!("{field}.started_at_unix_ms"), s.started_at_unix_ms)?;
+        }
+        error_total("errors", &self.errors)?;
+        let accounted = self
+            .requests
+            .checked_add(self.errors.unanswered())
+            .and_then(|n| n.checked_add(self.in_flight));
+        if accounted.is_none() {
+            return Err(Invalid::new(
+                "requests",
+                "with the unanswered and in-flight requests adds up to more than 2^64",
+            ));
+        }
+        sum("status_counts", self.status_counts.values().copied())?;
+        series("timeseries", &self.timeseries)?;
+        histogram_text("histogram", &self.histogram)?;
+        if let Some(text) = &self.uncorrected_histogram {
+            histogram_text("uncorrected_histogram", text)?;
+        }
+        Ok(())
+    }
 }
 
 /// One part of a load split over `count` generators; `index` counts from 0.

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::SCHEMA_VERSION;
+use super::Document;
 
 /// How serious a case is when a server gets it wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -71,10 +71,14 @@ pub struct ConformanceReport {
     pub subjects: Vec<SubjectConformance>,
 }
 
+impl Document for ConformanceReport {
+    const SCHEMA_VERSION: u32 = 1;
+}
+
 impl ConformanceReport {
     pub fn new(subjects: Vec<SubjectConformance>) -> Self {
         Self {
-            schema_version: SCHEMA_VERSION,
+            schema_version: Self::SCHEMA_VERSION,
             subjects,
         }
     }

@@ -1,11 +1,13 @@
 //! What a document must hold before anything is computed or allocated from it: documents come
 //! from other machines and other hands (`merge` takes shards from every generator), so every
-//! count, bound, index and time is checked here, with the field it failed at. The limits are
+//! count, bound, index and time is checked, with the field it failed at. The checks live here;
+//! which of them a document runs stands beside its type, in its
+//! [`Document::validate`](super::Document::validate). The limits are
 //! generous for any real run and small enough that nothing sized by them can exhaust memory.
 
 use std::path::Path;
 
-use crate::{ErrorCounts, LoadResult, RunResults, SecondSample, Shard};
+use crate::{ErrorCounts, SecondSample, Shard};
 
 /// The longest series of seconds a document may hold or a merge may build: one week.
 pub const MAX_SERIES_SECONDS: u64 = 7 * 24 * 3600;
@@ -24,7 +26,7 @@ pub struct Invalid {
 }
 
 impl Invalid {
-    fn new(field: impl Into<String>, problem: impl Into<String>) -> Self {
+    pub(crate) fn new(field: impl Into<String>, problem: impl Into<String>) -> Self {
         Self {
             field: field.into(),
             problem: problem.into(),
@@ -41,7 +43,7 @@ impl Invalid {
     }
 
     /// The field as seen from its container: `cells[2].` + `histogram`.
-    fn within(mut self, prefix: &str) -> Self {
+    pub(crate) fn within(mut self, prefix: &str) -> Self {
         self.field = format!("{prefix}.{}", self.field);
         self
     }
@@ -51,70 +53,6 @@ impl std::fmt::Display for Invalid {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} {}", self.field, self.problem)
     }
-}
-
-/// Checks a `load --json` document (a merged one too).
-pub fn load(r: &LoadResult) -> Result<(), Invalid> {
-    duration("duration_s", r.duration_s)?;
-    if let Some(d) = r.settings.duration_s {
-        duration("settings.duration_s", d)?;
-    }
-    start("started_at_unix_ms", r.started_at_unix_ms)?;
-    if let Some(s) = r.shard {
-        shard("shard", s)?;
-    }
-    for (i, s) in r.shards.iter().enumerate() {
-        let field = format!("shards[{i}]");
-        if let Some(sh) = s.shard {
-            shard(&format!("{field}.shard"), sh)?;
-        }
-        duration(&format!("{field}.duration_s"), s.duration_s)?;
-        start(&format!("{field}.started_at_unix_ms"), s.started_at_unix_ms)?;
-    }
-    error_total("errors", &r.errors)?;
-    let accounted = r
-        .requests
-        .checked_add(r.errors.unanswered())
-        .and_then(|n| n.checked_add(r.in_flight));
-    if accounted.is_none() {
-        return Err(Invalid::new(
-            "requests",
-            "with the unanswered and in-flight requests adds up to more than 2^64",
-        ));
-    }
-    sum("status_counts", r.status_counts.values().copied())?;
-    series("timeseries", &r.timeseries)?;
-    histogram_text("histogram", &r.histogram)?;
-    if let Some(text) = &r.uncorrected_histogram {
-        histogram_text("uncorrected_histogram", text)?;
-    }
-    Ok(())
-}
-
-/// Checks a run's `results.json`: each cell's counts, histogram and repeats' seconds.
-pub fn run(r: &RunResults) -> Result<(), Invalid> {
-    for (i, c) in r.cells.iter().enumerate() {
-        let within = |e: Invalid| e.within(&format!("cells[{i}]"));
-        error_total("errors", &c.errors).map_err(within)?;
-        if let Some(text) = &c.histogram {
-            histogram_text("histogram", text).map_err(within)?;
-        }
-        duration("warmup_s", c.warmup_s).map_err(within)?;
-        for (j, rep) in c.repeats.iter().enumerate() {
-            let within = |e: Invalid| e.within(&format!("cells[{i}].repeats[{j}]"));
-            duration("duration_s", rep.duration_s).map_err(within)?;
-            error_total("errors", &rep.errors).map_err(within)?;
-            series("timeseries", &rep.timeseries).map_err(within)?;
-        }
-        for (j, g) in c.generators.iter().enumerate() {
-            let within = |e: Invalid| e.within(&format!("cells[{i}].generators[{j}]"));
-            if let Some(s) = g.shard {
-                shard("shard", s).map_err(within)?;
-            }
-            duration("duration_s", g.duration_s).map_err(within)?;
-        }
-    }
-    Ok(())
 }
 
 /// `I/N` with `1 <= N <= MAX_SHARDS` and `I < N`, as `--shard` takes it.
@@ -141,7 +79,7 @@ pub fn shard(field: &str, s: Shard) -> Result<(), Invalid> {
 }
 
 /// A length of time in seconds: finite, not negative, at most [`MAX_SERIES_SECONDS`].
-fn duration(field: &str, s: f64) -> Result<(), Invalid> {
+pub(crate) fn duration(field: &str, s: f64) -> Result<(), Invalid> {
     if s.is_finite() && (0.0..=MAX_SERIES_SECONDS as f64).contains(&s) {
         Ok(())
     } else {
@@ -152,7 +90,7 @@ fn duration(field: &str, s: f64) -> Result<(), Invalid> {
     }
 }
 
-fn start(field: &str, ms: Option<u64>) -> Result<(), Invalid> {
+pub(crate) fn start(field: &str, ms: Option<u64>) -> Result<(), Invalid> {
     match ms {
         Some(ms) if ms > MAX_UNIX_MS => Err(Invalid::new(
             field,
@@ -163,7 +101,7 @@ fn start(field: &str, ms: Option<u64>) -> Result<(), Invalid> {
 }
 
 /// Seconds within [`MAX_SERIES_SECONDS`], and counts whose sums fit.
-fn series(field: &str, seconds: &[SecondSample]) -> Result<(), Invalid> {
+pub(crate) fn series(field: &str, seconds: &[SecondSample]) -> Result<(), Invalid> {
     for (i, s) in seconds.iter().enumerate() {
         if u64::from(s.second) >= MAX_SERIES_SECONDS {
             return Err(Invalid::new(
@@ -185,7 +123,7 @@ fn series(field: &str, seconds: &[SecondSample]) -> Result<(), Invalid> {
     )
 }
 
-fn error_total(field: &str, e: &ErrorCounts) -> Result<(), Invalid> {
+pub(crate) fn error_total(field: &str, e: &ErrorCounts) -> Result<(), Invalid> {
     let ErrorCounts {
         connect,
         read,
@@ -205,7 +143,7 @@ fn error_total(field: &str, e: &ErrorCounts) -> Result<(), Invalid> {
     )
 }
 
-fn sum(field: &str, counts: impl IntoIterator<Item = u64>) -> Result<(), Invalid> {
+pub(crate) fn sum(field: &str, counts: impl IntoIterator<Item = u64>) -> Result<(), Invalid> {
     counts
         .into_iter()
         .try_fold(0u64, u64::checked_add)
@@ -213,13 +151,13 @@ fn sum(field: &str, counts: impl IntoIterator<Item = u64>) -> Result<(), Invalid
         .ok_or_else(|| Invalid::new(field, "add up to more than 2^64"))
 }
 
-/// Decodes, within [`crate::histogram::decode`]'s limits (its header is checked before anything
+/// Decodes, within [`crate::documents::histogram::decode`]'s limits (its header is checked before anything
 /// is allocated from it); an empty text is no histogram.
-fn histogram_text(field: &str, text: &str) -> Result<(), Invalid> {
+pub(crate) fn histogram_text(field: &str, text: &str) -> Result<(), Invalid> {
     if text.is_empty() {
         return Ok(());
     }
-    crate::histogram::decode(text)
+    crate::documents::histogram::decode(text)
         .map(|_| ())
         .map_err(|e| Invalid::new(field, format!("cannot be read: {e}")))
 }

@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 
 use hdrhistogram::Histogram;
 
-use crate::histogram::{self, HistogramError, new_latency_histogram};
+use super::Document;
+use crate::documents::histogram::{self, HistogramError, new_latency_histogram};
 use crate::{
     ErrorCounts, LatencySummary, LoadResult, LoadSettings, LoadgenCpu, SecondSample, ShardSummary,
     ThreadRps,
@@ -40,11 +41,11 @@ pub enum MergeError {
         other: String,
         shard: String,
     },
-    /// A part fails the checks every document read passes ([`crate::validate`]).
+    /// A part fails the checks every document read passes ([`crate::documents::validate`]).
     #[error("{label}: {invalid}")]
     Invalid {
         label: String,
-        invalid: crate::validate::Invalid,
+        invalid: crate::documents::validate::Invalid,
     },
     /// The parts' counts do not fit in 64 bits together: one of them cannot be true.
     #[error("{label}: {field} makes the merged count larger than 2^64; a shard's counts are wrong")]
@@ -53,7 +54,7 @@ pub enum MergeError {
     #[error(
         "{label}: started_at_unix_ms is {seconds} s from the other parts' window; parts of one \
          load measure together (at most {} s apart)",
-        crate::validate::MAX_SERIES_SECONDS
+        crate::documents::validate::MAX_SERIES_SECONDS
     )]
     Window { label: String, seconds: u64 },
     #[error("the latency histogram of {label} cannot be read: {reason}")]
@@ -135,7 +136,7 @@ pub fn merge_load_results(
         return Err(MergeError::Empty);
     };
     for (label, r) in inputs {
-        crate::validate::load(r).map_err(|invalid| MergeError::Invalid {
+        r.validate().map_err(|invalid| MergeError::Invalid {
             label: label.clone(),
             invalid,
         })?;
@@ -150,7 +151,7 @@ pub fn merge_load_results(
     }
     let merged = totals.into_result(inputs, first, base, window_s);
     // Sums of fields that each fit may not fit together (the error total).
-    crate::validate::load(&merged).map_err(|invalid| MergeError::Invalid {
+    merged.validate().map_err(|invalid| MergeError::Invalid {
         label: "the merged result".into(),
         invalid,
     })?;
@@ -189,7 +190,7 @@ fn check_parts_of_one_load(
 /// The window the parts measured in together, as its wall-clock start (when known) and its
 /// length in seconds: from the earliest measured start to the latest end, when every part knows
 /// its wall-clock start; else the longest part (they are taken as simultaneous).
-/// Refused when a part ends more than [`crate::validate::MAX_SERIES_SECONDS`] after the
+/// Refused when a part ends more than [`crate::documents::validate::MAX_SERIES_SECONDS`] after the
 /// earliest start: the merged series would be sized by it.
 fn window(inputs: &[(String, LoadResult)]) -> Result<(Option<u64>, f64), MergeError> {
     let starts: Option<Vec<u64>> = inputs.iter().map(|(_, r)| r.started_at_unix_ms).collect();
@@ -202,7 +203,7 @@ fn window(inputs: &[(String, LoadResult)]) -> Result<(Option<u64>, f64), MergeEr
     for ((label, r), s) in inputs.iter().zip(&starts) {
         let part_end = *s as f64 + r.duration_s * 1000.0;
         let seconds = ((part_end - base as f64) / 1000.0).ceil() as u64;
-        if seconds > crate::validate::MAX_SERIES_SECONDS {
+        if seconds > crate::documents::validate::MAX_SERIES_SECONDS {
             return Err(MergeError::Window {
                 label: label.clone(),
                 seconds,
@@ -482,7 +483,7 @@ fn pooled_thread_rps<'a>(results: impl Iterator<Item = &'a LoadResult>) -> Threa
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{SCHEMA_VERSION, Shard};
+    use crate::Shard;
     use hdrhistogram::Histogram;
 
     fn settings() -> LoadSettings {
@@ -513,7 +514,7 @@ mod tests {
         }
         let n = samples.len() as u64;
         LoadResult {
-            schema_version: SCHEMA_VERSION,
+            schema_version: LoadResult::SCHEMA_VERSION,
             restbench_version: "0".into(),
             settings: settings(),
             sent: n + 2,
@@ -695,7 +696,7 @@ mod tests {
             ),
             (
                 "a far-future start",
-                |r| r.started_at_unix_ms = Some(crate::validate::MAX_UNIX_MS),
+                |r| r.started_at_unix_ms = Some(crate::documents::validate::MAX_UNIX_MS),
                 "started_at_unix_ms",
             ),
             (
