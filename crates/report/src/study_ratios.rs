@@ -18,7 +18,7 @@ use crate::units::{micros_short, ratio};
 
 /// One row: a published system, or a subject measured here that the seed did not have.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RatioRow {
+pub struct StudyRow {
     /// The system as published, or the subject's framework for rows the seed did not have.
     pub system: String,
     pub subject: Option<String>,
@@ -43,7 +43,7 @@ pub struct RatioRow {
     pub note: Option<String>,
 }
 
-impl RatioRow {
+impl StudyRow {
     pub fn measured_rps(&self) -> Option<f64> {
         self.measured.map(|m| m.median)
     }
@@ -70,7 +70,7 @@ pub struct Reversal {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RatioTable {
     pub scenario: String,
-    pub rows: Vec<RatioRow>,
+    pub rows: Vec<StudyRow>,
     /// Index of the baseline row for the published ratios, and for the measured ones (the same
     /// row unless no row has both figures).
     pub published_baseline: Option<usize>,
@@ -115,7 +115,7 @@ fn table(study: &PublishedStudy, scenario: &str, all_cells: &[Cell]) -> RatioTab
         .filter(|f| f.scenario == scenario)
         .collect();
     let (matched, claimed) = claim_cells(&figures, &cells);
-    let mut rows: Vec<RatioRow> = figures
+    let mut rows: Vec<StudyRow> = figures
         .iter()
         .zip(&matched)
         .map(|(f, m)| published_row(study, f, m.map(|j| cells[j])))
@@ -179,7 +179,7 @@ fn claim_cells(figures: &[&PublishedFigure], cells: &[&Cell]) -> (Vec<Option<usi
 }
 
 /// A published figure's row, with the cell it claimed (if any) as the measured figure.
-fn published_row(study: &PublishedStudy, f: &PublishedFigure, cell: Option<&Cell>) -> RatioRow {
+fn published_row(study: &PublishedStudy, f: &PublishedFigure, cell: Option<&Cell>) -> StudyRow {
     let ok = cell.filter(|c| c.status == CellStatus::Ok);
     let not_measured = match (&f.subject, cell) {
         (None, _) => Some(format!(
@@ -196,7 +196,7 @@ fn published_row(study: &PublishedStudy, f: &PublishedFigure, cell: Option<&Cell
         (Some(_), None) => Some("not run in this study".to_string()),
         _ => None,
     };
-    RatioRow {
+    StudyRow {
         system: f.system.clone(),
         subject: f.subject.clone(),
         variant: f.variant.clone(),
@@ -215,14 +215,14 @@ fn published_row(study: &PublishedStudy, f: &PublishedFigure, cell: Option<&Cell
 }
 
 /// Subjects measured here that the seed did not have, fastest first, nonconformant ones last.
-fn rows_not_in_the_seed(cells: &[&Cell], claimed: &[bool]) -> Vec<RatioRow> {
+fn rows_not_in_the_seed(cells: &[&Cell], claimed: &[bool]) -> Vec<StudyRow> {
     let labels = cell_labels(cells);
-    let mut extras: Vec<RatioRow> = (0..cells.len())
+    let mut extras: Vec<StudyRow> = (0..cells.len())
         .filter(|&j| !claimed[j])
         .map(|j| {
             let c = cells[j];
             let ok = c.status == CellStatus::Ok;
-            RatioRow {
+            StudyRow {
                 system: format!("{} {}", c.framework, c.framework_version)
                     .trim()
                     .to_string(),
@@ -258,10 +258,10 @@ fn rows_not_in_the_seed(cells: &[&Cell], claimed: &[bool]) -> Vec<RatioRow> {
 /// has both, else one row for each side.
 fn baselines(
     study: &PublishedStudy,
-    rows: &[RatioRow],
+    rows: &[StudyRow],
 ) -> (Option<usize>, Option<usize>, Option<String>) {
-    let both = |r: &RatioRow| r.published_rps.is_some() && r.measured.is_some();
-    let is_study_baseline = |r: &RatioRow| {
+    let both = |r: &StudyRow| r.published_rps.is_some() && r.measured.is_some();
+    let is_study_baseline = |r: &StudyRow| {
         r.subject.as_deref() == Some(study.baseline.as_str()) && r.published_rps.is_some()
     };
     let own = rows.iter().position(|r| is_study_baseline(r) && both(r));
@@ -292,7 +292,7 @@ fn baselines(
 }
 
 /// Every pair of rows with both figures whose order differs between published and measured.
-pub fn reversals(rows: &[RatioRow]) -> Vec<Reversal> {
+pub fn reversals(rows: &[StudyRow]) -> Vec<Reversal> {
     let mut out = Vec::new();
     for i in 0..rows.len() {
         for j in i + 1..rows.len() {
@@ -344,7 +344,7 @@ pub fn ranked_apart_note(t: &RatioTable) -> Option<String> {
 }
 
 /// A row's name in tables: the subject (with its variant), else the published system.
-pub fn row_label(r: &RatioRow) -> String {
+pub fn row_label(r: &StudyRow) -> String {
     match (&r.subject, &r.variant) {
         (Some(s), Some(v)) => format!("{s} [{v}]"),
         (Some(s), None) => s.clone(),

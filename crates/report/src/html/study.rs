@@ -201,7 +201,7 @@ fn order_notes(o: &mut String, t: &RatioTable) {
 }
 
 /// A tooltip with what else the seed published for a row (latency, CPU, memory).
-fn published_title(row: &study_ratios::RatioRow) -> String {
+fn published_title(row: &study_ratios::StudyRow) -> String {
     let mut parts = Vec::new();
     if let Some(l) = &row.published_latency {
         parts.push(format!(

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use restbench_model::{PublishedStudy, RunResults, StudyInfo};
 
 use super::escape;
-use crate::study_ratios::{self, RatioRow, RatioTable, row_label};
+use crate::study_ratios::{self, StudyRow, RatioTable, row_label};
 use crate::units::{ratio, thousands};
 
 /// The "Study" section of `report.md`.
@@ -124,7 +124,7 @@ fn ratio_table(o: &mut String, workload: &str, t: &RatioTable) {
 }
 
 /// The note column: baseline, why not measured, flags, the seed's note.
-fn row_note(row: &RatioRow) -> String {
+fn row_note(row: &StudyRow) -> String {
     let mut note: Vec<String> = Vec::new();
     if row.baseline {
         note.push("baseline".into());
