@@ -6,7 +6,7 @@ use std::fmt::Write;
 use restbench_model::{PublishedStudy, RunResults, StudyInfo};
 
 use super::escape;
-use crate::study_ratios::{self, StudyRow, RatioTable, row_label};
+use crate::study_ratios::{self, RatioTable, StudyRow, row_label};
 use crate::units::{ratio, thousands};
 
 /// The "Study" section of `report.md`.

@@ -260,6 +260,46 @@ fn the_cycle_finder_finds_a_cycle() {
     assert!(refs.contains(&(true, "svg::x".into())), "{refs:?}");
 }
 
+#[test]
+fn siblings_that_import_each_other_are_a_cycle_at_any_depth() {
+    let _turn = turn::take(module_path!());
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir_all(src.join("runner")).unwrap();
+    let files = [
+        ("lib.rs", "pub mod runner;\n"),
+        // A parent that uses its children and children that use their parent: no cycle.
+        (
+            "runner/mod.rs",
+            "pub mod cell;\npub mod measure;\npub struct Plan;\nfn f() { cell::go(); }\n",
+        ),
+        ("runner/cell.rs", "use super::Plan;\npub fn go() {}\n"),
+        (
+            "runner/measure.rs",
+            "use super::Plan;\n// use super::cell::go; (a comment is not an import)\n",
+        ),
+    ];
+    for (file, text) in files {
+        std::fs::write(src.join(file), text).unwrap();
+    }
+    assert_eq!(find_cycle(&module_graph(src)), None);
+    // Two siblings one level down that use each other are.
+    std::fs::write(
+        src.join("runner/measure.rs"),
+        "use super::cell::go;\npub fn take() {}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("runner/cell.rs"),
+        "use crate::runner::measure::take;\npub fn go() {}\n",
+    )
+    .unwrap();
+    assert_eq!(
+        find_cycle(&module_graph(src)).map(|c| c.join(" → ")),
+        Some("runner::cell → runner::measure → runner::cell".into())
+    );
+}
+
 /// Which workspace crates a crate depends on (its `[dependencies]`, not dev-dependencies).
 fn workspace_dependencies(krate: &str) -> Vec<String> {
     let manifest =
