@@ -80,7 +80,9 @@ pub use documents::run::{
 pub use statistics::ab_ratios::{Measure, MeasureRatio, RatioRow, Verdict};
 pub use statistics::gate::{Check, GateCheck, GateReport, Threshold, ThresholdError};
 pub use statistics::interval::Interval;
-pub use statistics::rounds::{GroupRounds, PairRatio, RankEntry, Round, RoundsPolicy, Saturation};
+pub use statistics::rounds::{
+    ExcludedSlice, GroupRounds, PairRatio, RankEntry, Round, RoundsPolicy, Saturation,
+};
 pub use vocabulary::flag::{Flag, Severity};
 pub use vocabulary::names::UnknownName;
 pub use vocabulary::protocol::{PROTOCOL_ORDER, Protocol};

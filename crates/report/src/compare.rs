@@ -452,12 +452,16 @@ mod interval_tests {
                     order: vec!["a".into(), "b".into()],
                     ceiling_rps: Some(*c),
                     contended: Vec::new(),
+                    ceiling_contended: None,
                 })
                 .collect(),
             settled: true,
             pairs: Vec::new(),
             ranking: Vec::new(),
             efficiency: Vec::new(),
+            reference: None,
+            method_note: None,
+            excluded: Vec::new(),
         });
         r
     }

@@ -257,6 +257,8 @@ pub(crate) mod tests {
             rps: interval(estimate, half),
             cpu_us_per_req: None,
             settled,
+            rps_distinct: None,
+            cpu_distinct: None,
         }
     }
 
@@ -297,11 +299,14 @@ pub(crate) mod tests {
             target_ci: Some(0.03),
             rewarm_s: 1.0,
             duet: false,
+            beside_reference: false,
+            solo_rounds: None,
         });
         let round = |order: &[&str], ceiling: f64, contended: &[&str]| Round {
             order: order.iter().map(|s| s.to_string()).collect(),
             ceiling_rps: Some(ceiling),
             contended: contended.iter().map(|s| s.to_string()).collect(),
+            ceiling_contended: None,
         };
         let order = [
             "rust-axum",
@@ -341,6 +346,9 @@ pub(crate) mod tests {
                 entry("go-nethttp", 3, false, 23.6),
                 entry("node-http", 4, false, 31.7),
             ],
+            reference: None,
+            method_note: None,
+            excluded: Vec::new(),
         });
         r.groups.push(GroupRounds {
             workload: "todo".into(),
@@ -351,6 +359,9 @@ pub(crate) mod tests {
             pairs: Vec::new(),
             ranking: vec![entry("haskell-warp", 1, false, 20_000.0)],
             efficiency: Vec::new(),
+            reference: None,
+            method_note: None,
+            excluded: Vec::new(),
         });
         r
     }
@@ -364,6 +375,8 @@ pub(crate) mod tests {
             target_ci: None,
             rewarm_s: 0.5,
             duet: false,
+            beside_reference: false,
+            solo_rounds: None,
         };
         let interleaved = policy_line(Some(&policy)).unwrap();
         assert!(interleaved.contains("backwards") && interleaved.contains("seed 7"));

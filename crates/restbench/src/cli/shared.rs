@@ -92,6 +92,15 @@ pub struct MeasureArgs {
     /// The most rounds a group gets [default: 6; the repeats + 2 with --quick].
     #[arg(long, value_name = "N", help_heading = LOAD_SHAPE, hide_short_help = true, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub max_rounds: Option<u32>,
+    /// Measure a group's cells one after the other in every round, not in duets.
+    ///
+    /// By default each cell is measured in a duet beside the group's reference (`ab`: A beside
+    /// B): both at once, their servers sharing the server CPUs, each driven by its own
+    /// generator, so a drift of the machine lands on both alike; the verdicts come from the
+    /// duets, each cell's own figures from slices alone. A remote server or generator host,
+    /// and the one-cpu scenario, always measure interleaved.
+    #[arg(long, help_heading = LOAD_SHAPE)]
+    pub interleaved: bool,
     /// Seed of the rounds' random orders, to repeat a run's orders.
     ///
     /// [default: from the clock; results.json records it]
