@@ -74,8 +74,8 @@ pub use documents::published::{
 };
 pub use documents::run::{
     Cell, CellIntervals, CellPlacement, CellStatus, CellSubject, Environment, Finding,
-    FindingLevel, LoadgenUsage, RepeatResult, RestartSpread, RpsStats, RunProtocol, RunResults,
-    ServerUsage, UsageSource,
+    FindingLevel, InFlightAtEnd, LoadgenUsage, RepeatResult, RestartSpread, RpsStats, RunProtocol,
+    RunResults, ServerUsage, UsageSource,
 };
 pub use statistics::ab_ratios::{Measure, MeasureRatio, RatioRow, Verdict};
 pub use statistics::gate::{Check, GateCheck, GateReport, Threshold, ThresholdError};
