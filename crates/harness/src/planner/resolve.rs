@@ -76,6 +76,8 @@ pub struct Resolved {
     pub database: Provision,
     /// Said before the run starts (cells that will fail, and why).
     pub warnings: Vec<String>,
+    /// What the database must allow at once, for the plan's lines; `None` without one.
+    database_line: Option<String>,
     /// How long one calibration runs, when the generator is calibrated.
     calibration: Option<Duration>,
     /// Hosts to connect when the run begins (`--loadgen-hosts`, `--server-host`).
@@ -475,6 +477,58 @@ pub fn needs_database(plan: &RunPlan) -> bool {
     })
 }
 
+/// Connections restbench itself may hold on the run's database beside the servers' pools (the
+/// seed, the verifier, the query counter).
+pub const OWN_DB_CONNECTIONS: u32 = 10;
+
+/// What the run's database must allow at once: every server of a scenario stays up through its
+/// groups with its pool open, so the largest scenario's sum of pools (servers of subjects that
+/// serve a workload needing the database, `--db-pool` each), and restbench's own. The servers'
+/// count and the scenario, for the plan's sentence. `(0, 0, "")` without a database.
+pub fn database_connections(plan: &RunPlan) -> (u32, u32, String) {
+    let mut scenarios: Vec<restbench_model::Scenario> = Vec::new();
+    for e in &plan.entries {
+        for s in &e.scenarios {
+            if !scenarios.contains(s) {
+                scenarios.push(*s);
+            }
+        }
+    }
+    let mut most = (0u32, String::new());
+    for s in scenarios {
+        let servers = plan
+            .entries
+            .iter()
+            .filter(|e| {
+                e.subject.unavailable_reason().is_none()
+                    && e.scenarios.contains(&s)
+                    && !plan.protocols_of(&e.subject).is_empty()
+                    && plan
+                        .workloads
+                        .iter()
+                        .any(|w| w.needs_database() && e.subject.supports(*w))
+            })
+            .count() as u32;
+        if servers > most.0 {
+            most = (servers, s.name().to_string());
+        }
+    }
+    if most.0 == 0 {
+        return (0, 0, String::new());
+    }
+    (
+        most.0 * plan.db_pool_total.max(1) + OWN_DB_CONNECTIONS,
+        most.0,
+        most.1,
+    )
+}
+
+/// The `max_connections` of the run's own cluster for `needed` connections: a tenth more, and
+/// never below 100.
+pub fn cluster_connections(needed: u32) -> u32 {
+    (needed + needed / 10).max(100)
+}
+
 /// The database of `plan` placed and provided, and the calibration decided: a given URL must work
 /// now, not after the first subject was built; without one, a throwaway cluster placed by
 /// [`Placement::with_database`] (`--db-cpus` chooses; the users cells fail with the reason when it
@@ -502,14 +556,45 @@ pub(crate) fn place(
         .with_database(&available_cpus(), db_cpus)
         .map_err(|e| PlanError::BadArgument(format!("--db-cpus {}: {e}", db_cpus.unwrap_or(""))))?;
     let own = needs_db && url.is_none();
-    let provision = db::provide(
+    let (needed, servers, scenario) = database_connections(&plan);
+    let allowed = cluster_connections(needed);
+    let provision = db::provide_sized(
         needs_db,
         url,
         &plan.cache.join("logs"),
         own.then(|| chosen.clone()),
+        Some(allowed),
     )
     .map_err(PlanError::Database)?;
+    let must_allow = format!(
+        "{needed} connections at once ({servers} servers of {scenario} up together, each with a \
+         pool of {}, and {OWN_DB_CONNECTIONS} of restbench's)",
+        plan.db_pool_total
+    );
+    if needs_db
+        && url.is_some()
+        && let Some(db) = &provision.database
+    {
+        let max = db.max_connections().map_err(PlanError::Database)?;
+        if max < needed {
+            return Err(PlanError::BadArgument(format!(
+                "--database-url allows {max} connections (max_connections) and this plan needs \
+                 {must_allow}: raise its max_connections or lower --db-pool"
+            )));
+        }
+    }
     let mut warnings = Vec::new();
+    if own && needed > 0 {
+        let mb = db::SHARED_BUFFERS_MB + allowed * db::MB_PER_CONNECTION;
+        if let Some(free) = restbench_host::environment::available_memory_mb()
+            && u64::from(mb) > free
+        {
+            warnings.push(format!(
+                "the database must allow {must_allow}: about {mb} MB for PostgreSQL, more than \
+                 the {free} MB available; users cells may fail: lower --db-pool"
+            ));
+        }
+    }
     if let Some(e) = &provision.problem {
         warnings.push(format!("users cells will fail: {}", chain(e)));
     }
@@ -535,9 +620,18 @@ pub(crate) fn place(
     }
     plan.database_url = provision.url.clone();
     let local_generators = remote.is_none_or(|r| r.generator_hosts.is_empty());
+    let database_line = (needs_db && needed > 0).then(|| {
+        let how = if own {
+            format!("its own cluster allows {allowed} (max_connections)")
+        } else {
+            "the given --database-url allows enough".to_string()
+        };
+        format!("database: must allow {must_allow}; {how}")
+    });
     Ok(Resolved {
         plan,
         database: provision,
+        database_line,
         warnings,
         calibration: (calibrate && local_generators).then(|| calibration_time(length)),
         hosts: remote.cloned(),
@@ -641,10 +735,20 @@ impl Resolved {
             let target = r.target_ci.map_or("a fixed count".to_string(), |t| {
                 format!("until every ratio is within ±{:.0} %", t * 100.0)
             });
+            let method = if r.beside_reference {
+                "in duets beside each group's reference (one-cpu interleaved)"
+            } else if r.duet {
+                "every cell at once (a duet)"
+            } else {
+                "interleaved"
+            };
             lines.push(format!(
-                "rounds: {} to {} per group, {target}; seed {}",
+                "rounds: {} to {} per group, {method}, {target}; seed {}",
                 r.min_rounds, r.max_rounds, r.seed
             ));
+        }
+        if let Some(line) = &self.database_line {
+            lines.push(line.clone());
         }
         let range = if (e.max_s - e.min_s).abs() < 1.0 {
             human_duration(e.min_s)
@@ -903,6 +1007,56 @@ mod tests {
         assert!(
             !needs_database(&plan(vec![Workload::Users], Vec::new())),
             "no protocol, no cell"
+        );
+    }
+
+    #[test]
+    fn the_database_is_sized_for_every_pool_of_a_scenario_open_at_once() {
+        use restbench_model::{Protocol, Scenario, Workload};
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../subjects");
+        let subjects: Vec<_> = restbench_subject::discover(&root)
+            .unwrap()
+            .into_iter()
+            .filter(|s| s.supports(Workload::Users) && s.unavailable_reason().is_none())
+            .take(3)
+            .collect();
+        let n = subjects.len() as u32;
+        let plan = |workloads: Vec<Workload>| {
+            let parts = Parts {
+                kind: "run".into(),
+                entries: RunEntry::all(
+                    subjects.clone(),
+                    &[Scenario::SingleThread, Scenario::OneCpu],
+                ),
+                workloads,
+                protocols: vec![Protocol::H1],
+                shape: LoadShape::default(),
+                repeats: 1,
+                restarts: 1,
+                out_dir: PathBuf::new(),
+                cache: PathBuf::new(),
+                note: None,
+                study: None,
+                open_loop: OpenLoop::default(),
+                rounds: None,
+                db_pool: DEFAULT_DB_POOL,
+                conformance: ConformanceStep::Check,
+            };
+            let site = Site {
+                placement: Placement::split(&[0, 1]),
+                backend: Backend::affinity_only("test"),
+            };
+            assemble(parts, site, None)
+        };
+        let (needed, servers, _) = database_connections(&plan(vec![Workload::Users]));
+        assert_eq!(servers, n, "one scenario's servers, not both scenarios'");
+        assert_eq!(needed, n * DEFAULT_DB_POOL + OWN_DB_CONNECTIONS);
+        assert!(cluster_connections(needed) > needed, "with headroom");
+        assert_eq!(cluster_connections(5), 100);
+        assert_eq!(
+            database_connections(&plan(vec![Workload::Plaintext])).0,
+            0,
+            "no database workload, no pool"
         );
     }
 
