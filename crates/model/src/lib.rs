@@ -81,7 +81,7 @@ pub use statistics::ab_ratios::{Measure, MeasureRatio, RatioRow, Verdict};
 pub use statistics::gate::{Check, GateCheck, GateReport, Threshold, ThresholdError};
 pub use statistics::interval::Interval;
 pub use statistics::rounds::{
-    ExcludedSlice, GroupRounds, PairRatio, RankEntry, Round, RoundsPolicy, Saturation,
+    ExcludedSlice, GroupRounds, PairRatio, RankEntry, Round, RoundsPolicy, Saturation, SliceWindow,
 };
 pub use vocabulary::flag::{Flag, Severity};
 pub use vocabulary::names::UnknownName;

@@ -486,6 +486,7 @@ mod interval_tests {
             efficiency: Vec::new(),
             reference: None,
             method_note: None,
+            counted: Vec::new(),
             excluded: Vec::new(),
         });
         r

@@ -363,6 +363,7 @@ pub(crate) mod tests {
             efficiency: Vec::new(),
             reference: Some("ref".into()),
             method_note: None,
+            counted: Vec::new(),
             excluded: vec![restbench_model::ExcludedSlice {
                 subject: "a".into(),
                 round: 1,
@@ -481,6 +482,7 @@ pub(crate) mod tests {
             ],
             reference: None,
             method_note: None,
+            counted: Vec::new(),
             excluded: Vec::new(),
         });
         r.groups.push(GroupRounds {
@@ -494,6 +496,7 @@ pub(crate) mod tests {
             efficiency: Vec::new(),
             reference: None,
             method_note: None,
+            counted: Vec::new(),
             excluded: Vec::new(),
         });
         r

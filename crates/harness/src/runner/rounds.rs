@@ -740,7 +740,7 @@ impl Group<'_> {
             Design::Reference(k) => Some(members[k].label.clone()),
             _ => None,
         };
-        let excluded = excluded_slices(members, reference.as_deref());
+        let (excluded, counted) = slice_windows(members, reference.as_deref());
         for m in members.iter_mut() {
             if let Some(why) = m.failed.take() {
                 m.cell.status = CellStatus::Failed;
@@ -793,6 +793,7 @@ impl Group<'_> {
         record.reference = reference;
         record.method_note = note;
         record.excluded = excluded;
+        record.counted = counted;
         record
     }
 }
@@ -811,11 +812,35 @@ fn limits_itself(subject: &Subject, scenario: Scenario) -> Option<String> {
         .and_then(|s| s.limits_itself.clone())
 }
 
-/// Every slice of the group that did not count, with its cause, in the order measured.
-fn excluded_slices(
+/// Every slice of the group that did not count, with its cause, and every one that did, each
+/// with its window, in the order measured.
+fn slice_windows(
     members: &[Member],
     reference: Option<&str>,
-) -> Vec<restbench_model::ExcludedSlice> {
+) -> (
+    Vec<restbench_model::ExcludedSlice>,
+    Vec<restbench_model::SliceWindow>,
+) {
+    let window = |subject: &str, beside: Option<&str>, s: &Slice| {
+        let (from, to) = s.window.unwrap_or((0.0, 0.0));
+        restbench_model::SliceWindow {
+            subject: subject.to_string(),
+            round: s.round.unwrap_or(0),
+            beside: beside.map(str::to_string),
+            from_unix_s: from,
+            to_unix_s: to,
+        }
+    };
+    let mut counted = Vec::new();
+    for m in members {
+        for s in m.slices.iter().filter(|s| s.counts()) {
+            counted.push(window(&m.label, None, s));
+        }
+        for d in m.duets.iter().filter(|d| d.counts()) {
+            counted.push(window(&m.label, reference, &d.own));
+        }
+    }
+    counted.sort_by(|a, b| a.from_unix_s.total_cmp(&b.from_unix_s));
     let entry = |subject: &str, beside: Option<&str>, s: &Slice| {
         let (from, to) = s.window.unwrap_or((0.0, 0.0));
         restbench_model::ExcludedSlice {
@@ -842,7 +867,7 @@ fn excluded_slices(
         }
     }
     out.sort_by(|a, b| a.from_unix_s.total_cmp(&b.from_unix_s));
-    out
+    (out, counted)
 }
 
 /// What the slices measured at once used, to judge each of them: one slice alone, or every
@@ -1137,6 +1162,7 @@ fn group_record(
         reference: None,
         method_note: None,
         excluded: Vec::new(),
+        counted: Vec::new(),
     }
 }
 

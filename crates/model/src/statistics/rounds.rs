@@ -212,6 +212,21 @@ pub struct GroupRounds {
     /// Every slice that did not count, with its cause.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub excluded: Vec<ExcludedSlice>,
+    /// Every slice that counted, with its window: with [`Self::excluded`], when each slice of
+    /// the group ran (to check what a disturbance overlapped).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counted: Vec<SliceWindow>,
+}
+
+/// When one counted slice ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SliceWindow {
+    pub subject: String,
+    pub round: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beside: Option<String>,
+    pub from_unix_s: f64,
+    pub to_unix_s: f64,
 }
 
 impl GroupRounds {
@@ -587,6 +602,7 @@ mod tests {
                 reference: None,
                 method_note: None,
                 excluded: Vec::new(),
+                counted: Vec::new(),
             });
         }
         assert!(
