@@ -751,11 +751,12 @@ impl Group<'_> {
                 .slices
                 .iter()
                 .filter(|s| !s.counts())
+                // A duet's two sides share its verdict: counted once, by the side that failed.
                 .chain(
                     m.duets
                         .iter()
-                        .flat_map(|d| [&d.own, &d.reference])
-                        .filter(|s| !s.counts()),
+                        .filter(|d| !d.counts())
+                        .map(|d| if d.own.counts() { &d.reference } else { &d.own }),
                 )
                 .filter_map(|s| s.contention.clone())
                 .collect();
