@@ -46,6 +46,19 @@ impl Database {
         self.client.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// The server's `max_connections` (`SHOW max_connections`): how many may be open at once,
+    /// superusers' reserved slots included.
+    pub fn max_connections(&self) -> Result<u32, DbError> {
+        let row = self
+            .client()
+            .query_one("SHOW max_connections", &[])
+            .map_err(|e| db_err("cannot read max_connections", e))?;
+        let text: String = row.get(0);
+        text.trim()
+            .parse()
+            .map_err(|_| DbError::database(format!("max_connections is {text:?}, not a number")))
+    }
+
     /// Creates table `"user"` with the seed rows when it is missing or not as seeded.
     pub fn seed(&self) -> Result<(), DbError> {
         let rows = seed_rows();

@@ -43,7 +43,20 @@ pub struct Cluster {
     /// An address it listens on beside 127.0.0.1 (`db start --listen`), for servers on other
     /// hosts; the URL then names it.
     listen: Option<IpAddr>,
+    /// `max_connections` of the server (see [`Cluster::with_connections`]).
+    max_connections: u32,
 }
+
+/// `max_connections` of a cluster started without a plan's count (`db start`, `verify`).
+pub const DEFAULT_MAX_CONNECTIONS: u32 = 1000;
+
+/// `shared_buffers` of a cluster, MiB.
+pub const SHARED_BUFFERS_MB: u32 = 128;
+
+/// Memory PostgreSQL takes per allowed connection, MiB, for the plan's estimate: a backend's own
+/// memory when it is open (a few MiB with the seed's queries) beside the shared memory each slot
+/// reserves.
+pub const MB_PER_CONNECTION: u32 = 3;
 
 /// Where the server binaries are (`initdb`, `postgres`, `pg_ctl`).
 pub fn find_server_binaries() -> Result<PathBuf, DbError> {
@@ -153,6 +166,16 @@ impl Cluster {
         Self::start_listening(keep, log_dir, cpus, None)
     }
 
+    /// [`Cluster::start_on`] allowing `max_connections` (a run's plan sizes it: every server of
+    /// a scenario stays up with its pool open).
+    pub fn with_connections(
+        log_dir: &Path,
+        cpus: Option<Vec<usize>>,
+        max_connections: u32,
+    ) -> Result<Self, DbError> {
+        Self::start_full(None, log_dir, cpus, None, max_connections)
+    }
+
     /// [`Cluster::start_on`], listening on `listen` too when given (for servers on other hosts:
     /// `restbench db start --host`). Clients on the server's own subnets may then connect with
     /// the password (a `samenet` line in pg_hba.conf); the URL names `listen`.
@@ -161,6 +184,16 @@ impl Cluster {
         log_dir: &Path,
         cpus: Option<Vec<usize>>,
         listen: Option<IpAddr>,
+    ) -> Result<Self, DbError> {
+        Self::start_full(keep, log_dir, cpus, listen, DEFAULT_MAX_CONNECTIONS)
+    }
+
+    fn start_full(
+        keep: Option<&Path>,
+        log_dir: &Path,
+        cpus: Option<Vec<usize>>,
+        listen: Option<IpAddr>,
+        max_connections: u32,
     ) -> Result<Self, DbError> {
         if let Some(dir) = keep {
             check_keep_folder(dir)?;
@@ -181,6 +214,7 @@ impl Cluster {
             janitor: None,
             cpus,
             listen,
+            max_connections,
         };
         if !kept {
             cluster.janitor = Some(janitor(&root)?);
@@ -259,11 +293,13 @@ impl Cluster {
             Some(a) => format!("-c listen_addresses=127.0.0.1,{a}"),
             None => "-c listen_addresses=127.0.0.1".into(),
         };
+        // Every server of a scenario stays up during its groups, each with its own pool.
+        let max_connections = format!("-c max_connections={}", self.max_connections);
+        let shared_buffers = format!("-c shared_buffers={SHARED_BUFFERS_MB}MB");
         let conf = [
             listen.as_str(),
-            // Every server of a group stays up during its rounds, each with its own pool.
-            "-c max_connections=1000",
-            "-c shared_buffers=128MB",
+            max_connections.as_str(),
+            shared_buffers.as_str(),
             "-c fsync=off",
             "-c synchronous_commit=off",
             "-c full_page_writes=off",

@@ -16,7 +16,10 @@ mod provision;
 mod seed;
 
 pub use client::{Database, redact};
-pub use cluster::{Cluster, KEEP_MARKER, SERVER_PACKAGE, find_server_binaries};
+pub use cluster::{
+    Cluster, DEFAULT_MAX_CONNECTIONS, KEEP_MARKER, MB_PER_CONNECTION, SERVER_PACKAGE,
+    SHARED_BUFFERS_MB, find_server_binaries,
+};
 pub use error::{DbCause, DbError};
-pub use provision::{Provision, provide};
+pub use provision::{Provision, provide, provide_sized};
 pub use seed::{SEED_DIGEST, UserRow, seed_digest, seed_rows};

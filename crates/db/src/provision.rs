@@ -31,6 +31,17 @@ pub fn provide(
     log_dir: &Path,
     cpus: Option<Vec<usize>>,
 ) -> Result<Provision, DbError> {
+    provide_sized(needed, url, log_dir, cpus, None)
+}
+
+/// [`provide`], a started cluster allowing `max_connections` when given (a run's plan sizes it).
+pub fn provide_sized(
+    needed: bool,
+    url: Option<&str>,
+    log_dir: &Path,
+    cpus: Option<Vec<usize>>,
+    max_connections: Option<u32>,
+) -> Result<Provision, DbError> {
     if let Some(url) = url {
         let database = if needed {
             let db = Database::connect(url)?;
@@ -48,7 +59,8 @@ pub fn provide(
     if !needed {
         return Ok(Provision::default());
     }
-    let started = Cluster::start_on(None, log_dir, cpus)
+    let max_connections = max_connections.unwrap_or(super::cluster::DEFAULT_MAX_CONNECTIONS);
+    let started = Cluster::with_connections(log_dir, cpus, max_connections)
         .and_then(|cluster| Database::connect(&cluster.url).map(|db| (cluster, db)));
     match started {
         Ok((cluster, database)) => Ok(Provision {

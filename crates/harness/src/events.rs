@@ -62,6 +62,10 @@ pub enum RunEvent<'a> {
         measured: usize,
         pairs: usize,
         unsettled: usize,
+        /// The run has a target (`--target-ci`): without one nothing is "settled".
+        targeted: bool,
+        /// The widest paired req/s interval, as a fraction (`0.03`), once there are pairs.
+        widest: Option<f64>,
         done: f64,
     },
     /// A group's rounds are over: the order of every round, the paired ratios, the rankings.

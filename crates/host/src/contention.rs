@@ -1,6 +1,6 @@
-//! Who else used the server's CPUs during a slice: the time the CPUs spent busy beyond the
-//! server's own, the time the hypervisor gave to another machine (steal), and, when /proc can
-//! tell, the process that took the most. A closed-loop slice where neither the server nor the
+//! Who else used the server's CPUs, or the generator's, during a slice: the time the CPUs spent
+//! busy beyond the side's own, the time the hypervisor gave to another machine (steal), and,
+//! when /proc can tell, the process that took the most. A closed-loop slice where neither the server nor the
 //! generator saturated is only *contended* when something did take the CPU; otherwise the
 //! server limited itself (one thread, a lock, a wait).
 
@@ -18,6 +18,8 @@ fn ticks_per_second() -> f64 {
 /// The state of the machine at the start of a slice.
 pub struct Snapshot {
     cpus: Vec<usize>,
+    /// What the CPUs are, in words (`the server's CPUs`).
+    role: &'static str,
     at: Instant,
     busy: u64,
     steal: u64,
@@ -43,6 +45,8 @@ pub struct Taken {
     /// The busiest process other than the server and restbench over the slice, with its cores
     /// (it may have run on any CPU).
     pub top: Option<(i32, String, f64)>,
+    /// Whose CPUs these are, in words.
+    pub role: &'static str,
 }
 
 impl Taken {
@@ -54,8 +58,8 @@ impl Taken {
     /// In a few words, for the cell's note.
     pub fn describe(&self) -> String {
         let mut s = format!(
-            "{:.2} cores of the server's CPUs went to others, {:.2} to the hypervisor (steal)",
-            self.others_cores, self.steal_cores
+            "{:.2} cores of {} went to others, {:.2} to the hypervisor (steal)",
+            self.others_cores, self.role, self.steal_cores
         );
         if let Some((pid, comm, cores)) = &self.top {
             s.push_str(&format!(
@@ -69,9 +73,15 @@ impl Taken {
 impl Snapshot {
     /// Reads the CPU times of `cpus` (the server's) and of every process now.
     pub fn take(cpus: &[usize]) -> Snapshot {
+        Self::take_of(cpus, "the server's CPUs")
+    }
+
+    /// The same for CPUs of another `role` (`the generator's CPUs`).
+    pub fn take_of(cpus: &[usize], role: &'static str) -> Snapshot {
         let (busy, steal) = cpu_times(cpus);
         Snapshot {
             cpus: cpus.to_vec(),
+            role,
             at: Instant::now(),
             busy,
             steal,
@@ -83,25 +93,95 @@ impl Snapshot {
     /// time and the processes (pid, process group) to leave out of the busiest (the server's,
     /// restbench's).
     pub fn finish(&self, server_cpu_s: f64, exclude: &dyn Fn(i32, i32) -> bool) -> Taken {
+        self.finish_beyond(server_cpu_s, &|_, _| false, exclude)
+    }
+
+    /// [`Self::finish`], with the time of the processes `part_of_the_run` picks (by command and
+    /// process group: the run's own database on the generator's CPUs) counted as the side's own.
+    pub fn finish_beyond(
+        &self,
+        own_cpu_s: f64,
+        part_of_the_run: &dyn Fn(&str, i32) -> bool,
+        exclude: &dyn Fn(i32, i32) -> bool,
+    ) -> Taken {
         let secs = self.at.elapsed().as_secs_f64().max(1e-3);
         let hz = ticks_per_second();
         let (busy, steal) = cpu_times(&self.cpus);
         let busy_s = busy.saturating_sub(self.busy) as f64 / hz;
         let steal_s = steal.saturating_sub(self.steal) as f64 / hz;
-        let top = process_times()
-            .into_iter()
-            .filter(|(pid, p)| !exclude(*pid, p.pgrp))
-            .filter_map(|(pid, p)| {
-                let before = self.processes.get(&pid).map_or(0, |b| b.ticks);
-                let cores = p.ticks.saturating_sub(before) as f64 / hz / secs;
-                (cores >= 0.05).then_some((pid, p.comm, cores))
-            })
-            .max_by(|a, b| a.2.total_cmp(&b.2));
+        let mut run_s = 0.0;
+        let mut top = None::<(i32, String, f64)>;
+        for (pid, p) in process_times() {
+            let before = self.processes.get(&pid).map_or(0, |b| b.ticks);
+            let spent = p.ticks.saturating_sub(before) as f64 / hz;
+            if part_of_the_run(&p.comm, p.pgrp) {
+                run_s += spent;
+                continue;
+            }
+            let cores = spent / secs;
+            if exclude(pid, p.pgrp) || cores < 0.05 {
+                continue;
+            }
+            if top.as_ref().is_none_or(|t| cores > t.2) {
+                top = Some((pid, p.comm, cores));
+            }
+        }
         Taken {
-            others_cores: ((busy_s - server_cpu_s) / secs).max(0.0),
+            others_cores: ((busy_s - own_cpu_s - run_s) / secs).max(0.0),
             steal_cores: steal_s / secs,
             top,
+            role: self.role,
         }
+    }
+}
+
+/// Both CPU sets of a run watched over one slice: the server's and the generator's. Steal time
+/// and other processes' time on either set mean the slice measured something else too.
+pub struct Watch {
+    server: Snapshot,
+    loadgen: Option<Snapshot>,
+    /// When the slice began, for the list of excluded slices.
+    pub began: std::time::SystemTime,
+}
+
+impl Watch {
+    /// Snapshots of `placement`'s server CPUs and, unless they are the same CPUs, its
+    /// generator's.
+    pub fn take(placement: &crate::placement::Placement) -> Watch {
+        let loadgen = (!placement.shared && !placement.loadgen.is_empty())
+            .then(|| Snapshot::take_of(&placement.loadgen, "the generator's CPUs"));
+        Watch {
+            began: std::time::SystemTime::now(),
+            server: Snapshot::take(&placement.server),
+            loadgen,
+        }
+    }
+
+    /// Who took either set's CPU since the snapshots, when someone did (the set where more was
+    /// taken). `server_cpu_s` and `loadgen_cpu_s` are each side's own time; `part_of_the_run`
+    /// picks processes whose time counts as the run's on the generator's CPUs (its database,
+    /// which shares them on small machines); `exclude` leaves processes out of the busiest.
+    pub fn finish(
+        &self,
+        server_cpu_s: f64,
+        loadgen_cpu_s: f64,
+        part_of_the_run: &dyn Fn(&str, i32) -> bool,
+        exclude: &dyn Fn(i32, i32) -> bool,
+    ) -> Option<Taken> {
+        let on_server = self
+            .server
+            .finish_beyond(server_cpu_s, &|_, _| false, exclude);
+        let on_loadgen = self
+            .loadgen
+            .as_ref()
+            .map(|s| s.finish_beyond(loadgen_cpu_s, part_of_the_run, exclude));
+        [Some(on_server), on_loadgen]
+            .into_iter()
+            .flatten()
+            .filter(Taken::someone_took_it)
+            .max_by(|a, b| {
+                (a.others_cores + a.steal_cores).total_cmp(&(b.others_cores + b.steal_cores))
+            })
     }
 }
 

@@ -103,6 +103,15 @@ pub fn strip_ansi(text: &str) -> String {
     out
 }
 
+/// Memory the kernel says is available now (`MemAvailable` of /proc/meminfo), MiB; `None` when
+/// it cannot tell.
+pub fn available_memory_mb() -> Option<u64> {
+    let text = super::procfs::read_kernel_text("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

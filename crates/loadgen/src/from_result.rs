@@ -51,6 +51,8 @@ impl LoadOutcome {
             tls_error: r.tls_error.clone(),
             goaways: r.goaways,
             peak_write_queue: 0,
+            waiting_at_end: restbench_model::documents::histogram::new_latency_histogram(),
+            answers_per_connection: Vec::new(),
         })
     }
 }

@@ -51,6 +51,12 @@ pub struct LoadOutcome {
     /// outcome read from a document): at most the requests in flight on one connection plus
     /// [`crate::h2::CONTROL_QUEUE_BYTES`], however fast a server floods.
     pub peak_write_queue: usize,
+    /// The requests still waiting when the load ended, at their age (µs): censored latencies,
+    /// each at least that long (empty for an outcome read from a document).
+    pub waiting_at_end: Histogram<u64>,
+    /// Per connection, the answers it got in the measured period (empty for an outcome read
+    /// from a document).
+    pub answers_per_connection: Vec<u64>,
 }
 
 impl LoadOutcome {
@@ -81,6 +87,8 @@ impl LoadOutcome {
             tls_error: None,
             goaways: 0,
             peak_write_queue: 0,
+            waiting_at_end: new_latency_histogram(),
+            answers_per_connection: Vec::new(),
         };
         let mut end = measure_from;
         let mut windows = Vec::with_capacity(reports.len());
@@ -100,6 +108,10 @@ impl LoadOutcome {
             out.sent += rec.sent;
             out.answered += rec.answered;
             out.in_flight += r.in_flight;
+            histogram::merge(&mut out.waiting_at_end, &r.waiting_at_end)
+                .map_err(|e| LoadError::Io(std::io::Error::other(e)))?;
+            out.answers_per_connection
+                .extend_from_slice(&r.answers_per_connection);
             out.errors += rec.errors;
             for (code, n) in rec.status.iter().enumerate().filter(|(_, n)| **n > 0) {
                 *out.status_counts.entry(code as u16).or_default() += n;
@@ -162,6 +174,15 @@ impl LoadOutcome {
                 }
             })
             .collect()
+    }
+
+    /// Connections that got no answer in the measured period (of
+    /// [`Self::answers_per_connection`]).
+    pub fn starved_connections(&self) -> usize {
+        self.answers_per_connection
+            .iter()
+            .filter(|n| **n == 0)
+            .count()
     }
 
     pub fn rps(&self) -> f64 {

@@ -128,6 +128,11 @@ pub struct Schedule {
 pub struct ThreadReport {
     pub recorder: Recorder,
     pub in_flight: u64,
+    /// The requests still waiting at the end, at their age (µs): censored latencies, each at
+    /// least that long.
+    pub waiting_at_end: hdrhistogram::Histogram<u64>,
+    /// Per connection, the answers it got in the measured period.
+    pub answers_per_connection: Vec<u64>,
     pub end: Instant,
     pub cpu_user: Duration,
     pub cpu_system: Duration,
@@ -164,6 +169,8 @@ struct Conn {
     write_at: usize,
     write_end: usize,
     served: u64,
+    /// Answers in the measured period, over every socket of this slot: what the connection got.
+    got: u64,
     connect_started: Instant,
     backoff: Duration,
     /// With a rate: when this connection's next request is due, and whether it waits in the heap.
@@ -256,6 +263,7 @@ impl Worker {
                 write_at: 0,
                 write_end: 0,
                 served: 0,
+                got: 0,
                 connect_started: now,
                 backoff: MIN_BACKOFF,
                 next_due,
@@ -324,6 +332,7 @@ impl Worker {
             let now = Instant::now();
             if !self.rec.measuring && now >= self.cfg.measure_from {
                 self.rec.start_measuring(now, self.in_flight);
+                self.conns.iter_mut().for_each(|c| c.got = 0);
                 cpu_at_start = Some(thread_cpu());
             }
             if let Some(ending) = self.ending(now, stop) {
@@ -496,7 +505,16 @@ impl Worker {
             Some((u, s)) => (cpu_end.0.saturating_sub(u), cpu_end.1.saturating_sub(s)),
             None => (Duration::ZERO, Duration::ZERO),
         };
+        let mut waiting_at_end = restbench_model::documents::histogram::new_latency_histogram();
+        if self.rec.measuring {
+            for f in self.conns.iter().flat_map(|c| c.in_flight.iter()) {
+                let age = end.saturating_duration_since(f.sent.max(self.rec.t0));
+                let _ = waiting_at_end.record((age.as_micros() as u64).clamp(1, 60_000_000));
+            }
+        }
         ThreadReport {
+            waiting_at_end,
+            answers_per_connection: self.conns.iter().map(|c| c.got).collect(),
             in_flight: self.in_flight,
             end,
             cpu_user,

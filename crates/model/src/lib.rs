@@ -74,13 +74,15 @@ pub use documents::published::{
 };
 pub use documents::run::{
     Cell, CellIntervals, CellPlacement, CellStatus, CellSubject, Environment, Finding,
-    FindingLevel, LoadgenUsage, RepeatResult, RestartSpread, RpsStats, RunProtocol, RunResults,
-    ServerUsage, UsageSource,
+    FindingLevel, InFlightAtEnd, LoadgenUsage, RepeatResult, RestartSpread, RpsStats, RunProtocol,
+    RunResults, ServerUsage, UsageSource,
 };
 pub use statistics::ab_ratios::{Measure, MeasureRatio, RatioRow, Verdict};
 pub use statistics::gate::{Check, GateCheck, GateReport, Threshold, ThresholdError};
 pub use statistics::interval::Interval;
-pub use statistics::rounds::{GroupRounds, PairRatio, RankEntry, Round, RoundsPolicy, Saturation};
+pub use statistics::rounds::{
+    ExcludedSlice, GroupRounds, PairRatio, RankEntry, Round, RoundsPolicy, Saturation, SliceWindow,
+};
 pub use vocabulary::flag::{Flag, Severity};
 pub use vocabulary::names::UnknownName;
 pub use vocabulary::protocol::{PROTOCOL_ORDER, Protocol};

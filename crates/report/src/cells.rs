@@ -218,3 +218,14 @@ mod protocol_label_tests {
         assert!(labels.iter().all(|l| l.variant.is_none()));
     }
 }
+
+/// A cell's p99 as reports show it: `≥ 2.0s` when requests still waiting at the slices' ends
+/// reach it (a floor), else the figure.
+pub fn p99_text(c: &restbench_model::Cell) -> String {
+    let p99 = crate::units::micros_short(c.latency_us.p99 as f64);
+    if c.in_flight_at_end.as_ref().is_some_and(|w| w.p99_is_floor) {
+        format!("≥ {p99}")
+    } else {
+        p99
+    }
+}

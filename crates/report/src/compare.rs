@@ -79,7 +79,8 @@ pub fn compare(a: &RunResults, b: &RunResults) -> Comparison {
         .map(|(k, _)| k.clone())
         .collect();
     cells.sort_by_key(|(apart, _)| *apart);
-    let cells = cells.into_iter().map(|(_, c)| c).collect();
+    let mut cells: Vec<ComparedCell> = cells.into_iter().map(|(_, c)| c).collect();
+    correct_for_multiplicity(&mut cells);
     let (la, lb) = (run_label(a), run_label(b));
     Comparison {
         different_machines: la.cpu_model != lb.cpu_model || la.cores != lb.cores,
@@ -88,6 +89,30 @@ pub fn compare(a: &RunResults, b: &RunResults) -> Comparison {
         cells,
         only_in_a,
         only_in_b,
+    }
+}
+
+/// Holm's correction over the cells' req/s verdicts: a comparison draws one per cell, so two
+/// identical runs of a whole grid say "same" everywhere. A verdict whose interval does not
+/// survive the correction is "same".
+fn correct_for_multiplicity(cells: &mut [ComparedCell]) {
+    let judged: Vec<(usize, restbench_model::Interval)> = cells
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| matches!(c.verdict, Verdict::Faster | Verdict::Slower))
+        .filter_map(|(k, c)| Some((k, c.rps_interval?)))
+        .collect();
+    let all: Vec<restbench_model::Interval> = cells.iter().filter_map(|c| c.rps_interval).collect();
+    let p: Vec<f64> = all
+        .iter()
+        .map(restbench_model::statistics::multiplicity::p_value)
+        .collect();
+    let kept = restbench_model::statistics::multiplicity::holm(&p);
+    for (k, i) in judged {
+        let at = all.iter().position(|x| *x == i);
+        if at.is_some_and(|a| !kept[a]) {
+            cells[k].verdict = Verdict::Same;
+        }
     }
 }
 
@@ -452,12 +477,17 @@ mod interval_tests {
                     order: vec!["a".into(), "b".into()],
                     ceiling_rps: Some(*c),
                     contended: Vec::new(),
+                    ceiling_contended: None,
                 })
                 .collect(),
             settled: true,
             pairs: Vec::new(),
             ranking: Vec::new(),
             efficiency: Vec::new(),
+            reference: None,
+            method_note: None,
+            counted: Vec::new(),
+            excluded: Vec::new(),
         });
         r
     }

@@ -103,7 +103,13 @@ pub fn comparison_heading(c: &Comparison) -> Vec<String> {
             }
         )
     };
-    let mut v = vec![format!("A: {}", l(&c.a)), format!("B: {}", l(&c.b))];
+    let mut v = vec![
+        format!("A: {}", l(&c.a)),
+        format!("B: {}", l(&c.b)),
+        "Each cell's own figures (its slices alone) compared across the runs, unpaired and \
+         Holm-corrected over the cells; duet ratios pair cells within one run only."
+            .into(),
+    ];
     if c.different_machines {
         v.push(
             "The runs come from different machines: ratios mix machine and software differences."

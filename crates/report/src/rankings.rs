@@ -45,6 +45,12 @@ pub struct GroupView {
     pub rows: Vec<RankRow>,
     /// Shown but never ranked, with why (the contended flag's legend); `None` when none.
     pub not_ranked: Option<String>,
+    /// Which figure comes from which: measured beside a reference, each cell's ratio to it
+    /// from the duets (with its interval), and that the table's figures are each cell alone;
+    /// or why the group was measured interleaved. `None` for interleaved runs.
+    pub method: Option<String>,
+    /// Every slice that did not count, one line each: who, which round, when, why.
+    pub excluded: Vec<String>,
 }
 
 /// One view per group of the run, in the order the run recorded them; empty for runs from
@@ -81,6 +87,16 @@ pub fn policy_line(policy: Option<&RoundsPolicy>) -> Option<String> {
         ),
         None => format!("{} rounds (a fixed count)", p.min_rounds),
     };
+    if p.beside_reference {
+        return Some(format!(
+            "Rounds: duets, every cell of a group measured beside the group's reference at the \
+             same instant (the servers sharing the server CPUs, each with its own generator \
+             run), and alone in the first {} rounds for its own figures; {count}; a {} s re-warm \
+             before each slice.",
+            p.solo_rounds.unwrap_or(p.max_rounds),
+            p.rewarm_s
+        ));
+    }
     if p.duet {
         return Some(format!(
             "Rounds: duet, every cell of a group measured at once in each round (the servers \
@@ -145,7 +161,67 @@ fn group_view(g: &GroupRounds, policy: Option<&RoundsPolicy>, cells: &[Cell]) ->
         rounds: rounds_line(g, policy),
         rows,
         not_ranked: not_ranked(g, &group_cells),
+        method: method_line(g),
+        excluded: g.excluded.iter().map(excluded_line).collect(),
     }
+}
+
+/// How the group's verdicts were drawn, when in duets beside a reference (each cell's ratio to
+/// it, with the interval), or why it was measured interleaved.
+pub fn method_line(g: &GroupRounds) -> Option<String> {
+    let Some(reference) = &g.reference else {
+        return g.method_note.clone();
+    };
+    let ratios: Vec<String> = g
+        .pairs
+        .iter()
+        .filter_map(|p| {
+            let (other, i) = if &p.a == reference {
+                (&p.b, p.rps)
+            } else if &p.b == reference {
+                (&p.a, p.rps.inverse())
+            } else {
+                return None;
+            };
+            Some(format!(
+                "{other} {} [{:.2}, {:.2}]",
+                ratio(i.estimate),
+                i.low,
+                i.high
+            ))
+        })
+        .collect();
+    let listed = if ratios.is_empty() {
+        String::new()
+    } else {
+        format!(": req/s {}", ratios.join(", "))
+    };
+    Some(format!(
+        "Duets beside {reference} (the median warm-up rate){listed}. Ranks and ties come from \
+         the duets' ratios (chained through {reference} per round, Holm-corrected over the \
+         run); req/s, µs/req and their ±95 % are each cell measured alone."
+    ))
+}
+
+/// One excluded slice, for the list under a group.
+fn excluded_line(x: &restbench_model::ExcludedSlice) -> String {
+    let clock = |unix: f64| {
+        let secs = unix as i64;
+        let day = secs.rem_euclid(86_400);
+        format!("{:02}:{:02}:{:02}", day / 3600, day / 60 % 60, day % 60)
+    };
+    let beside = x
+        .beside
+        .as_ref()
+        .map_or(String::new(), |b| format!(" beside {b}"));
+    format!(
+        "{}{beside}, round {}, {}–{} UTC: {}",
+        x.subject,
+        x.round + 1,
+        clock(x.from_unix_s),
+        clock(x.to_unix_s),
+        x.cause
+    )
 }
 
 /// An interval as `[a, b]` and `±x %`; `–` for both without one (one round).
@@ -176,11 +252,23 @@ pub fn rounds_line(g: &GroupRounds, policy: Option<&RoundsPolicy>) -> String {
     let rounds = format!("{n} round{}", if n == 1 { "" } else { "s" });
     let target = policy.and_then(|p| p.target_ci);
     let unsettled: Vec<_> = g.unsettled().collect();
-    if g.settled || unsettled.is_empty() {
-        return match target {
-            Some(t) => format!("{rounds}: settled, every ratio within ±{}.", percent(t)),
-            None => format!("{rounds}."),
+    let Some(t) = target else {
+        // A fixed count says nothing about how narrow its intervals came out.
+        let widest = g
+            .pairs
+            .iter()
+            .map(|p| p.rps.relative_half_width())
+            .fold(None, |w: Option<f64>, x| Some(w.map_or(x, |w| w.max(x))));
+        return match widest {
+            Some(w) => format!(
+                "{rounds}, a fixed count (no target): the widest ratio ±{}.",
+                percent(w)
+            ),
+            None => format!("{rounds}, a fixed count (no target)."),
         };
+    };
+    if g.settled || unsettled.is_empty() {
+        return format!("{rounds}: settled, every ratio within ±{}.", percent(t));
     }
     let mut named: Vec<String> = unsettled
         .iter()
@@ -199,8 +287,8 @@ pub fn rounds_line(g: &GroupRounds, policy: Option<&RoundsPolicy>) -> String {
         named.push(format!("and {} more", unsettled.len() - UNSETTLED_LISTED));
     }
     format!(
-        "{rounds}: not settled{}, {} of {} ratios never came within it: {}.",
-        target.map_or(String::new(), |t| format!(" at ±{}", percent(t))),
+        "{rounds}: not settled at ±{}, {} of {} ratios never came within it: {}.",
+        percent(t),
         unsettled.len(),
         g.pairs.len(),
         named.join(", ")
@@ -257,7 +345,55 @@ pub(crate) mod tests {
             rps: interval(estimate, half),
             cpu_us_per_req: None,
             settled,
+            rps_distinct: None,
+            cpu_distinct: None,
         }
+    }
+
+    #[test]
+    fn a_group_beside_a_reference_says_which_figure_comes_from_which() {
+        let mut g = GroupRounds {
+            workload: "plaintext".into(),
+            scenario: "single-thread".into(),
+            protocol: "h1".into(),
+            rounds: Vec::new(),
+            settled: false,
+            pairs: vec![pair("a", "ref", 0.5, 0.02, false)],
+            ranking: Vec::new(),
+            efficiency: Vec::new(),
+            reference: Some("ref".into()),
+            method_note: None,
+            counted: Vec::new(),
+            excluded: vec![restbench_model::ExcludedSlice {
+                subject: "a".into(),
+                round: 1,
+                beside: Some("ref".into()),
+                cause: "0.52 cores of the server's CPUs went to others".into(),
+                from_unix_s: 3_600.0 * 12.0 + 61.0,
+                to_unix_s: 3_600.0 * 12.0 + 67.0,
+            }],
+        };
+        let method = method_line(&g).unwrap();
+        assert!(method.starts_with("Duets beside ref"), "{method}");
+        assert!(method.contains("a 2.00× [1.96, 2.04]"), "{method}");
+        assert!(method.contains("each cell measured alone"), "{method}");
+        assert_eq!(
+            excluded_line(&g.excluded[0]),
+            "a beside ref, round 2, 12:01:01–12:01:07 UTC: 0.52 cores of the server's CPUs went \
+             to others"
+        );
+        // A fixed count is never "settled": it says how wide its intervals came out.
+        let line = rounds_line(&g, None);
+        assert_eq!(
+            line,
+            "0 rounds, a fixed count (no target): the widest ratio ±2 %."
+        );
+        g.reference = None;
+        g.method_note = Some("measured interleaved: why".into());
+        assert_eq!(
+            method_line(&g).as_deref(),
+            Some("measured interleaved: why")
+        );
     }
 
     /// A run of rounds on plaintext · single-thread: rust-hyper and rust-axum tied first,
@@ -297,11 +433,14 @@ pub(crate) mod tests {
             target_ci: Some(0.03),
             rewarm_s: 1.0,
             duet: false,
+            beside_reference: false,
+            solo_rounds: None,
         });
         let round = |order: &[&str], ceiling: f64, contended: &[&str]| Round {
             order: order.iter().map(|s| s.to_string()).collect(),
             ceiling_rps: Some(ceiling),
             contended: contended.iter().map(|s| s.to_string()).collect(),
+            ceiling_contended: None,
         };
         let order = [
             "rust-axum",
@@ -341,6 +480,10 @@ pub(crate) mod tests {
                 entry("go-nethttp", 3, false, 23.6),
                 entry("node-http", 4, false, 31.7),
             ],
+            reference: None,
+            method_note: None,
+            counted: Vec::new(),
+            excluded: Vec::new(),
         });
         r.groups.push(GroupRounds {
             workload: "todo".into(),
@@ -351,6 +494,10 @@ pub(crate) mod tests {
             pairs: Vec::new(),
             ranking: vec![entry("haskell-warp", 1, false, 20_000.0)],
             efficiency: Vec::new(),
+            reference: None,
+            method_note: None,
+            counted: Vec::new(),
+            excluded: Vec::new(),
         });
         r
     }
@@ -364,6 +511,8 @@ pub(crate) mod tests {
             target_ci: None,
             rewarm_s: 0.5,
             duet: false,
+            beside_reference: false,
+            solo_rounds: None,
         };
         let interleaved = policy_line(Some(&policy)).unwrap();
         assert!(interleaved.contains("backwards") && interleaved.contains("seed 7"));

@@ -6,8 +6,8 @@
 //! plain-text sentences both need (a row's name, a reversal, a published latency) live here.
 
 use restbench_model::{
-    Cell, CellStatus, PublishedFigure, PublishedLatency, PublishedStudy, RpsStats, RunResults,
-    published_study,
+    Cell, CellStatus, GroupRounds, Interval, PublishedFigure, PublishedLatency, PublishedStudy,
+    RpsStats, RunResults, published_study,
 };
 
 use restbench_model::vocabulary::flag::Flag;
@@ -31,6 +31,10 @@ pub struct StudyRow {
     pub published_resources: Option<String>,
     pub measured: Option<RpsStats>,
     pub measured_ratio: Option<f64>,
+    /// The 95 % interval of the measured ratio to the baseline: the run's paired ratio (from
+    /// duets beside the group's reference, or interleaved rounds), else unpaired over the two
+    /// cells' slices; `None` without two slices of each.
+    pub measured_interval: Option<Interval>,
     /// Why there is no measured figure (unavailable here, failed, skipped, not run).
     pub not_measured: Option<String>,
     /// The measured cell's flags (`client_bound`, `noisy` …).
@@ -91,8 +95,69 @@ pub struct StudyTables {
 pub fn for_run(r: &RunResults) -> Option<StudyTables> {
     let info = r.study.as_ref()?;
     let study = published_study(&info.id)?;
-    let tables = tables(&study, &r.cells);
+    let mut tables = tables(&study, &r.cells);
+    for t in &mut tables {
+        ratio_intervals(t, &study.workload, &r.groups, &r.cells);
+    }
     Some(StudyTables { study, tables })
+}
+
+/// Each measured ratio's interval to the table's baseline: the pair of the run's group when it
+/// has one (paired by round), else unpaired over both cells' counted slices.
+pub fn ratio_intervals(t: &mut RatioTable, workload: &str, groups: &[GroupRounds], cells: &[Cell]) {
+    let Some(b) = t.measured_baseline else { return };
+    let Some(base) = t.rows[b].subject.clone() else {
+        return;
+    };
+    let group = groups
+        .iter()
+        .find(|g| g.workload == workload && g.scenario == t.scenario && g.protocol == "h1");
+    let cell = |s: &str| {
+        cells.iter().find(|c| {
+            c.subject == s
+                && c.workload == workload
+                && c.scenario == t.scenario
+                && c.protocol == "h1"
+                && c.status == CellStatus::Ok
+        })
+    };
+    for row in &mut t.rows {
+        let Some(subject) = row.subject.as_deref() else {
+            continue;
+        };
+        if row.measured_ratio.is_none() {
+            continue;
+        }
+        let paired = group.and_then(|g| {
+            g.pairs.iter().find_map(|p| {
+                if p.a == base && p.b == subject {
+                    Some(p.rps)
+                } else if p.b == base && p.a == subject {
+                    Some(p.rps.inverse())
+                } else {
+                    None
+                }
+            })
+        });
+        row.measured_interval = paired.or_else(|| {
+            let (a, b) = (cell(&base)?, cell(subject)?);
+            let m = restbench_model::statistics::ab_ratios::Measure::Rps;
+            restbench_model::statistics::interval::unpaired_ratio(
+                &restbench_model::statistics::ab_ratios::repeat_figures(a, m),
+                &restbench_model::statistics::ab_ratios::repeat_figures(b, m),
+            )
+        });
+    }
+}
+
+/// `4.39× [4.10, 4.70]`, or the bare ratio without an interval; `–` without a ratio.
+pub fn ratio_with_interval(row: &RatioRow) -> String {
+    match (row.measured_ratio, row.measured_interval) {
+        (None, _) => "–".into(),
+        (Some(r), None) => ratio(r),
+        (Some(r), Some(_)) if row.baseline => ratio(r),
+        (Some(r), Some(i)) => format!("{} [{:.2}, {:.2}]", ratio(r), i.low, i.high),
+    }
 }
 
 /// One table per scenario the study's figures use.
@@ -206,6 +271,7 @@ fn published_row(study: &PublishedStudy, f: &PublishedFigure, cell: Option<&Cell
         published_resources: f.resources.clone(),
         measured: ok.map(|c| c.rps),
         measured_ratio: None,
+        measured_interval: None,
         not_measured,
         flags: ok.map(|c| c.flags.clone()).unwrap_or_default(),
         reversed: false,
@@ -234,6 +300,7 @@ fn rows_not_in_the_seed(cells: &[&Cell], claimed: &[bool]) -> Vec<StudyRow> {
                 published_resources: None,
                 measured: ok.then_some(c.rps),
                 measured_ratio: None,
+                measured_interval: None,
                 not_measured: (!ok)
                     .then(|| first_line(c.reason.as_deref().unwrap_or("not measured"))),
                 flags: c.flags.clone(),

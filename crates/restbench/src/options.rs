@@ -116,6 +116,7 @@ fn rounds_request(m: &MeasureArgs) -> RoundsRequest {
         max_rounds: m.max_rounds,
         seed: m.seed,
         duet: false,
+        interleaved: m.interleaved,
     }
 }
 

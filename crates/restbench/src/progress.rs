@@ -80,16 +80,25 @@ impl Observer for TerminalProgress {
                 max_rounds,
                 pairs,
                 unsettled,
+                targeted,
+                widest,
                 done,
                 ..
             } => {
                 self.update_eta(done);
                 if round >= min_rounds && pairs > 0 {
+                    let eta = self.eta.lock().map(|e| e.clone()).unwrap_or_default();
+                    let widest = widest.map_or(String::new(), |w| {
+                        format!(", the widest ±{:.1} %", w * 100.0)
+                    });
+                    let state = if targeted {
+                        format!("{} of {pairs} ratios settled{widest}", pairs - unsettled)
+                    } else {
+                        format!("{pairs} ratios, a fixed count (no target){widest}")
+                    };
                     self.say(&format!(
                         "{workload} · {scenario}: round {round} (of {min_rounds}–{max_rounds}), \
-                         {} of {pairs} ratios settled{}",
-                        pairs - unsettled,
-                        self.eta.lock().map(|e| e.clone()).unwrap_or_default()
+                         {state}{eta}"
                     ));
                 }
             }

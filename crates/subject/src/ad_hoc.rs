@@ -69,6 +69,7 @@ pub fn subject(
                 ScenarioSettings {
                     env: BTreeMap::new(),
                     processes: "1".into(),
+                    limits_itself: None,
                 },
             )
         })

@@ -104,6 +104,8 @@ struct RawScenario {
     env: BTreeMap<String, String>,
     #[serde(default)]
     processes: Option<Count>,
+    #[serde(default)]
+    limits_itself: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -119,6 +121,10 @@ pub struct ScenarioSettings {
     pub env: BTreeMap<String, String>,
     /// Processes that each hold a database pool; may contain placeholders.
     pub processes: String,
+    /// How the server limits itself in this scenario below its allowance under a closed loop
+    /// (`serves one keep-alive connection at a time`), as subject.toml declares it: its slices
+    /// then count as the server's own limit, not as CPU taken by something else.
+    pub limits_itself: Option<String>,
 }
 
 /// A checked subject.
@@ -405,6 +411,7 @@ impl ManifestFile<'_> {
                 ScenarioSettings {
                     env: s.env,
                     processes,
+                    limits_itself: s.limits_itself.filter(|w| !w.trim().is_empty()),
                 },
             );
         }

@@ -72,6 +72,8 @@ pub struct RoundsRequest {
     pub seed: Option<u64>,
     /// Measure the cells of a group at once in every round (duet), not one after another.
     pub duet: bool,
+    /// Measure one after another (`--interleaved`), not in duets beside a reference.
+    pub interleaved: bool,
 }
 
 /// Where the generator, the server and the database run on this machine, and how limits hold.

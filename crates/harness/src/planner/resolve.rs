@@ -76,6 +76,8 @@ pub struct Resolved {
     pub database: Provision,
     /// Said before the run starts (cells that will fail, and why).
     pub warnings: Vec<String>,
+    /// What the database must allow at once, for the plan's lines; `None` without one.
+    database_line: Option<String>,
     /// How long one calibration runs, when the generator is calibrated.
     calibration: Option<Duration>,
     /// Hosts to connect when the run begins (`--loadgen-hosts`, `--server-host`).
@@ -114,7 +116,12 @@ impl Site {
 /// database (started only when a cell needs it, after the cells are known to be there).
 pub fn resolve(req: RunRequest) -> Result<Resolved, PlanError> {
     let site = Site::new(&req.machine, req.remote.as_deref())?;
-    let shape = run_shape(&req.shape, req.length, site.placement.loadgen.len());
+    let shape = run_shape(
+        &req.shape,
+        req.length,
+        site.placement.loadgen.len(),
+        !req.shape.rounds.interleaved,
+    );
     shape.check().map_err(PlanError::from_load)?;
     let quick_note = req
         .length
@@ -122,10 +129,11 @@ pub fn resolve(req: RunRequest) -> Result<Resolved, PlanError> {
         .then(|| "A --quick pass: a few short rounds per cell, for a first look only.".to_string());
     let repeats = repeats(req.shape.repeats, req.length);
     let open_loop = open_loop(&req.open_loop, req.length)?;
-    let rounds = rounds(&req.shape.rounds, req.length, repeats, &open_loop)?;
+    let mut rounds = rounds(&req.shape.rounds, req.length, repeats, &open_loop)?;
     if req.shape.rounds.duet {
         duet_possible(rounds.as_ref(), req.remote.as_deref())?;
     }
+    let method_note = duets_here(&mut rounds, req.remote.as_deref());
     let parts = Parts {
         kind: req.kind,
         entries: RunEntry::all(req.selection.subjects, &req.selection.scenarios),
@@ -136,7 +144,7 @@ pub fn resolve(req: RunRequest) -> Result<Resolved, PlanError> {
         restarts: restarts(req.shape.restarts, req.length, repeats),
         out_dir: req.out_dir,
         cache: req.cache,
-        note: join_notes(req.note, quick_note),
+        note: join_notes(join_notes(req.note, quick_note), method_note),
         study: None,
         open_loop,
         rounds,
@@ -159,16 +167,27 @@ pub fn resolve(req: RunRequest) -> Result<Resolved, PlanError> {
     )
 }
 
-/// The closed-loop shape of a `run`: 5 s slices after a 3 s warm-up (30 s at most), or 2 s
-/// slices after 1 s (8 s at most) with `--quick`; one thread per generator CPU. Short slices
-/// and more rounds: a machine's drift, not a slice's length, is what widens the intervals.
-fn run_shape(flags: &ShapeOverrides, length: Length, loadgen_cpus: usize) -> LoadShape {
+/// The closed-loop shape of a `run`: 5 s slices after a 3 s warm-up (30 s at most), or with
+/// `--quick` 1 s slices in duets (2 s interleaved) after 1 s (8 s at most); one thread per
+/// generator CPU. Short slices and more rounds: a machine's drift, not a slice's length, is what
+/// widens the intervals, and a duet cancels the drift, so in the same time more, shorter duet
+/// rounds narrow the intervals (t of 3 rounds is 4.30, of 4 3.18).
+fn run_shape(
+    flags: &ShapeOverrides,
+    length: Length,
+    loadgen_cpus: usize,
+    duets: bool,
+) -> LoadShape {
     let quick = length.is_quick();
-    let (duration, warmup, warmup_max) = if quick { (2, 1, 8) } else { (5, 3, 30) };
+    let (duration_ms, warmup, warmup_max) = match (quick, duets) {
+        (true, true) => (1000, 1, 8),
+        (true, false) => (2000, 1, 8),
+        (false, _) => (5000, 3, 30),
+    };
     LoadShape {
         connections: flags.connections.unwrap_or(DEFAULT_CONNECTIONS),
         threads: flags.threads.unwrap_or(loadgen_cpus as u32).max(1),
-        stop: StopAt::Duration(flags.duration.unwrap_or(Duration::from_secs(duration))),
+        stop: StopAt::Duration(flags.duration.unwrap_or(Duration::from_millis(duration_ms))),
         warmup: flags.warmup.unwrap_or(Duration::from_secs(warmup)),
         warmup_max: Duration::from_secs(warmup_max),
         ..LoadShape::default()
@@ -209,11 +228,20 @@ pub fn rounds(
     }
     let fixed = matches!(length, Length::Quick | Length::Faithful) && req.target_ci.is_none();
     let target_ci = (!fixed).then(|| req.target_ci.unwrap_or(DEFAULT_TARGET_CI));
+    let beside_reference = !req.duet && !req.interleaved;
+    // A quick pass beside a reference: the repeats alone (each cell's own figures) and one duet
+    // round more than that, of shorter slices, in about the time the repeats took alone.
+    let duet_rounds = if beside_reference && length.is_quick() {
+        repeats + 1
+    } else {
+        repeats
+    };
     let max_rounds = match (req.max_rounds, fixed) {
         (Some(m), _) => m,
-        (None, true) => repeats + 2,
+        (None, true) => duet_rounds + 2,
         (None, false) => DEFAULT_MAX_ROUNDS.max(repeats),
     };
+    let duet_rounds = duet_rounds.min(max_rounds);
     if max_rounds < repeats {
         return Err(PlanError::BadArgument(format!(
             "--max-rounds {max_rounds} is below the {repeats} repeats every cell gets: raise it              or lower --repeats"
@@ -226,12 +254,49 @@ pub fn rounds(
     });
     Ok(Some(restbench_model::RoundsPolicy {
         seed,
-        min_rounds: repeats,
+        min_rounds: if beside_reference {
+            duet_rounds
+        } else {
+            repeats
+        },
         max_rounds,
         target_ci,
         rewarm_s: if length.is_quick() { 0.5 } else { 1.0 },
         duet: req.duet,
+        beside_reference,
+        solo_rounds: beside_reference.then_some(repeats),
     }))
+}
+
+/// Duets beside a reference need the servers and the generator here: with a remote server or
+/// generator host the run measures interleaved, and the plan says so. The sentence for the
+/// plan's note, or `None`.
+pub fn duets_here(
+    rounds: &mut Option<restbench_model::RoundsPolicy>,
+    remote: Option<&RemoteRequest>,
+) -> Option<String> {
+    let policy = rounds.as_mut()?;
+    if !policy.beside_reference {
+        return None;
+    }
+    if remote.is_some() {
+        policy.beside_reference = false;
+        policy.min_rounds = policy.solo_rounds.take().unwrap_or(policy.min_rounds);
+        return Some(
+            "Measured interleaved, not in duets: a duet runs both servers and their \
+             generators on this machine, and this run has a remote server or generator host."
+                .into(),
+        );
+    }
+    Some(format!(
+        "Measured in duets: each cell of a group beside the group's reference ({}), at the \
+         same instant on the same server CPUs, each with its own generator run; rankings and \
+         verdicts come from the duets' ratios, each cell's own figures (req/s with its whole \
+         allowance, latency, CPU, memory) from slices alone. One-cpu groups are measured \
+         interleaved (a shared CPU would keep its quota from throttling); --interleaved \
+         measures every group so.",
+        restbench_model::statistics::rounds::REFERENCE_RULE
+    ))
 }
 
 /// Duet needs rounds of closed loop, and the servers and the generator here: both sides are
@@ -412,6 +477,58 @@ pub fn needs_database(plan: &RunPlan) -> bool {
     })
 }
 
+/// Connections restbench itself may hold on the run's database beside the servers' pools (the
+/// seed, the verifier, the query counter).
+pub const OWN_DB_CONNECTIONS: u32 = 10;
+
+/// What the run's database must allow at once: every server of a scenario stays up through its
+/// groups with its pool open, so the largest scenario's sum of pools (servers of subjects that
+/// serve a workload needing the database, `--db-pool` each), and restbench's own. The servers'
+/// count and the scenario, for the plan's sentence. `(0, 0, "")` without a database.
+pub fn database_connections(plan: &RunPlan) -> (u32, u32, String) {
+    let mut scenarios: Vec<restbench_model::Scenario> = Vec::new();
+    for e in &plan.entries {
+        for s in &e.scenarios {
+            if !scenarios.contains(s) {
+                scenarios.push(*s);
+            }
+        }
+    }
+    let mut most = (0u32, String::new());
+    for s in scenarios {
+        let servers = plan
+            .entries
+            .iter()
+            .filter(|e| {
+                e.subject.unavailable_reason().is_none()
+                    && e.scenarios.contains(&s)
+                    && !plan.protocols_of(&e.subject).is_empty()
+                    && plan
+                        .workloads
+                        .iter()
+                        .any(|w| w.needs_database() && e.subject.supports(*w))
+            })
+            .count() as u32;
+        if servers > most.0 {
+            most = (servers, s.name().to_string());
+        }
+    }
+    if most.0 == 0 {
+        return (0, 0, String::new());
+    }
+    (
+        most.0 * plan.db_pool_total.max(1) + OWN_DB_CONNECTIONS,
+        most.0,
+        most.1,
+    )
+}
+
+/// The `max_connections` of the run's own cluster for `needed` connections: a tenth more, and
+/// never below 100.
+pub fn cluster_connections(needed: u32) -> u32 {
+    (needed + needed / 10).max(100)
+}
+
 /// The database of `plan` placed and provided, and the calibration decided: a given URL must work
 /// now, not after the first subject was built; without one, a throwaway cluster placed by
 /// [`Placement::with_database`] (`--db-cpus` chooses; the users cells fail with the reason when it
@@ -439,14 +556,45 @@ pub(crate) fn place(
         .with_database(&available_cpus(), db_cpus)
         .map_err(|e| PlanError::BadArgument(format!("--db-cpus {}: {e}", db_cpus.unwrap_or(""))))?;
     let own = needs_db && url.is_none();
-    let provision = db::provide(
+    let (needed, servers, scenario) = database_connections(&plan);
+    let allowed = cluster_connections(needed);
+    let provision = db::provide_sized(
         needs_db,
         url,
         &plan.cache.join("logs"),
         own.then(|| chosen.clone()),
+        Some(allowed),
     )
     .map_err(PlanError::Database)?;
+    let must_allow = format!(
+        "{needed} connections at once ({servers} servers of {scenario} up together, each with a \
+         pool of {}, and {OWN_DB_CONNECTIONS} of restbench's)",
+        plan.db_pool_total
+    );
+    if needs_db
+        && url.is_some()
+        && let Some(db) = &provision.database
+    {
+        let max = db.max_connections().map_err(PlanError::Database)?;
+        if max < needed {
+            return Err(PlanError::BadArgument(format!(
+                "--database-url allows {max} connections (max_connections) and this plan needs \
+                 {must_allow}: raise its max_connections or lower --db-pool"
+            )));
+        }
+    }
     let mut warnings = Vec::new();
+    if own && needed > 0 {
+        let mb = db::SHARED_BUFFERS_MB + allowed * db::MB_PER_CONNECTION;
+        if let Some(free) = restbench_host::environment::available_memory_mb()
+            && u64::from(mb) > free
+        {
+            warnings.push(format!(
+                "the database must allow {must_allow}: about {mb} MB for PostgreSQL, more than \
+                 the {free} MB available; users cells may fail: lower --db-pool"
+            ));
+        }
+    }
     if let Some(e) = &provision.problem {
         warnings.push(format!("users cells will fail: {}", chain(e)));
     }
@@ -472,9 +620,18 @@ pub(crate) fn place(
     }
     plan.database_url = provision.url.clone();
     let local_generators = remote.is_none_or(|r| r.generator_hosts.is_empty());
+    let database_line = (needs_db && needed > 0).then(|| {
+        let how = if own {
+            format!("its own cluster allows {allowed} (max_connections)")
+        } else {
+            "the given --database-url allows enough".to_string()
+        };
+        format!("database: must allow {must_allow}; {how}")
+    });
     Ok(Resolved {
         plan,
         database: provision,
+        database_line,
         warnings,
         calibration: (calibrate && local_generators).then(|| calibration_time(length)),
         hosts: remote.cloned(),
@@ -489,12 +646,29 @@ impl Resolved {
             return;
         };
         let plan = &mut self.plan;
-        match crate::runner::calibrate::loadgen_ceiling(
-            &plan.placement,
-            &plan.shape,
-            duration,
-            stop,
-        ) {
+        let calibrate = || {
+            crate::runner::calibrate::loadgen_ceiling(&plan.placement, &plan.shape, duration, stop)
+        };
+        // A ceiling measured while something else took the CPU is no ceiling: once more.
+        let measured = match calibrate() {
+            Ok(c) if c.contended.is_some() => {
+                observer.note(&format!(
+                    "the generator's calibration was contended ({}): calibrating again",
+                    c.contended.as_deref().unwrap_or_default()
+                ));
+                calibrate()
+            }
+            other => other,
+        };
+        match measured {
+            Ok(c) if c.contended.is_some() => {
+                observer.note(&format!(
+                    "the generator's calibration was contended again ({}): no ceiling, so no \
+                     slice is judged client-bound from one",
+                    c.contended.as_deref().unwrap_or_default()
+                ));
+                plan.calibration = Some(duration);
+            }
             Ok(c) => {
                 observer.note(&format!(
                     "generator ceiling: {:.0} req/s against a trivial server ({:.2} generator cores)",
@@ -561,10 +735,20 @@ impl Resolved {
             let target = r.target_ci.map_or("a fixed count".to_string(), |t| {
                 format!("until every ratio is within ±{:.0} %", t * 100.0)
             });
+            let method = if r.beside_reference {
+                "in duets beside each group's reference (one-cpu interleaved)"
+            } else if r.duet {
+                "every cell at once (a duet)"
+            } else {
+                "interleaved"
+            };
             lines.push(format!(
-                "rounds: {} to {} per group, {target}; seed {}",
+                "rounds: {} to {} per group, {method}, {target}; seed {}",
                 r.min_rounds, r.max_rounds, r.seed
             ));
+        }
+        if let Some(line) = &self.database_line {
+            lines.push(line.clone());
         }
         let range = if (e.max_s - e.min_s).abs() < 1.0 {
             human_duration(e.min_s)
@@ -701,20 +885,36 @@ mod tests {
             .unwrap();
         assert_eq!((full.min_rounds, full.max_rounds), (3, DEFAULT_MAX_ROUNDS));
         assert_eq!(full.target_ci, Some(DEFAULT_TARGET_CI));
+        assert!(full.beside_reference, "duets beside a reference by default");
+        assert_eq!(full.solo_rounds, Some(3));
         let quick = rounds(&none, Length::Quick, 3, &throughput)
             .unwrap()
             .unwrap();
         assert_eq!(
-            (quick.min_rounds, quick.max_rounds),
-            (3, 5),
-            "two to re-measure"
+            (quick.min_rounds, quick.max_rounds, quick.solo_rounds),
+            (4, 6, Some(3)),
+            "three alone, a fourth duet round, two to re-measure"
         );
         assert_eq!(quick.target_ci, None);
+        let interleaved = RoundsRequest {
+            interleaved: true,
+            ..none
+        };
+        let quick = rounds(&interleaved, Length::Quick, 3, &throughput)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (quick.min_rounds, quick.max_rounds, quick.solo_rounds),
+            (3, 5, None),
+            "today's method: two to re-measure"
+        );
+        assert!(!quick.beside_reference);
         let seeded = RoundsRequest {
             seed: Some(7),
             target_ci: Some(0.05),
             max_rounds: Some(20),
             duet: true,
+            interleaved: false,
         };
         let r = rounds(&seeded, Length::Quick, 3, &throughput)
             .unwrap()
@@ -752,11 +952,16 @@ mod tests {
 
     #[test]
     fn quick_shapes_are_short_and_threads_follow_the_generator_cpus() {
-        let quick = run_shape(&ShapeOverrides::default(), Length::Quick, 0);
+        let quick = run_shape(&ShapeOverrides::default(), Length::Quick, 0, false);
         assert_eq!(quick.threads, 1);
         assert!(matches!(quick.stop, StopAt::Duration(d) if d == Duration::from_secs(2)));
         assert_eq!(quick.warmup_max, Duration::from_secs(8));
-        let full = run_shape(&ShapeOverrides::default(), Length::Default, 3);
+        let duets = run_shape(&ShapeOverrides::default(), Length::Quick, 1, true);
+        assert!(
+            matches!(duets.stop, StopAt::Duration(d) if d == Duration::from_secs(1)),
+            "more, shorter slices in duets"
+        );
+        let full = run_shape(&ShapeOverrides::default(), Length::Default, 3, true);
         assert_eq!((full.connections, full.threads), (64, 3));
         assert_eq!(full.warmup, Duration::from_secs(3));
     }
@@ -802,6 +1007,56 @@ mod tests {
         assert!(
             !needs_database(&plan(vec![Workload::Users], Vec::new())),
             "no protocol, no cell"
+        );
+    }
+
+    #[test]
+    fn the_database_is_sized_for_every_pool_of_a_scenario_open_at_once() {
+        use restbench_model::{Protocol, Scenario, Workload};
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../subjects");
+        let subjects: Vec<_> = restbench_subject::discover(&root)
+            .unwrap()
+            .into_iter()
+            .filter(|s| s.supports(Workload::Users) && s.unavailable_reason().is_none())
+            .take(3)
+            .collect();
+        let n = subjects.len() as u32;
+        let plan = |workloads: Vec<Workload>| {
+            let parts = Parts {
+                kind: "run".into(),
+                entries: RunEntry::all(
+                    subjects.clone(),
+                    &[Scenario::SingleThread, Scenario::OneCpu],
+                ),
+                workloads,
+                protocols: vec![Protocol::H1],
+                shape: LoadShape::default(),
+                repeats: 1,
+                restarts: 1,
+                out_dir: PathBuf::new(),
+                cache: PathBuf::new(),
+                note: None,
+                study: None,
+                open_loop: OpenLoop::default(),
+                rounds: None,
+                db_pool: DEFAULT_DB_POOL,
+                conformance: ConformanceStep::Check,
+            };
+            let site = Site {
+                placement: Placement::split(&[0, 1]),
+                backend: Backend::affinity_only("test"),
+            };
+            assemble(parts, site, None)
+        };
+        let (needed, servers, _) = database_connections(&plan(vec![Workload::Users]));
+        assert_eq!(servers, n, "one scenario's servers, not both scenarios'");
+        assert_eq!(needed, n * DEFAULT_DB_POOL + OWN_DB_CONNECTIONS);
+        assert!(cluster_connections(needed) > needed, "with headroom");
+        assert_eq!(cluster_connections(5), 100);
+        assert_eq!(
+            database_connections(&plan(vec![Workload::Plaintext])).0,
+            0,
+            "no database workload, no pool"
         );
     }
 

@@ -86,7 +86,8 @@ impl StudyRequest {
         let (shape, shortening) = self.shape(id, site);
         let repeats = resolve::repeats(self.repeats, self.length);
         let open_loop = resolve::open_loop(&self.open_loop, self.length)?;
-        let rounds = resolve::rounds(&self.rounds, self.length, repeats, &open_loop)?;
+        let mut rounds = resolve::rounds(&self.rounds, self.length, repeats, &open_loop)?;
+        let method_note = resolve::duets_here(&mut rounds, self.remote.as_deref());
         let parts = Parts {
             kind: format!("study {id}"),
             entries,
@@ -97,7 +98,7 @@ impl StudyRequest {
             restarts: resolve::restarts(self.restarts, self.length, repeats),
             out_dir,
             cache: self.cache.clone(),
-            note: None,
+            note: method_note,
             study: study_info(id, self.length, &shortening, &site.placement, repeats),
             open_loop,
             rounds,

@@ -16,11 +16,14 @@ use crate::events::{Drift, Events};
 use restbench_host::placement::{Placement, pin_current_thread};
 
 /// What the calibration measured.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Ceiling {
     pub rps: f64,
     /// CPU cores the generator used; near its CPU count, the figure is the generator's limit.
     pub loadgen_cores: f64,
+    /// Who else took the CPUs while it ran, when someone did: such a ceiling is no ceiling,
+    /// and no slice is judged client-bound from it.
+    pub contended: Option<String>,
 }
 
 /// Loads a trivial server on the server CPUs for `duration` with the run's shape.
@@ -40,12 +43,16 @@ pub fn loadgen_ceiling(
     let server_stop = serving.clone();
     let handle = std::thread::spawn(move || {
         let _ = pin_current_thread(&server_cpus[..1.min(server_cpus.len())]);
-        server.serve(&server_stop)
+        let _ = server.serve(&server_stop);
+        // The server's own CPU time, for the contention check of the calibration.
+        nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+            .map_or(0.0, |t| Duration::from(t).as_secs_f64())
     });
     let mut spec = shape.spec(Target::parse(&format!("http://{addr}/"))?);
     spec.warmup = Duration::from_millis(300).min(duration / 4);
     spec.stop = StopAt::Duration(duration);
     let loadgen_cpus = placement.loadgen.clone();
+    let watch = restbench_host::contention::Watch::take(placement);
     let outcome = std::thread::scope(|scope| {
         scope
             .spawn(|| {
@@ -55,13 +62,25 @@ pub fn loadgen_ceiling(
             .join()
     });
     serving.store(true, Ordering::Relaxed);
-    let _ = handle.join();
+    let server_cpu_s = handle.join().unwrap_or(0.0);
     let outcome =
         outcome.map_err(|_| HarnessError::Load(restbench_loadgen::LoadError::ThreadPanicked))??;
     let secs = outcome.duration.as_secs_f64().max(1e-9);
+    // The trivial server is a thread of restbench with its own CPU time; the run's database may
+    // share the generator's CPUs.
+    let loadgen_cpu_s = (outcome.cpu_user + outcome.cpu_system).as_secs_f64();
+    let contended = watch
+        .finish(
+            server_cpu_s,
+            loadgen_cpu_s,
+            &|comm, _| comm == "postgres",
+            &|pid, _| restbench_host::contention::is_restbench(pid),
+        )
+        .map(|t| t.describe());
     Ok(Ceiling {
         rps: outcome.rps(),
         loadgen_cores: (outcome.cpu_user + outcome.cpu_system).as_secs_f64() / secs,
+        contended,
     })
 }
 
@@ -97,7 +116,9 @@ impl<'a> Calibration<'a> {
             "{subject} measured {median:.0} req/s, above the generator's ceiling of {c:.0}: \
              calibrating again"
         ));
-        if let Ok(again) = loadgen_ceiling(&self.plan.placement, &self.plan.shape, d, stop) {
+        if let Ok(again) = loadgen_ceiling(&self.plan.placement, &self.plan.shape, d, stop)
+            && again.contended.is_none()
+        {
             let ceiling_rps = c.max(again.rps);
             self.ceiling = Some(ceiling_rps);
             observer.emit(crate::events::RunEvent::Calibrated { ceiling_rps });
@@ -105,12 +126,15 @@ impl<'a> Calibration<'a> {
     }
 
     /// A round's calibration, at most a second long: the ceiling now, beside the round's
-    /// slices (the best ceiling is kept); `None` when the run does not calibrate.
-    pub fn round(&mut self, stop: &AtomicBool) -> Option<f64> {
+    /// slices (the best uncontended ceiling is kept), and who took the CPU when someone did;
+    /// `None` when the run does not calibrate.
+    pub fn round(&mut self, stop: &AtomicBool) -> Option<(f64, Option<String>)> {
         let d = self.plan.calibration?.min(Duration::from_secs(1));
         let now = loadgen_ceiling(&self.plan.placement, &self.plan.shape, d, stop).ok()?;
-        self.ceiling = Some(self.ceiling.map_or(now.rps, |c| c.max(now.rps)));
-        Some(now.rps)
+        if now.contended.is_none() {
+            self.ceiling = Some(self.ceiling.map_or(now.rps, |c| c.max(now.rps)));
+        }
+        Some((now.rps, now.contended))
     }
 
     /// Calibrates once more at the end of a run that calibrated at its start.

@@ -38,8 +38,11 @@ pub struct Slice {
     pub round: Option<u32>,
     /// `None` where it cannot be judged (a server on another host, one CPU for both sides).
     pub saturation: Option<Saturation>,
-    /// Who took the CPU, in words, when the slice was contended.
+    /// Why the slice does not count, in words, when it does not: who took the CPU, or which
+    /// side failed to show it was the bound.
     pub contention: Option<String>,
+    /// When the measured slice began and ended, in seconds since the Unix epoch (when judged).
+    pub window: Option<(f64, f64)>,
 }
 
 impl Slice {
@@ -79,9 +82,19 @@ pub(crate) fn cell_spec(cell: &CellRun) -> Result<LoadSpec, HarnessError> {
 /// agree (capped). Returns the time spent and whether the rate settled; an interrupt ends it
 /// early (the caller sees the stop flag).
 pub(crate) fn warm_up(cell: &CellRun, spec: &LoadSpec) -> Result<(Duration, bool), HarnessError> {
+    warm_up_at(cell, spec).map(|(spent, settled, _)| (spent, settled))
+}
+
+/// [`warm_up`], with the rate of its last time slice (`0.0` for a warm-up by count): what a
+/// group's reference is chosen by.
+pub(crate) fn warm_up_at(
+    cell: &CellRun,
+    spec: &LoadSpec,
+) -> Result<(Duration, bool, f64), HarnessError> {
     let (plan, stop, observer) = (cell.plan, cell.stop, cell.observer);
     let mut warmup_spent = Duration::ZERO;
     let mut settled = true;
+    let mut last_rate = 0.0;
     if let Some(n) = plan.shape.warmup_requests {
         let mut warm = spec.clone();
         warm.connections = 1;
@@ -98,6 +111,7 @@ pub(crate) fn warm_up(cell: &CellRun, spec: &LoadSpec) -> Result<(Duration, bool
                 break;
             };
             let rate = outcome.rps();
+            last_rate = rate;
             spent += plan.shape.warmup;
             settled = previous.is_some_and(|p| warmup_settled(p, rate));
             if settled
@@ -112,7 +126,7 @@ pub(crate) fn warm_up(cell: &CellRun, spec: &LoadSpec) -> Result<(Duration, bool
         settled |= previous.is_none();
         warmup_spent = spent;
     }
-    Ok((warmup_spent, settled))
+    Ok((warmup_spent, settled, last_rate))
 }
 
 /// The short slice before a round's measured one, discarded: caches and connections warm

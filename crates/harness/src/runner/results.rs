@@ -64,7 +64,12 @@ impl ResultsFile {
             RunEvent::Conformed { conformance, .. } => {
                 results.conformance.push((*conformance).clone())
             }
-            RunEvent::GroupDone(group) => results.groups.push((*group).clone()),
+            RunEvent::GroupDone(group) => {
+                results.groups.push((*group).clone());
+                // The run's verdicts are one family: each group's pairs corrected with the
+                // others' (Holm), and every ranking drawn again from the corrected pairs.
+                restbench_model::statistics::rounds::correct_groups(&mut results.groups);
+            }
             RunEvent::Calibrated { ceiling_rps } => {
                 results.environment.loadgen_ceiling_rps = Some(*ceiling_rps);
                 return Ok(());

@@ -1,9 +1,12 @@
-//! A group's cells (same workload, scenario, protocol) measured in interleaved rounds: every
-//! server of the group is up, each is warmed up once, and in each round the generator's ceiling
-//! is measured and then every cell that still needs it gets a short re-warm slice and a measured
-//! slice, in a fresh seeded order. A slice where neither side used its CPU and something else
-//! did is contended and does not count; the cell is measured again in a later round. Rounds are
-//! added until every paired ratio is within the target or the cap is reached.
+//! A group's cells (same workload, scenario, protocol) measured in rounds: every server of the
+//! group is up, each is warmed up once, and in each round the generator's ceiling is measured and
+//! then every cell that still needs it is measured, in a fresh seeded order, after a short
+//! re-warm slice. How depends on the group's [`Design`]: beside a reference (`run`, `study`: each
+//! cell in a duet with the group's reference at the same instant, and alone for its own
+//! figures), all at once (`ab`), or one after another (`--interleaved`, remote hosts, one-cpu).
+//! A slice that no side is shown to bound, or where something else took either side's CPUs, is
+//! contended and does not count; it is listed with its cause and measured again in a later
+//! round. Rounds are added until every paired ratio is within the target or the cap is reached.
 
 use std::ops::ControlFlow;
 use std::time::Duration;
@@ -26,7 +29,7 @@ use crate::events::{Events, RunEvent, Step};
 use crate::serve::ServerLocation;
 use crate::serve::location::Loaded;
 use crate::serve::start::{RunningSubject, StartOptions, restart_subject};
-use restbench_host::contention::{Snapshot, is_restbench};
+use restbench_host::contention::{Watch, is_restbench};
 use restbench_host::error::chain;
 use restbench_host::sample::ServerSample;
 use restbench_subject::Subject;
@@ -50,7 +53,36 @@ pub struct Member {
     generators: Vec<Vec<restbench_model::ShardSummary>>,
     warmup: Duration,
     warmup_settled: bool,
+    /// The rate of its warm-up's last slice (how the reference is chosen).
+    warm_rate: f64,
+    /// Its duets beside the group's reference, when the group has one.
+    duets: Vec<DuetSide>,
     failed: Option<String>,
+}
+
+/// One duet of a cell beside the group's reference: both sides' slices, measured at once.
+struct DuetSide {
+    round: u32,
+    own: Slice,
+    reference: Slice,
+}
+
+impl DuetSide {
+    fn counts(&self) -> bool {
+        self.own.counts() && self.reference.counts()
+    }
+}
+
+/// How a group's cells are measured in each round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Design {
+    /// One after another, in a seeded order (`--interleaved`; a remote host; one-cpu).
+    Interleaved,
+    /// Every cell at once (`ab`): the figures are the duet's.
+    AllAtOnce,
+    /// Every other cell in a duet beside the member at this index, and every cell alone for its
+    /// own figures; the verdicts come from the duets.
+    Reference(usize),
 }
 
 impl Member {
@@ -64,8 +96,15 @@ impl Member {
             generators: Vec::new(),
             warmup: Duration::ZERO,
             warmup_settled: true,
+            warm_rate: 0.0,
+            duets: Vec::new(),
             failed: None,
         }
+    }
+
+    /// Duets beside the reference that count.
+    fn valid_duets(&self) -> usize {
+        self.duets.iter().filter(|d| d.counts()).count()
     }
 
     fn active(&self) -> bool {
@@ -150,6 +189,32 @@ impl Group<'_> {
         self.stop.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// How this group is measured, and why when not as the policy says: beside a reference
+    /// ([`REFERENCE_RULE`](restbench_model::statistics::rounds::REFERENCE_RULE)) when the
+    /// policy asks for it and the group has two cells or more, except in one-cpu.
+    pub fn design(&self, policy: &RoundsPolicy, members: &[Member]) -> (Design, Option<String>) {
+        if policy.duet {
+            return (Design::AllAtOnce, None);
+        }
+        let active: Vec<usize> = (0..members.len())
+            .filter(|&k| members[k].active())
+            .collect();
+        if !policy.beside_reference || active.len() < 2 {
+            return (Design::Interleaved, None);
+        }
+        if self.scenario == Scenario::OneCpu {
+            return (Design::Interleaved, Some(ONE_CPU_INTERLEAVED.to_string()));
+        }
+        let rates: Vec<(String, f64)> = active
+            .iter()
+            .map(|&k| (members[k].label.clone(), members[k].warm_rate))
+            .collect();
+        match rounds::reference_of(&rates) {
+            Some(i) => (Design::Reference(active[i]), None),
+            None => (Design::Interleaved, None),
+        }
+    }
+
     /// Measures `members` in rounds and fills their cells; the group's record, or `Break` when
     /// the run was interrupted.
     pub fn measure(
@@ -163,6 +228,15 @@ impl Group<'_> {
         for m in members.iter_mut() {
             self.warm(&mut started[m.started], m)?;
         }
+        let (design, note) = self.design(policy, members);
+        if let Some(note) = &note {
+            self.observer
+                .note(&format!("{} · {}: {note}", self.workload, self.scenario));
+        }
+        let solo_rounds = policy
+            .solo_rounds
+            .unwrap_or(policy.max_rounds)
+            .min(policy.max_rounds);
         let processes = self.plan.restarts.clamp(1, policy.min_rounds.max(1));
         let mut process = 0;
         let mut rounds: Vec<Round> = Vec::new();
@@ -180,19 +254,29 @@ impl Group<'_> {
                 process = p;
                 self.restart_all(started, members, p, processes)?;
             }
-            let ceiling_rps = calibration.round(self.stop);
-            let mut chosen = needed(&standings(members), &pairs, r, policy);
-            if policy.duet && !chosen.is_empty() {
+            let (ceiling_rps, ceiling_contended) = match calibration.round(self.stop) {
+                Some((c, contended)) => (Some(c), contended),
+                None => (None, None),
+            };
+            let standing = standings(members, design, policy, solo_rounds);
+            let mut chosen = needed(&standing, &pairs, r, policy);
+            match design {
                 // A duet measures every cell in every round: a slice alone is not comparable.
-                chosen = (0..members.len())
-                    .filter(|&k| members[k].active())
-                    .collect();
+                Design::AllAtOnce if !chosen.is_empty() => {
+                    chosen = (0..members.len())
+                        .filter(|&k| members[k].active())
+                        .collect();
+                }
+                // The reference is in every duet.
+                Design::Reference(k) => chosen.retain(|&i| i != k),
+                _ => {}
             }
             let order = rounds::round_order(policy.seed, self.index, r, chosen.len());
             let mut round = Round {
                 order: Vec::new(),
                 ceiling_rps,
                 contended: Vec::new(),
+                ceiling_contended,
             };
             let n = if r < policy.min_rounds {
                 policy.min_rounds
@@ -200,34 +284,75 @@ impl Group<'_> {
                 policy.max_rounds
             };
             let ordered: Vec<usize> = order.into_iter().map(|k| chosen[k]).collect();
-            if policy.duet && ordered.len() > 1 {
-                self.duet(started, members, &ordered, (r, process, n), calibration)?;
-            } else {
-                for &k in &ordered {
-                    let m = &mut members[k];
-                    self.slice(&mut started[m.started], m, r, process, n, calibration)?;
+            let mut measured = ordered.len();
+            match design {
+                Design::AllAtOnce if ordered.len() > 1 => {
+                    if let Some(slices) =
+                        self.duet(started, members, &ordered, (r, n), calibration)?
+                    {
+                        for (&k, slice) in ordered.iter().zip(slices) {
+                            members[k].slices.push(slice);
+                            members[k].processes.push(process);
+                        }
+                    }
+                }
+                Design::Reference(reference) => {
+                    // Alone, for each cell's own figures: in the first solo rounds, and again
+                    // for a solo slice that did not count.
+                    let want = (r + 1).min(solo_rounds) as usize;
+                    let alone: Vec<usize> = (0..members.len())
+                        .filter(|&k| members[k].active() && members[k].valid() < want)
+                        .collect();
+                    let alone_order =
+                        rounds::round_order(policy.seed ^ 0x5010, self.index, r, alone.len());
+                    for k in alone_order.into_iter().map(|i| alone[i]) {
+                        let m = &mut members[k];
+                        self.slice(&mut started[m.started], m, r, process, n, calibration)?;
+                        round.order.push(m.label.clone());
+                    }
+                    measured += alone.len();
+                    if members[reference].active() {
+                        for &k in &ordered {
+                            self.beside(started, members, reference, k, (r, n), calibration)?;
+                            round.order.push(format!(
+                                "{} + {}",
+                                members[k].label, members[reference].label
+                            ));
+                        }
+                    }
+                }
+                _ => {
+                    for &k in &ordered {
+                        let m = &mut members[k];
+                        self.slice(&mut started[m.started], m, r, process, n, calibration)?;
+                    }
                 }
             }
-            for &k in &ordered {
-                let m = &members[k];
-                round.order.push(m.label.clone());
-                if m.slices
-                    .last()
-                    .is_some_and(|s| s.round == Some(r) && !s.counts())
-                {
+            if !matches!(design, Design::Reference(_)) {
+                round.order = ordered.iter().map(|&k| members[k].label.clone()).collect();
+            }
+            for m in members.iter() {
+                let solo_missed = m.slices.iter().any(|s| s.round == Some(r) && !s.counts());
+                let duet_missed = m.duets.iter().any(|d| d.round == r && !d.counts());
+                if solo_missed || duet_missed {
                     round.contended.push(m.label.clone());
                 }
             }
             rounds.push(round);
-            pairs = self.pairs(members, r + 1, policy);
-            work.done += chosen.len() as f64;
-            let stopping = may_stop(&standings(members), &pairs, r + 1, policy);
+            pairs = self.pairs(members, design, r + 1, policy);
+            work.done += measured as f64;
+            let standing = standings(members, design, policy, solo_rounds);
+            let stopping = may_stop(&standing, &pairs, r + 1, policy);
             if !stopping && r + 1 >= policy.min_rounds {
                 // Another round is coming: the ETA counts it (and no more, as it may settle).
-                let next = needed(&standings(members), &pairs, r + 1, policy);
+                let next = needed(&standing, &pairs, r + 1, policy);
                 work.planned += next.len() as f64;
             }
             let unsettled = pairs.iter().filter(|p| !p.settled).count();
+            let widest = pairs
+                .iter()
+                .map(|p| p.rps.relative_half_width())
+                .fold(None, |w: Option<f64>, x| Some(w.map_or(x, |w| w.max(x))));
             self.observer.emit(RunEvent::RoundDone {
                 workload: self.workload,
                 scenario: self.scenario,
@@ -235,16 +360,26 @@ impl Group<'_> {
                 round: r + 1,
                 min_rounds: policy.min_rounds,
                 max_rounds: policy.max_rounds,
-                measured: chosen.len(),
+                measured,
                 pairs: pairs.len(),
                 unsettled,
+                targeted: policy.target_ci.is_some(),
+                widest,
                 done: work.fraction(),
             });
             if stopping {
                 break;
             }
         }
-        ControlFlow::Continue(self.finish(started, members, rounds, calibration, policy))
+        ControlFlow::Continue(self.finish(
+            started,
+            members,
+            rounds,
+            calibration,
+            policy,
+            design,
+            note,
+        ))
     }
 
     /// The member's one full warm-up in this group.
@@ -254,10 +389,11 @@ impl Group<'_> {
         }
         let cell = self.cell_run(started);
         cell.step(Step::WarmingUp);
-        match measure::cell_spec(&cell).and_then(|spec| measure::warm_up(&cell, &spec)) {
-            Ok((spent, settled)) => {
+        match measure::cell_spec(&cell).and_then(|spec| measure::warm_up_at(&cell, &spec)) {
+            Ok((spent, settled, rate)) => {
                 m.warmup += spent;
                 m.warmup_settled &= settled;
+                m.warm_rate = rate;
             }
             Err(e) => m.failed = Some(chain(&e)),
         }
@@ -311,7 +447,7 @@ impl Group<'_> {
             measure::rewarm(&cell, &spec, policy_rewarm)?;
             measure::check_alive(&mut cell)?;
             cell.step(Step::Measuring { i: r + 1, n });
-            let snapshot = Snapshot::take(&self.plan.placement.server);
+            let watch = Watch::take(&self.plan.placement);
             let Some((outcome, sample, hosts)) = measure::measured_load(&cell, &spec)? else {
                 return Ok(None);
             };
@@ -320,12 +456,13 @@ impl Group<'_> {
             if !hosts.is_empty() {
                 m.generators.push(hosts);
             }
-            let together = Together::alone(&outcome, &sample, cell.server);
+            let limits = limits_itself(cell.subject, self.scenario);
+            let together = Together::alone(&outcome, &sample, cell.server, limits);
             Ok(Some(self.judge(
                 outcome,
                 sample,
                 r,
-                &snapshot,
+                &watch,
                 &together,
                 calibration,
             )))
@@ -342,16 +479,18 @@ impl Group<'_> {
         ControlFlow::Continue(())
     }
 
-    /// What limited a slice: the server (its allowance), the generator (its CPUs or ceiling),
-    /// nobody (the server's own limit), or another process (contended). `together` is what
-    /// the slices measured at once used: the slice alone, or every side of a duet, whose
-    /// servers share the allowance and whose generator runs share the generator's CPUs.
+    /// What limited a slice: the server (at least 90 % of its allowance), the generator (at
+    /// least 90 % of its CPUs, or near a ceiling calibrated with nobody else on the CPUs), or
+    /// the server's own declared limit; otherwise, or when steal time or another process took
+    /// either side's CPUs, it is contended and does not count. `together` is what the slices
+    /// measured at once used: the slice alone, or every side of a duet, whose servers share the
+    /// allowance and whose generator runs share the generator's CPUs.
     fn judge(
         &self,
         outcome: restbench_loadgen::LoadOutcome,
         sample: restbench_host::sample::ServerSample,
         r: u32,
-        snapshot: &Snapshot,
+        watch: &Watch,
         together: &Together,
         calibration: &Calibration,
     ) -> Slice {
@@ -362,12 +501,17 @@ impl Group<'_> {
         let allowed = together.allowed_cores;
         let placement = &plan.placement;
         let here = plan.server_host.is_none();
+        let unix = |t: std::time::SystemTime| {
+            t.duration_since(std::time::UNIX_EPOCH)
+                .map_or(0.0, |d| d.as_secs_f64())
+        };
         let mut slice = Slice {
             outcome,
             sample,
             round: Some(r),
             saturation: None,
             contention: None,
+            window: Some((unix(watch.began), unix(std::time::SystemTime::now()))),
         };
         if !here || placement.shared {
             return slice;
@@ -378,6 +522,18 @@ impl Group<'_> {
         } else {
             0.0
         };
+        // Steal, or another process on either side's CPUs: the slice measured something else too.
+        let taken = watch.finish(
+            server_cpu,
+            if local_generator { loadgen_cpu } else { 0.0 },
+            &|comm, _| comm == "postgres",
+            &|pid, pgrp| is_restbench(pid) || together.server_pgids.contains(&pgrp),
+        );
+        if let Some(taken) = taken {
+            slice.saturation = Some(Saturation::Contended);
+            slice.contention = Some(taken.describe());
+            return slice;
+        }
         let client_bound = local_generator
             && is_client_bound(
                 together.rps,
@@ -393,11 +549,19 @@ impl Group<'_> {
             client_bound,
         );
         if saturation == Saturation::Contended {
-            let taken = snapshot.finish(server_cpu, &|pid, pgrp| {
-                is_restbench(pid) || together.server_pgids.contains(&pgrp)
-            });
-            if taken.someone_took_it() {
-                slice.contention = Some(taken.describe());
+            // Neither side was the bound, and nothing seen took the CPU. A server of one core
+            // under a closed loop uses that core unless it limits itself (and says so).
+            let one_core = allowed > 0.0 && allowed <= 1.0 + 1e-9;
+            if one_core && together.limits_itself.is_none() {
+                slice.contention = Some(format!(
+                    "neither side was the bound: the server used {:.2} of its {:.2} core and the \
+                     generator {:.2} of its {} CPUs; a one-core server under a closed loop uses \
+                     its core unless it limits itself, so something unseen took the CPU",
+                    server_cpu / secs,
+                    allowed,
+                    loadgen_cpu / secs,
+                    loadgen_cpus
+                ));
             } else {
                 saturation = Saturation::Unsaturated;
             }
@@ -406,18 +570,45 @@ impl Group<'_> {
         slice
     }
 
-    /// One duet round: the `ordered` members re-warmed at once, then measured at once, each
-    /// with its own generator run and its server's usage read over the same window, so that
-    /// whatever the machine does during the slice lands on every side alike. `(r, process, n)`:
-    /// the round, the server process, the rounds shown in progress.
+    /// One duet of `members[k]` beside the reference `members[reference]` in round `r`: both
+    /// slices kept with `k`, for the ratio to the reference.
+    fn beside(
+        &self,
+        started: &mut [Started],
+        members: &mut [Member],
+        reference: usize,
+        k: usize,
+        (r, n): (u32, u32),
+        calibration: &Calibration,
+    ) -> ControlFlow<()> {
+        let pair = [k, reference];
+        if let Some(mut slices) = self.duet(started, members, &pair, (r, n), calibration)? {
+            let reference_side = slices.pop();
+            let own = slices.pop();
+            if let (Some(own), Some(reference_side)) = (own, reference_side) {
+                members[k].duets.push(DuetSide {
+                    round: r,
+                    own,
+                    reference: reference_side,
+                });
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// One duet: the `ordered` members re-warmed at once, then measured at once, each with its
+    /// own generator run and its server's usage read over the same window, so that whatever
+    /// the machine does during the slice lands on every side alike. `(r, n)`: the round, the
+    /// rounds shown in progress. The judged slices in the order of `ordered`; `None` when a
+    /// side failed (its cell says why).
     fn duet(
         &self,
         started: &mut [Started],
         members: &mut [Member],
         ordered: &[usize],
-        (r, process, n): (u32, u32, u32),
+        (r, n): (u32, u32),
         calibration: &Calibration,
-    ) -> ControlFlow<()> {
+    ) -> ControlFlow<(), Option<Vec<Slice>>> {
         if self.stopped() {
             return ControlFlow::Break(());
         }
@@ -432,13 +623,13 @@ impl Group<'_> {
                 }
                 Err(e) => {
                     members[k].failed = Some(chain(&e));
-                    return ControlFlow::Continue(());
+                    return ControlFlow::Continue(None);
                 }
             }
             cell.step(Step::Measuring { i: r + 1, n });
         }
         let placement = &self.plan.placement;
-        type Measured = (Snapshot, Vec<LoadOutcome>, Vec<ServerSample>);
+        type Measured = (Watch, Vec<LoadOutcome>, Vec<ServerSample>);
         let together = (|| -> Result<Option<Measured>, HarnessError> {
             if !rewarm.is_zero() {
                 let warm: Vec<_> = specs
@@ -454,7 +645,7 @@ impl Group<'_> {
                 .iter()
                 .map(|&k| &started[members[k].started].server)
                 .collect();
-            let snapshot = Snapshot::take(&placement.server);
+            let watch = Watch::take(placement);
             let mut load =
                 || measure::run_loads_together(&specs, placement, self.stop, self.observer);
             let sampled = sampled_together(
@@ -464,9 +655,9 @@ impl Group<'_> {
                 self.stop,
                 &mut load,
             )?;
-            Ok(sampled.map(|(outcomes, samples)| (snapshot, outcomes, samples)))
+            Ok(sampled.map(|(outcomes, samples)| (watch, outcomes, samples)))
         })();
-        let (snapshot, outcomes, samples) = match together {
+        let (watch, outcomes, samples) = match together {
             Ok(Some(m)) => m,
             Ok(None) => return ControlFlow::Break(()),
             Err(_) if self.stopped() => return ControlFlow::Break(()),
@@ -489,7 +680,7 @@ impl Group<'_> {
                         .iter()
                         .for_each(|&k| members[k].failed = Some(why.clone()));
                 }
-                return ControlFlow::Continue(());
+                return ControlFlow::Continue(None);
             }
         };
         let pgids: Vec<i32> = ordered
@@ -500,7 +691,11 @@ impl Group<'_> {
             .iter()
             .map(|&k| started[members[k].started].server.limit.allowed_cores)
             .fold(0.0, f64::max);
-        let shared = Together::of(&outcomes, &samples, pgids, allowed);
+        let limits = ordered
+            .iter()
+            .find_map(|&k| limits_itself(started[members[k].started].subject, self.scenario));
+        let shared = Together::of(&outcomes, &samples, pgids, allowed, limits);
+        let mut slices = Vec::new();
         for (&k, (outcome, sample)) in ordered.iter().zip(outcomes.into_iter().zip(samples)) {
             let m = &mut members[k];
             let mut cell = self.cell_run(&mut started[m.started]);
@@ -508,20 +703,29 @@ impl Group<'_> {
                 m.failed = Some(chain(&e));
                 continue;
             }
-            m.slices
-                .push(self.judge(outcome, sample, r, &snapshot, &shared, calibration));
-            m.processes.push(process);
+            slices.push(self.judge(outcome, sample, r, &watch, &shared, calibration));
         }
-        ControlFlow::Continue(())
+        ControlFlow::Continue((slices.len() == ordered.len()).then_some(slices))
     }
 
     /// The paired ratios of the members still in the running, after `rounds` rounds.
-    fn pairs(&self, members: &[Member], rounds: u32, policy: &RoundsPolicy) -> Vec<PairRatio> {
-        let (rps, cpu) = series(members, rounds);
+    fn pairs(
+        &self,
+        members: &[Member],
+        design: Design,
+        rounds: u32,
+        policy: &RoundsPolicy,
+    ) -> Vec<PairRatio> {
+        let active: Vec<&Member> = members.iter().filter(|m| m.active()).collect();
+        let (rps, cpu) = match design {
+            Design::Reference(k) => beside_series(&active, &members[k].label, rounds),
+            _ => series(&active, rounds),
+        };
         rounds::pair_ratios(&rps, &cpu, policy.target_ci)
     }
 
     /// Every member's cell filled from its slices, and the group's record.
+    #[allow(clippy::too_many_arguments)]
     fn finish(
         &self,
         started: &[Started],
@@ -529,7 +733,14 @@ impl Group<'_> {
         rounds_done: Vec<Round>,
         calibration: &Calibration,
         policy: &RoundsPolicy,
+        design: Design,
+        note: Option<String>,
     ) -> GroupRounds {
+        let reference = match design {
+            Design::Reference(k) => Some(members[k].label.clone()),
+            _ => None,
+        };
+        let (excluded, counted) = slice_windows(members, reference.as_deref());
         for m in members.iter_mut() {
             if let Some(why) = m.failed.take() {
                 m.cell.status = CellStatus::Failed;
@@ -539,8 +750,18 @@ impl Group<'_> {
             let contention: Vec<String> = m
                 .slices
                 .iter()
+                .filter(|s| !s.counts())
+                // A duet's two sides share its verdict: counted once, by the side that failed.
+                .chain(
+                    m.duets
+                        .iter()
+                        .filter(|d| !d.counts())
+                        .map(|d| if d.own.counts() { &d.reference } else { &d.own }),
+                )
                 .filter_map(|s| s.contention.clone())
                 .collect();
+            let counted_duets = m.valid_duets();
+            let missed_duets = m.duets.len() - counted_duets;
             let measurement = Measurement {
                 repeats: std::mem::take(&mut m.slices),
                 warmup: m.warmup,
@@ -556,6 +777,10 @@ impl Group<'_> {
                 &limit,
                 calibration.ceiling(),
             );
+            // Beside a reference, a cell whose duets mostly did not count is not ranked either.
+            if missed_duets > 0 && (missed_duets > counted_duets || counted_duets < 2) {
+                m.cell.raise(restbench_model::Flag::Contended);
+            }
             if let Some(first) = contention.first() {
                 self.observer.note(&format!(
                     "{} {}: {} of its slices contended ({first})",
@@ -565,8 +790,85 @@ impl Group<'_> {
                 ));
             }
         }
-        group_record(self, members, rounds_done, policy)
+        let mut record = group_record(self, members, rounds_done, policy, design);
+        record.reference = reference;
+        record.method_note = note;
+        record.excluded = excluded;
+        record.counted = counted;
+        record
     }
+}
+
+/// Why one-cpu groups are measured one after another even when the run measures beside a
+/// reference (said in the plan, the run's notes and results.json).
+pub const ONE_CPU_INTERLEAVED: &str = "measured interleaved, not in duets: one-cpu is a CFS \
+     quota of one core, and two servers time-sharing the server CPUs would each get less than \
+     the quota, so it would never throttle and the scenario would not be measured";
+
+/// The subject's declared limit in `scenario` (`limits_itself` in subject.toml), if any.
+fn limits_itself(subject: &Subject, scenario: Scenario) -> Option<String> {
+    subject
+        .scenarios
+        .get(&scenario)
+        .and_then(|s| s.limits_itself.clone())
+}
+
+/// Every slice of the group that did not count, with its cause, and every one that did, each
+/// with its window, in the order measured.
+fn slice_windows(
+    members: &[Member],
+    reference: Option<&str>,
+) -> (
+    Vec<restbench_model::ExcludedSlice>,
+    Vec<restbench_model::SliceWindow>,
+) {
+    let window = |subject: &str, beside: Option<&str>, s: &Slice| {
+        let (from, to) = s.window.unwrap_or((0.0, 0.0));
+        restbench_model::SliceWindow {
+            subject: subject.to_string(),
+            round: s.round.unwrap_or(0),
+            beside: beside.map(str::to_string),
+            from_unix_s: from,
+            to_unix_s: to,
+        }
+    };
+    let mut counted = Vec::new();
+    for m in members {
+        for s in m.slices.iter().filter(|s| s.counts()) {
+            counted.push(window(&m.label, None, s));
+        }
+        for d in m.duets.iter().filter(|d| d.counts()) {
+            counted.push(window(&m.label, reference, &d.own));
+        }
+    }
+    counted.sort_by(|a, b| a.from_unix_s.total_cmp(&b.from_unix_s));
+    let entry = |subject: &str, beside: Option<&str>, s: &Slice| {
+        let (from, to) = s.window.unwrap_or((0.0, 0.0));
+        restbench_model::ExcludedSlice {
+            subject: subject.to_string(),
+            round: s.round.unwrap_or(0),
+            beside: beside.map(str::to_string),
+            cause: s
+                .contention
+                .clone()
+                .unwrap_or_else(|| "contended".to_string()),
+            from_unix_s: from,
+            to_unix_s: to,
+        }
+    };
+    let mut out = Vec::new();
+    for m in members {
+        for s in m.slices.iter().filter(|s| !s.counts()) {
+            out.push(entry(&m.label, None, s));
+        }
+        for d in m.duets.iter().filter(|d| !d.counts()) {
+            // One entry per duet: both sides share its cause.
+            let s = if d.own.counts() { &d.reference } else { &d.own };
+            out.push(entry(&m.label, reference, s));
+        }
+    }
+    out.sort_by(|a, b| a.from_unix_s.total_cmp(&b.from_unix_s));
+    (out, counted)
 }
 
 /// What the slices measured at once used, to judge each of them: one slice alone, or every
@@ -579,15 +881,23 @@ struct Together {
     rps: f64,
     allowed_cores: f64,
     server_pgids: Vec<i32>,
+    /// A side's declared limit below its allowance (subject.toml's `limits_itself`).
+    limits_itself: Option<String>,
 }
 
 impl Together {
-    fn alone(outcome: &LoadOutcome, sample: &ServerSample, server: &RunningSubject) -> Self {
+    fn alone(
+        outcome: &LoadOutcome,
+        sample: &ServerSample,
+        server: &RunningSubject,
+        limits_itself: Option<String>,
+    ) -> Self {
         Self::of(
             std::slice::from_ref(outcome),
             std::slice::from_ref(sample),
             vec![server.child.pgid()],
             server.limit.allowed_cores,
+            limits_itself,
         )
     }
 
@@ -596,6 +906,7 @@ impl Together {
         samples: &[ServerSample],
         server_pgids: Vec<i32>,
         allowed_cores: f64,
+        limits_itself: Option<String>,
     ) -> Self {
         Self {
             server_cpu_s: samples.iter().map(|s| s.cpu.as_secs_f64()).sum(),
@@ -606,6 +917,7 @@ impl Together {
             rps: outcomes.iter().map(LoadOutcome::rps).sum(),
             allowed_cores,
             server_pgids,
+            limits_itself,
         }
     }
 }
@@ -660,21 +972,62 @@ fn sampled_from(
     Ok(Some((outcomes, samples)))
 }
 
+/// A slice's server CPU µs per answered request.
+fn cpu_per_request(s: &Slice) -> f64 {
+    let answered = s.outcome.answered.max(1) as f64;
+    s.sample.cpu.as_secs_f64() * 1e6 / answered
+}
+
+/// Beside a reference: each member's figure per round divided by the reference's in the same
+/// duet (the reference itself is 1 in every round). The ratio of two members' series in a round
+/// is then their ratio chained through the reference in that round, so a pair's interval is
+/// taken from the chained ratios themselves: both duets' noise is in it, and what the two
+/// duets of a round share (the reference, the round's state of the machine) cancels.
+fn beside_series(members: &[&Member], reference: &str, rounds: u32) -> (Vec<Series>, Vec<Series>) {
+    let relative = |m: &Member, figure: &dyn Fn(&Slice) -> f64| -> Vec<Option<f64>> {
+        (0..rounds)
+            .map(|r| {
+                if m.label == reference {
+                    return Some(1.0);
+                }
+                m.duets
+                    .iter()
+                    .find(|d| d.round == r && d.counts())
+                    .map(|d| (figure(&d.own), figure(&d.reference)))
+                    .filter(|(_, theirs)| *theirs > 0.0)
+                    .map(|(own, theirs)| own / theirs)
+            })
+            .collect()
+    };
+    let rps = members
+        .iter()
+        .map(|m| Series {
+            subject: m.label.clone(),
+            values: relative(m, &|s| s.outcome.rps()),
+        })
+        .collect();
+    let cpu = members
+        .iter()
+        .map(|m| Series {
+            subject: m.label.clone(),
+            values: relative(m, &cpu_per_request),
+        })
+        .collect();
+    (rps, cpu)
+}
+
 /// The figures of the members that may be ranked (measured, not contended), per round.
-fn series(members: &[Member], rounds: u32) -> (Vec<Series>, Vec<Series>) {
+fn series(members: &[&Member], rounds: u32) -> (Vec<Series>, Vec<Series>) {
     let mut rps = Vec::new();
     let mut cpu = Vec::new();
-    for m in members.iter().filter(|m| m.active()) {
+    for m in members {
         rps.push(Series {
             subject: m.label.clone(),
             values: m.per_round(rounds, &|s| s.outcome.rps()),
         });
         cpu.push(Series {
             subject: m.label.clone(),
-            values: m.per_round(rounds, &|s| {
-                let answered = s.outcome.answered.max(1) as f64;
-                s.sample.cpu.as_secs_f64() * 1e6 / answered
-            }),
+            values: m.per_round(rounds, &cpu_per_request),
         });
     }
     (rps, cpu)
@@ -688,13 +1041,32 @@ struct Standing {
     valid: usize,
 }
 
-fn standings(members: &[Member]) -> Vec<Standing> {
+/// Where each member stands. Beside a reference, a member's counted rounds are its counted
+/// duets (the reference's are its own), and a missing solo slice counts against it too.
+fn standings(
+    members: &[Member],
+    design: Design,
+    policy: &RoundsPolicy,
+    solo_rounds: u32,
+) -> Vec<Standing> {
     members
         .iter()
-        .map(|m| Standing {
+        .enumerate()
+        .map(|(k, m)| Standing {
             label: m.label.clone(),
             active: m.active(),
-            valid: m.valid(),
+            valid: match design {
+                Design::Reference(reference) => {
+                    let duets = if k == reference {
+                        usize::MAX
+                    } else {
+                        m.valid_duets()
+                    };
+                    let solos = m.valid() + policy.min_rounds.saturating_sub(solo_rounds) as usize;
+                    duets.min(solos)
+                }
+                _ => m.valid(),
+            },
         })
         .collect()
 }
@@ -738,6 +1110,7 @@ fn group_record(
     members: &[Member],
     rounds_done: Vec<Round>,
     policy: &RoundsPolicy,
+    design: Design,
 ) -> GroupRounds {
     let n = rounds_done.len() as u32;
     let rankable: Vec<&Member> = members
@@ -763,8 +1136,13 @@ fn group_record(
         .iter()
         .map(|m| per_round(m, &verdict::cpu_us_per_req))
         .collect();
+    let (rps, cpu) = match design {
+        // The verdicts come from the duets; the figures ranked are each cell's own.
+        Design::Reference(k) => beside_series(&rankable, &members[k].label, n),
+        _ => (rps, cpu),
+    };
     let pairs = rounds::pair_ratios(&rps, &cpu, policy.target_ci);
-    let settled = pairs.iter().all(|p| p.settled);
+    let settled = policy.target_ci.is_some() && pairs.iter().all(|p| p.settled);
     let by_rps: Vec<(String, f64)> = rankable
         .iter()
         .map(|m| (m.label.clone(), m.cell.rps.median))
@@ -782,6 +1160,10 @@ fn group_record(
         rounds: rounds_done,
         settled,
         pairs,
+        reference: None,
+        method_note: None,
+        excluded: Vec::new(),
+        counted: Vec::new(),
     }
 }
 
@@ -809,6 +1191,8 @@ mod tests {
             },
             cpu_us_per_req: None,
             settled,
+            rps_distinct: None,
+            cpu_distinct: None,
         }
     }
 
@@ -821,6 +1205,8 @@ mod tests {
             target_ci: Some(0.03),
             rewarm_s: 0.0,
             duet: false,
+            beside_reference: false,
+            solo_rounds: None,
         };
         // c's third slice was contended: two count.
         let mut members = vec![standing("a", 3), standing("b", 3), standing("c", 2)];

@@ -23,6 +23,7 @@ pub fn fill_cell(
     limit: &CellPlacement,
     loadgen_ceiling_rps: Option<f64>,
 ) {
+    let waiting = in_flight_at_end(&m);
     let t = Totals::of(&m, cell);
     cell.rps = RpsStats {
         median: stats::median(&t.rps),
@@ -54,6 +55,24 @@ pub fn fill_cell(
         client_bound,
     };
     raise_flags(cell, client_bound, limit, m.warmup_settled);
+    if let Some(w) = waiting {
+        let answered_p99 = cell.latency_us.p99;
+        let censored = restbench_model::InFlightAtEnd {
+            // A margin: a few requests waiting about as long as the slowest answers move the
+            // p99 by a bucket, not to a floor.
+            p99_is_floor: w.p99_floor_us > answered_p99 + (answered_p99 / 10).max(1),
+            ..w
+        };
+        if censored.p99_is_floor {
+            cell.latency_us.p99 = censored.p99_floor_us;
+        }
+        if censored.starved_connections > 0 {
+            cell.raise(Flag::StarvedConnections);
+        }
+        if censored.p99_is_floor || censored.starved_connections > 0 {
+            cell.in_flight_at_end = Some(censored);
+        }
+    }
     cell.intervals = intervals(&cell.repeats);
     let contended = cell
         .repeats
@@ -64,6 +83,37 @@ pub fn fill_cell(
     if contended > 0 && (contended > counted || counted == 0) {
         cell.raise(Flag::Contended);
     }
+}
+
+/// What waited at the ends of the counted slices: the requests at their age (censored
+/// latencies) merged with the answered ones for the p99 floor, and the most connections any
+/// slice left without an answer. `None` without counted slices.
+fn in_flight_at_end(m: &Measurement) -> Option<restbench_model::InFlightAtEnd> {
+    let counted: Vec<&super::measure::Slice> = m.repeats.iter().filter(|s| s.counts()).collect();
+    if counted.is_empty() {
+        return None;
+    }
+    let mut all = new_latency_histogram();
+    let mut requests = 0;
+    let mut oldest = 0;
+    let mut starved = 0;
+    let mut connections = 0;
+    for s in &counted {
+        let _ = histogram::merge(&mut all, &s.outcome.latency);
+        let _ = histogram::merge(&mut all, &s.outcome.waiting_at_end);
+        requests += s.outcome.waiting_at_end.len();
+        oldest = oldest.max(s.outcome.waiting_at_end.max());
+        starved = starved.max(s.outcome.starved_connections());
+        connections = connections.max(s.outcome.answers_per_connection.len());
+    }
+    Some(restbench_model::InFlightAtEnd {
+        requests,
+        oldest_us: oldest,
+        p99_floor_us: all.value_at_quantile(0.99),
+        p99_is_floor: false,
+        starved_connections: starved as u32,
+        connections: connections as u32,
+    })
 }
 
 /// The 95 % intervals of a cell's counted repeats (not contended): req/s, p99 and CPU µs per

@@ -66,6 +66,8 @@ fn exercise(h: &mut History) {
         target_ci: None,
         rewarm_s: 1.0,
         duet: true,
+        beside_reference: false,
+        solo_rounds: None,
     });
     h.import(&duet, "/runs/3", None, None).unwrap();
     let hyper = h.points(Some("rust-hyper"), None).unwrap();

@@ -225,6 +225,7 @@ impl Worker {
                         return false;
                     };
                     c.served += 1;
+                    c.got += 1;
                     self.in_flight -= 1;
                     self.last_progress = now;
                     self.rec.answered(status, flight.intended, flight.sent, now);
@@ -251,6 +252,7 @@ impl Worker {
             && let Some(flight) = c.in_flight.pop_front()
         {
             c.served += 1;
+            c.got += 1;
             self.in_flight -= 1;
             self.last_progress = now;
             self.rec.answered(status, flight.intended, flight.sent, now);

@@ -34,6 +34,7 @@ impl Worker {
                         continue; // streams and flights are kept in step; never reached
                     };
                     c.served += 1;
+                    c.got += 1;
                     self.in_flight -= 1;
                     self.last_progress = now;
                     self.rec.answered(status, flight.intended, flight.sent, now);

@@ -6,6 +6,7 @@ mod capacity;
 mod hostile_h1;
 mod hostile_h2;
 mod http2;
+mod in_flight_at_end;
 mod load_behaviour;
 mod request_bytes;
 mod support;

@@ -201,6 +201,28 @@ pub struct Cell {
     /// figures above).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<crate::CellProfile>,
+    /// What was still waiting when its counted slices ended, and what each connection got;
+    /// `None` when nothing waited beyond the usual (or a document from before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_flight_at_end: Option<InFlightAtEnd>,
+}
+
+/// Requests still unanswered when a cell's slices ended, counted as censored latencies (each
+/// took at least its age), and the connections that got no answer in a slice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InFlightAtEnd {
+    /// Requests waiting at the ends of the counted slices, summed.
+    pub requests: u64,
+    /// The oldest of them, µs.
+    pub oldest_us: u64,
+    /// The p99 with them counted at their age: a floor (`≥`) of the true p99 when they reach it.
+    pub p99_floor_us: u64,
+    /// Whether the waiting requests reach the p99: the cell's p99 is then shown as a floor.
+    pub p99_is_floor: bool,
+    /// Connections that got no answer in at least one counted slice, at most (of
+    /// `connections`).
+    pub starved_connections: u32,
+    pub connections: u32,
 }
 
 /// A cell's figures with their 95 % intervals over its rounds (geometric mean, t on logs).
@@ -353,6 +375,7 @@ impl Cell {
             restarts: None,
             intervals: None,
             profile: None,
+            in_flight_at_end: None,
         }
     }
 

@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::statistics::interval::{Interval, paired_ratio, unpaired_ratio};
+use crate::statistics::multiplicity;
 use crate::{Cell, CellStatus, RepeatResult, Saturation};
 
 /// A figure a ratio is taken of.
@@ -69,6 +70,11 @@ pub struct MeasureRatio {
     /// Paired by round (same run, same rounds) rather than unpaired over repeats.
     #[serde(default)]
     pub paired: bool,
+    /// Whether the interval excludes 1 as a finding of the verdicts drawn with it, after Holm's
+    /// correction ([`crate::statistics::multiplicity`]); `None`: not corrected (a document
+    /// from before the correction, or a ratio judged alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distinct: Option<bool>,
 }
 
 /// B better, B worse, or the same within noise, for one measure.
@@ -82,11 +88,15 @@ pub enum Verdict {
 }
 
 impl MeasureRatio {
-    /// Better or worse only when the interval excludes 1.
+    /// Better or worse only when the interval excludes 1, and the family's correction (when
+    /// applied) keeps it.
     pub fn verdict(&self) -> Verdict {
         let Some(i) = self.interval else {
             return Verdict::NoInterval;
         };
+        if self.distinct == Some(false) {
+            return Verdict::Same;
+        }
         let up = i.above(1.0);
         let down = i.below(1.0);
         match (up, down, self.measure.higher_is_better()) {
@@ -218,6 +228,7 @@ pub fn cell_ratios(a: &Cell, b: &Cell, same_run: bool) -> Vec<MeasureRatio> {
                 estimate: interval.map(|i| i.estimate).or(estimate),
                 interval,
                 paired: paired.is_some(),
+                distinct: None,
             }
         })
         .collect()
@@ -235,9 +246,34 @@ pub fn ratio_row(a: &Cell, b: &Cell, same_run: bool) -> RatioRow {
     }
 }
 
+/// Holm's correction over every ratio with an interval in `rows`: the verdicts a command draws
+/// at once are one family, so an A/A comparison of many measures says "same" everywhere.
+pub fn correct_for_multiplicity(rows: &mut [RatioRow]) {
+    let judged: Vec<(usize, usize, Interval)> = rows
+        .iter()
+        .enumerate()
+        .flat_map(|(r, row)| {
+            row.ratios
+                .iter()
+                .enumerate()
+                .filter_map(move |(m, ratio)| Some((r, m, ratio.interval?)))
+        })
+        .collect();
+    let intervals: Vec<Interval> = judged.iter().map(|(_, _, i)| *i).collect();
+    for ((r, m, _), d) in judged.iter().zip(multiplicity::distinct(&intervals)) {
+        rows[*r].ratios[*m].distinct = Some(d);
+    }
+}
+
 /// The rows of subject `a` against subject `b` within one run: every measured cell of `a`
-/// with its counterpart of `b`.
+/// with its counterpart of `b`, corrected for their number ([`correct_for_multiplicity`]).
 pub fn ab_rows(cells: &[Cell], a: &str, b: &str) -> Vec<RatioRow> {
+    let mut rows = ab_rows_uncorrected(cells, a, b);
+    correct_for_multiplicity(&mut rows);
+    rows
+}
+
+fn ab_rows_uncorrected(cells: &[Cell], a: &str, b: &str) -> Vec<RatioRow> {
     cells
         .iter()
         .filter(|c| c.subject == a && c.status == CellStatus::Ok)
@@ -254,9 +290,11 @@ pub fn ab_rows(cells: &[Cell], a: &str, b: &str) -> Vec<RatioRow> {
         .collect()
 }
 
-/// The rows of two runs: cells of the same subject, workload, scenario and protocol.
+/// The rows of two runs: cells of the same subject, workload, scenario and protocol, corrected
+/// for their number ([`correct_for_multiplicity`]).
 pub fn run_rows(base: &[Cell], head: &[Cell]) -> Vec<RatioRow> {
-    base.iter()
+    let mut rows: Vec<RatioRow> = base
+        .iter()
         .filter(|c| c.status == CellStatus::Ok)
         .filter_map(|ca| {
             let cb = head.iter().find(|c| {
@@ -268,7 +306,9 @@ pub fn run_rows(base: &[Cell], head: &[Cell]) -> Vec<RatioRow> {
             })?;
             Some(ratio_row(ca, cb, false))
         })
-        .collect()
+        .collect();
+    correct_for_multiplicity(&mut rows);
+    rows
 }
 
 #[cfg(test)]

@@ -314,6 +314,7 @@ mod tests {
                     n: 5,
                 }),
                 paired: true,
+                distinct: None,
             }],
         }
     }

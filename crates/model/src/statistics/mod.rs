@@ -7,9 +7,10 @@
 //! rounds, contended slices, rankings with ties, the stop rule), [`ab_ratios`] (the A/B ratio of
 //! every measure between two cells, paired by round within a run, unpaired across runs) and
 //! [`gate`] (`--fail-if` thresholds checked against those intervals; which machine facts must
-//! match).
+//! match) and [`multiplicity`] (Holm's correction over the verdicts a run draws at once).
 
 pub mod ab_ratios;
 pub mod gate;
 pub mod interval;
+pub mod multiplicity;
 pub mod rounds;

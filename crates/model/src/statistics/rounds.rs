@@ -36,6 +36,49 @@ pub struct RoundsPolicy {
     /// generator run, its server sharing the server CPUs with the others (`restbench ab`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub duet: bool,
+    /// Duets beside a reference (`run`, `study`): in each round every cell of a group is
+    /// measured at once beside the group's reference cell (see [`GroupRounds::reference`]),
+    /// and the verdicts come from those duets; each cell's own figures come from slices alone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub beside_reference: bool,
+    /// With [`Self::beside_reference`]: the rounds that also measure every cell alone (its own
+    /// figures: req/s with its whole allowance, latency, CPU, memory); `None`: every round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solo_rounds: Option<u32>,
+}
+
+/// How the reference of a group measured in duets is chosen, in a sentence (reports and the
+/// plan print it).
+pub const REFERENCE_RULE: &str = "the cell whose warm-up rate is the group's median (the lower \
+     of the two middle ones, ties by name), so that ratios chained through it stay moderate";
+
+/// The reference of a group: of `(label, warm-up rate)`, the one at the median rate (the lower
+/// middle one of an even count; ties by label). `None` for an empty group.
+pub fn reference_of(cells: &[(String, f64)]) -> Option<usize> {
+    let mut order: Vec<usize> = (0..cells.len()).collect();
+    order.sort_by(|&a, &b| {
+        cells[a]
+            .1
+            .total_cmp(&cells[b].1)
+            .then_with(|| cells[a].0.cmp(&cells[b].0))
+    });
+    order.get(cells.len().saturating_sub(1) / 2).copied()
+}
+
+/// A slice that did not count, with why: every one is measured again in a later round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExcludedSlice {
+    pub subject: String,
+    /// The round (0-based) it belonged to.
+    pub round: u32,
+    /// The other side when the slice was a duet; `None` for a slice alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beside: Option<String>,
+    /// Why it did not count: who took the CPU, or which side failed to show it was the bound.
+    pub cause: String,
+    /// When the measured slice began and ended, in seconds since the Unix epoch.
+    pub from_unix_s: f64,
+    pub to_unix_s: f64,
 }
 
 /// What limited one closed-loop slice.
@@ -93,6 +136,10 @@ pub struct Round {
     /// Subjects whose slice in this round was contended (not counted).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub contended: Vec<String>,
+    /// Who took the CPU during this round's calibration, when someone did: its ceiling was
+    /// not kept, and no slice is judged client-bound from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ceiling_contended: Option<String>,
 }
 
 /// The ratio of two cells of a group, paired by round: `b ÷ a` of req/s.
@@ -104,8 +151,16 @@ pub struct PairRatio {
     /// CPU µs per request, `b ÷ a` (below 1: B is more efficient).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_us_per_req: Option<Interval>,
-    /// Within the run's target (`--target-ci`).
+    /// Within the run's target (`--target-ci`); never without a target (a fixed count of
+    /// rounds says nothing about how narrow its intervals came out).
     pub settled: bool,
+    /// Whether the req/s interval separates the two as a finding of every verdict the run drew,
+    /// after Holm's correction ([`crate::statistics::multiplicity`]); `None`: not corrected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rps_distinct: Option<bool>,
+    /// The same for CPU µs per request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_distinct: Option<bool>,
 }
 
 /// A subject's place in a group's ranking; subjects that no interval separates share a rank.
@@ -146,6 +201,32 @@ pub struct GroupRounds {
     /// By CPU µs per request (lower first): the measure noise moves least.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub efficiency: Vec<RankEntry>,
+    /// Measured in duets beside this cell ([`REFERENCE_RULE`]): the pairs are the duets' ratios,
+    /// chained through it per round; `None`: the pairs come from slices alone (interleaved).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<String>,
+    /// How this group was measured when not as the run's policy says, and why (a scenario
+    /// whose allowance a shared CPU would break).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method_note: Option<String>,
+    /// Every slice that did not count, with its cause.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excluded: Vec<ExcludedSlice>,
+    /// Every slice that counted, with its window: with [`Self::excluded`], when each slice of
+    /// the group ran (to check what a disturbance overlapped).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counted: Vec<SliceWindow>,
+}
+
+/// When one counted slice ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SliceWindow {
+    pub subject: String,
+    pub round: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beside: Option<String>,
+    pub from_unix_s: f64,
+    pub to_unix_s: f64,
 }
 
 impl GroupRounds {
@@ -183,13 +264,15 @@ pub fn pair_ratios(series: &[Series], cpu: &[Series], target: Option<f64>) -> Ve
                 (Some(ca), Some(cb)) => paired_ratio(&ca.values, &cb.values),
                 _ => None,
             };
-            let settled = target.is_none_or(|t| rps.relative_half_width() <= t);
+            let settled = target.is_some_and(|t| rps.relative_half_width() <= t);
             pairs.push(PairRatio {
                 a: a.subject.clone(),
                 b: b.subject.clone(),
                 rps,
                 cpu_us_per_req,
                 settled,
+                rps_distinct: None,
+                cpu_distinct: None,
             });
         }
     }
@@ -226,6 +309,14 @@ pub fn rank(
                 p.cpu_us_per_req
             };
             let Some(i) = interval else { return false };
+            let corrected = if higher_better {
+                p.rps_distinct
+            } else {
+                p.cpu_distinct
+            };
+            if corrected == Some(false) {
+                return false;
+            }
             // i is b ÷ a.
             let b_more = i.above(1.0);
             let b_less = i.below(1.0);
@@ -257,6 +348,41 @@ pub fn rank(
         e.tied = ranks.iter().filter(|r| **r == e.rank).count() > 1;
     }
     entries
+}
+
+/// Holm's correction over every verdict `groups` draw (each pair's req/s and CPU µs per request,
+/// in every group: the family is the run), then each group ranked again from the corrected
+/// pairs, its figures kept. An A/A run of a whole grid then says "same" everywhere but for a
+/// 5 % chance of one false verdict in the whole run.
+pub fn correct_groups(groups: &mut [GroupRounds]) {
+    let mut intervals = Vec::new();
+    for g in groups.iter() {
+        for p in &g.pairs {
+            intervals.push(p.rps);
+            if let Some(c) = p.cpu_us_per_req {
+                intervals.push(c);
+            }
+        }
+    }
+    let mut verdicts = crate::statistics::multiplicity::distinct(&intervals).into_iter();
+    for g in groups.iter_mut() {
+        for p in &mut g.pairs {
+            p.rps_distinct = verdicts.next();
+            if p.cpu_us_per_req.is_some() {
+                p.cpu_distinct = verdicts.next();
+            }
+        }
+        let figures = |entries: &[RankEntry]| -> Vec<(String, f64)> {
+            entries
+                .iter()
+                .map(|e| (e.subject.clone(), e.value))
+                .collect()
+        };
+        g.ranking = rank(&figures(&g.ranking), &g.pairs, true);
+        if !g.efficiency.is_empty() {
+            g.efficiency = rank(&figures(&g.efficiency), &g.pairs, false);
+        }
+    }
 }
 
 /// The order of round `round` of group `group`: a permutation of `0..n`, the same for the same
@@ -323,6 +449,20 @@ mod tests {
     }
 
     #[test]
+    fn the_reference_is_the_median_cell() {
+        let cells = |v: &[(&str, f64)]| -> Vec<(String, f64)> {
+            v.iter().map(|(s, r)| (s.to_string(), *r)).collect()
+        };
+        let five = cells(&[("a", 5.0), ("b", 1.0), ("c", 3.0), ("d", 9.0), ("e", 2.0)]);
+        assert_eq!(reference_of(&five), Some(2), "c at 3 is the median");
+        let four = cells(&[("a", 5.0), ("b", 1.0), ("c", 3.0), ("d", 9.0)]);
+        assert_eq!(reference_of(&four), Some(2), "the lower middle one");
+        let tied = cells(&[("y", 2.0), ("x", 2.0), ("z", 2.0)]);
+        assert_eq!(reference_of(&tied), Some(0), "ties by name: x, y, z");
+        assert_eq!(reference_of(&[]), None);
+    }
+
+    #[test]
     fn ties_share_a_rank_and_separated_subjects_do_not() {
         // a and b indistinguishable, both clearly ahead of c.
         let s = [
@@ -370,6 +510,8 @@ mod tests {
             target_ci: Some(0.03),
             rewarm_s: 1.0,
             duet: false,
+            beside_reference: false,
+            solo_rounds: None,
         };
         let tight = pair_ratios(
             &[
@@ -398,6 +540,80 @@ mod tests {
             ..policy
         };
         assert!(may_stop(&fixed, 3, &loose), "no target: the fixed count");
+        let untargeted = pair_ratios(
+            &[
+                series("a", &[100.0, 100.5, 99.5]),
+                series("b", &[200.0, 201.0, 199.0]),
+            ],
+            &[],
+            None,
+        );
+        assert!(
+            untargeted.iter().all(|p| !p.settled),
+            "without a target nothing is called settled"
+        );
+    }
+
+    #[test]
+    fn an_a_a_grid_ranks_every_cell_first_after_the_correction() {
+        // Ten subjects of the same server: by chance one pair's interval just misses 1.
+        let mut groups = Vec::new();
+        for w in ["plaintext", "todo"] {
+            let subjects: Vec<String> = (0..5).map(|k| format!("s{k}")).collect();
+            let mut pairs = Vec::new();
+            for (i, a) in subjects.iter().enumerate() {
+                for b in subjects.iter().skip(i + 1) {
+                    pairs.push(PairRatio {
+                        a: a.clone(),
+                        b: b.clone(),
+                        rps: Interval {
+                            estimate: 1.0,
+                            low: 0.98,
+                            high: 1.02,
+                            n: 4,
+                        },
+                        cpu_us_per_req: None,
+                        settled: true,
+                        rps_distinct: None,
+                        cpu_distinct: None,
+                    });
+                }
+            }
+            pairs[3].rps = Interval {
+                estimate: 0.987,
+                low: 0.975,
+                high: 0.9992,
+                n: 4,
+            };
+            let values: Vec<(String, f64)> = subjects
+                .iter()
+                .enumerate()
+                .map(|(k, s)| (s.clone(), 100.0 + k as f64))
+                .collect();
+            groups.push(GroupRounds {
+                workload: w.into(),
+                scenario: "single-thread".into(),
+                protocol: "h1".into(),
+                rounds: Vec::new(),
+                settled: true,
+                ranking: rank(&values, &pairs, true),
+                pairs,
+                efficiency: Vec::new(),
+                reference: None,
+                method_note: None,
+                excluded: Vec::new(),
+                counted: Vec::new(),
+            });
+        }
+        assert!(
+            groups[0].ranking.iter().any(|e| e.rank > 1),
+            "uncorrected, the chance interval separates a pair"
+        );
+        correct_groups(&mut groups);
+        for g in &groups {
+            assert!(g.ranking.iter().all(|e| e.rank == 1 && e.tied), "{g:?}");
+            assert!(g.pairs.iter().all(|p| p.rps_distinct == Some(false)));
+        }
     }
 
     #[test]

@@ -33,6 +33,9 @@ pub enum Flag {
     /// In most of its rounds neither the server nor the generator used its CPU: another process
     /// took it. Shown, never ranked.
     Contended,
+    /// Some connections got no answer in a slice: the server served some connections and left
+    /// the others waiting (one keep-alive connection at a time).
+    StarvedConnections,
 }
 
 crate::vocabulary!(Flag, "flag", {
@@ -44,6 +47,7 @@ crate::vocabulary!(Flag, "flag", {
     Errors => "errors",
     Nonconformant => "nonconformant",
     Contended => "contended",
+    StarvedConnections => "starved_connections",
 });
 
 impl Flag {
@@ -83,6 +87,9 @@ impl Flag {
             Flag::Contended => {
                 "In most of its rounds neither the server used its CPU allowance nor the generator its CPUs: another process on the machine took the CPU, so the figure is nobody's. It is re-measured in later rounds; when it stays so it is shown but never ranked."
             }
+            Flag::StarvedConnections => {
+                "Some of the generator's connections got no answer during a slice (the server served others and left them waiting, such as one keep-alive connection at a time): req/s is what the served connections got, and the requests left waiting count at their age, so the p99 may be a floor (≥)."
+            }
         }
     }
 
@@ -100,6 +107,9 @@ impl Flag {
             Flag::Nonconformant => "the server failed a conformance case, so it is ranked apart",
             Flag::Contended => {
                 "neither the server nor the generator used its CPU (another process took it), so it is not ranked"
+            }
+            Flag::StarvedConnections => {
+                "some connections got no answer during a slice, so the p99 may be a floor"
             }
         }
     }

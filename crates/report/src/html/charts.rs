@@ -192,7 +192,7 @@ fn latency_figure(
                     "{}: p50 {}, p99 {}, p99.9 {}",
                     l.label,
                     micros_short(c.latency_us.p50 as f64),
-                    micros_short(c.latency_us.p99 as f64),
+                    crate::cells::p99_text(c),
                     micros_short(c.latency_us.p999 as f64)
                 ),
                 style: color(l),

@@ -51,6 +51,20 @@ pub fn ranking(o: &mut String, v: &GroupView, r: &RunResults) {
             escape(why)
         );
     }
+    if let Some(method) = &v.method {
+        let _ = write!(o, "<p class=\"small\" data-method>{}</p>", escape(method));
+    }
+    if !v.excluded.is_empty() {
+        let _ = write!(
+            o,
+            "<details data-excluded><summary>{} slices excluded, each measured again</summary><ul>",
+            v.excluded.len()
+        );
+        for x in &v.excluded {
+            let _ = write!(o, "<li>{}</li>", escape(x));
+        }
+        o.push_str("</ul></details>");
+    }
     orders(o, v, r);
     o.push_str("</div>");
 }

@@ -158,7 +158,7 @@ fn ratio_table(o: &mut String, workload: &str, t: &RatioTable) {
             row.published_rps.map_or("–".into(), thousands),
             row.measured_rps().map_or("–".into(), thousands),
             row.published_ratio.map_or("–".into(), ratio),
-            row.measured_ratio.map_or("–".into(), ratio),
+            study_ratios::ratio_with_interval(row),
             bar(row.published_ratio, "pub"),
             bar(row.measured_ratio, "meas"),
             if row.reversed { "⇅" } else { "" },

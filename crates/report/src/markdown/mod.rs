@@ -93,7 +93,7 @@ pub fn cell_table(cells: &[&Cell]) -> String {
                 between(c),
                 interval(c),
                 micros_short(c.latency_us.p50 as f64),
-                micros_short(c.latency_us.p99 as f64),
+                crate::cells::p99_text(c),
                 c.errors.total(),
                 c.server.cpu_cores,
                 c.server.cpu_us_per_req,

@@ -36,6 +36,16 @@ pub fn ranking(v: &GroupView) -> String {
     if let Some(why) = &v.not_ranked {
         let _ = writeln!(o, "{}\n", escape(why));
     }
+    if let Some(method) = &v.method {
+        let _ = writeln!(o, "{}\n", escape(method));
+    }
+    if !v.excluded.is_empty() {
+        let _ = writeln!(o, "Slices excluded (each measured again):\n");
+        for x in &v.excluded {
+            let _ = writeln!(o, "- {}", escape(x));
+        }
+        o.push('\n');
+    }
     o
 }
 

@@ -96,7 +96,7 @@ fn ratio_table(o: &mut String, workload: &str, t: &RatioTable) {
             row.published_rps.map_or("–".into(), thousands),
             row.published_ratio.map_or("–".into(), ratio),
             row.measured_rps().map_or("–".into(), thousands),
-            row.measured_ratio.map_or("–".into(), ratio),
+            study_ratios::ratio_with_interval(row),
             if row.reversed { "⇅" } else { "" },
             escape(&row_note(row))
         );

@@ -124,7 +124,7 @@ fn cell_values(c: &Cell, label: &str, intervals: bool) -> Vec<String> {
         cv_text(c),
         interval_value(c, intervals),
         micros_short(c.latency_us.p50 as f64),
-        micros_short(c.latency_us.p99 as f64),
+        crate::cells::p99_text(c),
         thousands(c.errors.total() as f64),
         positive(s.cpu_cores, |v| format!("{v:.2}")),
         positive(s.cpu_us_per_req, |v| format!("{v:.1}")),

@@ -71,6 +71,21 @@ pub fn rankings(r: &RunResults, width: usize) -> String {
                 let _ = writeln!(o, "{l}");
             }
         }
+        if let Some(method) = &v.method {
+            for l in wrap(method, width) {
+                let _ = writeln!(o, "{l}");
+            }
+        }
+        if !v.excluded.is_empty() {
+            let line = format!(
+                "{} slices excluded and measured again (listed in report.md): {}",
+                v.excluded.len(),
+                v.excluded[0]
+            );
+            for l in wrap(&line, width) {
+                let _ = writeln!(o, "{l}");
+            }
+        }
     }
     if o.is_empty() {
         return o;

@@ -33,14 +33,6 @@ pub struct AbArgs {
     /// Measure without the conformance cases first.
     #[arg(long)]
     pub no_conformance: bool,
-    /// Measure A and B one after the other in every round (A B, then B A), not at once.
-    ///
-    /// By default they are a duet: both at once in every round, their servers sharing the
-    /// server CPUs, each driven by its own generator, so a drift of the machine lands on both
-    /// alike (latencies then include waiting for the other server's turn on the CPU). A remote
-    /// server or generator host always measures interleaved.
-    #[arg(long)]
-    pub interleaved: bool,
     #[command(flatten)]
     pub gate: GateArgs,
     #[command(flatten)]

@@ -77,11 +77,12 @@ pub struct MeasureArgs {
         value_parser = vocabulary::<Protocol>
     )]
     pub protocols: Vec<Protocol>,
-    /// Rounds every cell gets [default: 3].
+    /// Rounds every cell gets alone [default: 3].
     ///
-    /// In each round every cell of a group (same workload, scenario, protocol) is measured
-    /// once, beside a calibration of the generator: in a fresh random order, then that order
-    /// backwards in the next round.
+    /// In each round every cell of a group (same workload, scenario, protocol) is measured,
+    /// beside a calibration of the generator: alone in these first rounds (its own figures),
+    /// and in a duet beside the group's reference in every round (the verdicts), in a fresh
+    /// random order, then that order backwards in the next round. --quick adds one duet round.
     #[arg(value_name = "N", help_heading = LOAD_SHAPE, long)]
     pub repeats: Option<u32>,
     /// Add rounds until every paired ratio of a group is within ± this width, such as 3%.
@@ -89,9 +90,18 @@ pub struct MeasureArgs {
     /// Or until --max-rounds. [default: 3%; --quick and --faithful take a fixed count]
     #[arg(long, value_name = "PCT", help_heading = LOAD_SHAPE, value_parser = parse_percent)]
     pub target_ci: Option<f64>,
-    /// The most rounds a group gets [default: 6; the repeats + 2 with --quick].
+    /// The most rounds a group gets [default: 6; the duet rounds + 2 with --quick].
     #[arg(long, value_name = "N", help_heading = LOAD_SHAPE, hide_short_help = true, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub max_rounds: Option<u32>,
+    /// Measure a group's cells one after the other in every round, not in duets.
+    ///
+    /// By default each cell is measured in a duet beside the group's reference (`ab`: A beside
+    /// B): both at once, their servers sharing the server CPUs, each driven by its own
+    /// generator, so a drift of the machine lands on both alike; the verdicts come from the
+    /// duets, each cell's own figures from slices alone. A remote server or generator host,
+    /// and the one-cpu scenario, always measure interleaved.
+    #[arg(long, help_heading = LOAD_SHAPE)]
+    pub interleaved: bool,
     /// Seed of the rounds' random orders, to repeat a run's orders.
     ///
     /// [default: from the clock; results.json records it]

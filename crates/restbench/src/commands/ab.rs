@@ -23,7 +23,7 @@ pub fn run(args: AbArgs) -> anyhow::Result<ExitCode> {
     let root = subjects_root(&cells.measure.dir)?;
     let cache = prepare::cache_dir(&root);
     let pair = the_pair(&args, &root, &cache)?;
-    let (mode, mode_reason) = sides::mode(args.interleaved, remote_host(&args));
+    let (mode, mode_reason) = sides::mode(args.cells.measure.interleaved, remote_host(&args));
     let what = Measured {
         kind: "run",
         out_name: format!("ab-{}", utc_stamp()),

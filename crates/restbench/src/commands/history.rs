@@ -205,6 +205,7 @@ fn row_against(cell: &Cell, recent: &[&HistoryPoint]) -> RatioRow {
                 estimate,
                 interval,
                 paired: false,
+                distinct: None,
             }
         })
         .collect();

@@ -42,6 +42,8 @@ fn write_run_as(dir: &Path, day: u32, cpu_us: f64, kernel: &str, duet: bool) -> 
         target_ci: None,
         rewarm_s: 1.0,
         duet: true,
+        beside_reference: false,
+        solo_rounds: None,
     });
     run.started_at = format!("2026-02-{day:02}T00:00:00Z");
     run.environment = Environment {
