@@ -151,7 +151,7 @@ pub fn ratio_intervals(t: &mut RatioTable, workload: &str, groups: &[GroupRounds
 }
 
 /// `4.39× [4.10, 4.70]`, or the bare ratio without an interval; `–` without a ratio.
-pub fn ratio_with_interval(row: &RatioRow) -> String {
+pub fn ratio_with_interval(row: &StudyRow) -> String {
     match (row.measured_ratio, row.measured_interval) {
         (None, _) => "–".into(),
         (Some(r), None) => ratio(r),
