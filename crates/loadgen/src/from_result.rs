@@ -51,6 +51,9 @@ impl LoadOutcome {
             tls_error: r.tls_error.clone(),
             goaways: r.goaways,
             peak_write_queue: 0,
+            script: None,
+            wake_error: None,
+            shed: r.pacing.map_or(0, |p| p.shed),
         })
     }
 }

@@ -8,5 +8,6 @@ mod hostile_h2;
 mod http2;
 mod load_behaviour;
 mod request_bytes;
+mod scripts;
 mod support;
 mod tls_and_unix;
