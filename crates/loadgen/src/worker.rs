@@ -8,7 +8,8 @@
 //! Modules by job: this one runs the loop (readiness, the rate timer, timeouts, the end of the
 //! run); `exchange.rs` is the per-request path above, for HTTP/1.x and HTTP/2 alike; `h2_io.rs`
 //! turns HTTP/2 frames into answers; `lifecycle.rs` opens connections (TCP, then TLS) and tears
-//! them down, with the reconnect backoff; `scripted.rs` asks a wrk script for each request and
+//! them down, with the reconnect backoff; `pacing.rs` says how the open loop wakes for a send
+//! (the timer armed early, the last stretch spun); `scripted.rs` asks a wrk script for each request and
 //! hands it each answer, when one runs per request.
 
 use std::cmp::Reverse;
@@ -34,6 +35,7 @@ use crate::transport::{Endpoint, Socket, Transport};
 mod exchange;
 mod h2_io;
 mod lifecycle;
+mod pacing;
 mod scripted;
 
 use scripted::Scripted;
@@ -380,6 +382,9 @@ impl Worker {
 
     /// Runs until the deadline, the last permit's answer, or `stop`.
     pub fn run(mut self, stop: &AtomicBool) -> io::Result<ThreadReport> {
+        if self.timer.is_some() {
+            pacing::tighten_timer_slack();
+        }
         let mut events = Events::with_capacity(EVENTS_PER_POLL);
         let mut cpu_at_start = None;
         let scan_every =
@@ -403,8 +408,12 @@ impl Worker {
             self.send_due(now);
 
             let wake = self.next_wake(now, next_scan);
-            self.arm_timer(now)?;
-            let wait = if self.still_readable.is_empty() {
+            // Close to a scheduled send the loop polls without sleeping (`pacing.rs`).
+            let spinning = self.spinning(now);
+            if !spinning {
+                self.arm_timer(now)?;
+            }
+            let wait = if self.still_readable.is_empty() && !spinning {
                 wake.saturating_duration_since(now)
             } else {
                 Duration::ZERO
@@ -643,7 +652,7 @@ impl Worker {
     }
 
     /// Arms the timer for the next scheduled request with microsecond precision (epoll's own
-    /// timeout has only milliseconds).
+    /// timeout has only milliseconds), [`pacing::SPIN_WINDOW`] before it is due.
     fn arm_timer(&mut self, now: Instant) -> io::Result<()> {
         let Some(timer) = &self.timer else {
             return Ok(());
@@ -654,7 +663,11 @@ impl Worker {
         if self.timer_armed_for == Some(at) {
             return Ok(());
         }
-        let wait = at.saturating_duration_since(now).max(MIN_TIMER_WAIT);
+        // Armed early: the loop spins the last stretch (`pacing.rs`).
+        let wait = at
+            .saturating_duration_since(now)
+            .saturating_sub(pacing::SPIN_WINDOW)
+            .max(MIN_TIMER_WAIT);
         timer
             .set(
                 Expiration::OneShot(TimeSpec::from_duration(wait)),
