@@ -9,7 +9,7 @@ use crate::live::LiveLatency;
 use crate::outcome::LoadOutcome;
 use crate::transport::tls;
 use crate::transport::{Endpoint, Socket};
-use crate::worker::{Schedule, ThreadReport, TlsClient, Worker, WorkerConfig};
+use crate::worker::{Ramp, Schedule, ScriptConfig, ThreadReport, TlsClient, Worker, WorkerConfig};
 use crate::{HttpVersion, LoadError, LoadSpec, StopAt, request};
 
 /// In count mode a thread gives up after this many `--timeout`s without any answer: one
@@ -28,7 +28,16 @@ pub struct Progress {
     pub errors: AtomicU64,
     /// Latencies of the measured period, coarse, added by each thread when a second ends.
     pub latency: LiveLatency,
+    /// Requests sent in the measured period, updated as `answered` is.
+    pub sent: AtomicU64,
+    /// Requests `--deadline` shed, updated as `answered` is.
+    pub shed: AtomicU64,
+    /// Answers by status class: 1xx, 2xx, 3xx, 4xx, 5xx, and any other code.
+    pub status_classes: [AtomicU64; STATUS_CLASSES],
 }
+
+/// The status classes of [`Progress::status_classes`].
+pub const STATUS_CLASSES: usize = 6;
 
 /// Runs one load and returns what it measured.
 ///
@@ -72,8 +81,12 @@ pub fn run(
         StopAt::Duration(d) => (Some(measure_from + d), None),
         StopAt::Requests(n) => (None, Some(n)),
     };
-    let schedule = schedule(spec)?;
+    let schedule = schedule(spec, measure_from)?;
     let mut preconnected = Some(first);
+    let script = spec
+        .script
+        .as_ref()
+        .map(|plan| (plan.clone(), Arc::new(spec.clone())));
     let mut configs = Vec::with_capacity(threads);
     let mut first_connection = 0;
     for t in 0..threads {
@@ -103,6 +116,11 @@ pub fn run(
                 .max(MIN_STALL_LIMIT),
             progress: progress.clone(),
             preconnected: preconnected.take(),
+            script: script.as_ref().map(|(plan, spec)| ScriptConfig {
+                plan: plan.clone(),
+                index: t,
+                spec: spec.clone(),
+            }),
         });
         first_connection += share;
     }
@@ -136,7 +154,7 @@ fn tls_client(spec: &LoadSpec) -> Result<Option<TlsClient>, LoadError> {
 
 /// With a rate: the interval between two requests of one connection, and the gap between the
 /// schedules of neighbouring connections.
-fn schedule(spec: &LoadSpec) -> Result<Option<Schedule>, LoadError> {
+fn schedule(spec: &LoadSpec, measure_from: Instant) -> Result<Option<Schedule>, LoadError> {
     let Some(rate) = spec.rate else {
         return Ok(None);
     };
@@ -144,8 +162,23 @@ fn schedule(spec: &LoadSpec) -> Result<Option<Schedule>, LoadError> {
         .ok()
         .filter(|g| !g.is_zero());
     let interval = gap.and_then(|g| g.checked_mul(spec.connections));
+    let ramp = match (spec.rate_end, spec.stop) {
+        (Some(to), StopAt::Duration(len)) => Some(Ramp {
+            from: rate,
+            to,
+            start: measure_from,
+            len,
+            connections: spec.connections,
+        }),
+        _ => None,
+    };
     match (interval, gap) {
-        (Some(interval), Some(gap)) => Ok(Some(Schedule { interval, gap })),
+        (Some(interval), Some(gap)) => Ok(Some(Schedule {
+            interval,
+            gap,
+            ramp,
+            deadline: spec.deadline,
+        })),
         _ => Err(LoadError::InvalidSpec(format!(
             "--rate {rate} gives no representable interval between requests"
         ))),

@@ -14,6 +14,10 @@ pub enum LoadError {
     Tls(String),
     #[error("invalid load settings: {0}")]
     InvalidSpec(String),
+    /// A wrk script that cannot run, or a call it makes that restbench refuses: one line that
+    /// names the script.
+    #[error("{0}")]
+    Script(String),
     #[error("load generator failed")]
     Io(#[from] io::Error),
     #[error("a load thread panicked")]

@@ -53,6 +53,9 @@ impl LoadOutcome {
             peak_write_queue: 0,
             waiting_at_end: restbench_model::documents::histogram::new_latency_histogram(),
             answers_per_connection: Vec::new(),
+            script: None,
+            wake_error: None,
+            shed: r.pacing.map_or(0, |p| p.shed),
         })
     }
 }

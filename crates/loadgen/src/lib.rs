@@ -13,7 +13,7 @@
 //! `response.rs` (HTTP/1.x out and in, within [`http1_limits`]); `recorder.rs`, `outcome.rs`,
 //! `from_result.rs` (an outcome read back from a result document) and `live.rs` (figures read
 //! while a run goes on); `error.rs`; [`capacity`] (the capacity search over runs);
-//! [`trivial_server`] (the calibration server); `fuzzing.rs` (hidden entry points
+//! [`trivial_server`] (the calibration server); [`script`] (wrk's Lua scripts, `-s`); `fuzzing.rs` (hidden entry points
 //! for the fuzz targets in `fuzz/`: the response framer, the h2 frame reader, the `:status` scan).
 //!
 //! Transports (`transport/`): TCP, Unix domain sockets, and TLS over either with rustls
@@ -41,6 +41,7 @@ mod outcome;
 mod recorder;
 mod request;
 mod response;
+pub mod script;
 mod spec;
 mod target;
 mod transport;
@@ -49,7 +50,7 @@ mod worker;
 pub mod trivial_server;
 
 pub use capacity::CapacitySpec;
-pub use engine::{Progress, ensure_open_files, run};
+pub use engine::{Progress, STATUS_CLASSES, ensure_open_files, run};
 pub use error::LoadError;
 pub use live::LiveLatency;
 pub use outcome::LoadOutcome;
@@ -59,3 +60,4 @@ pub use spec::{
 };
 pub use target::Target;
 pub use transport::tls::TlsSettings;
+pub use worker::ScriptReport;

@@ -61,11 +61,20 @@ impl LiveLatency {
 
     /// The `q` quantile (0..=1) of what was added so far, in microseconds; `None` before any.
     pub fn quantile(&self, q: f64) -> Option<u64> {
-        let counts: Vec<u64> = self
-            .buckets
+        Self::quantile_of(&self.counts(), q)
+    }
+
+    /// The buckets' counts now; two readings subtracted give an interval's latencies.
+    pub fn counts(&self) -> Vec<u64> {
+        self.buckets
             .iter()
             .map(|b| b.load(Ordering::Relaxed))
-            .collect();
+            .collect()
+    }
+
+    /// The `q` quantile of bucket counts as [`Self::counts`] reads them (or a difference of
+    /// two readings), in microseconds; `None` when they are all zero.
+    pub fn quantile_of(counts: &[u64], q: f64) -> Option<u64> {
         let total: u64 = counts.iter().sum();
         if total == 0 {
             return None;

@@ -6,11 +6,11 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 use restbench_model::documents::histogram::{self, new_latency_histogram};
 use restbench_model::{
-    Document, ErrorCounts, LatencySummary, LoadResult, LoadSettings, LoadgenCpu, SecondSample,
-    ThreadRps,
+    Document, ErrorCounts, LatencySummary, LoadResult, LoadSettings, LoadgenCpu, Pacing,
+    ScriptCost, SecondSample, ThreadRps, WakeError,
 };
 
-use crate::worker::ThreadReport;
+use crate::worker::{ScriptReport, ThreadReport};
 use crate::{HttpVersion, LoadError, LoadSpec, StopAt};
 
 /// Everything a run measured, all threads merged.
@@ -57,6 +57,12 @@ pub struct LoadOutcome {
     /// Per connection, the answers it got in the measured period (empty for an outcome read
     /// from a document).
     pub answers_per_connection: Vec<u64>,
+    /// A script run per request: its calls, the time spent in Lua, and its first failure.
+    pub script: Option<ScriptReport>,
+    /// With a rate: each measured request's wake-up error, in nanoseconds.
+    pub wake_error: Option<Histogram<u64>>,
+    /// Requests `--deadline` shed.
+    pub shed: u64,
 }
 
 impl LoadOutcome {
@@ -89,6 +95,9 @@ impl LoadOutcome {
             peak_write_queue: 0,
             waiting_at_end: new_latency_histogram(),
             answers_per_connection: Vec::new(),
+            script: None,
+            wake_error: None,
+            shed: 0,
         };
         let mut end = measure_from;
         let mut windows = Vec::with_capacity(reports.len());
@@ -151,6 +160,22 @@ impl LoadOutcome {
             }
             out.goaways += rec.goaways;
             out.peak_write_queue = out.peak_write_queue.max(rec.peak_write_queue);
+            if let Some(w) = rec.wake_error.as_ref() {
+                let into = out
+                    .wake_error
+                    .get_or_insert_with(crate::recorder::new_wake_error_histogram);
+                into.add(w)
+                    .map_err(|e| LoadError::Io(std::io::Error::other(e.to_string())))?;
+            }
+            out.shed += rec.shed;
+            if let Some(s) = r.script {
+                let into = out.script.get_or_insert_with(ScriptReport::default);
+                into.calls += s.calls;
+                into.spent += s.spent;
+                if into.error.is_none() {
+                    into.error = s.error;
+                }
+            }
         }
         out.duration = end.saturating_duration_since(measure_from);
         out.thread_rates = thread_rates(&windows);
@@ -222,6 +247,9 @@ impl LoadOutcome {
                 timeout_s: spec.timeout.as_secs_f64(),
                 warmup_s: spec.warmup.as_secs_f64(),
                 body_bytes: spec.body.len() as u64,
+                rate_end: spec.rate_end,
+                deadline_s: spec.deadline.map(|d| d.as_secs_f64()),
+                script: spec.script_name.clone(),
             },
             sent: self.sent,
             requests: self.answered,
@@ -267,7 +295,54 @@ impl LoadOutcome {
                 .then(|| LatencySummary::from_histogram(&self.handshake)),
             tls_error: self.tls_error.clone(),
             goaways: self.goaways,
+            pacing: self.wake_error.as_ref().map(|h| Pacing {
+                wake_error_ns: wake_error(h),
+                shed: self.shed,
+            }),
+            script: spec.script_name.as_ref().map(|_| self.script_cost(cpu)),
         }
+    }
+
+    /// What the script cost: nothing per request when it was evaluated once.
+    fn script_cost(&self, cpu_s: f64) -> ScriptCost {
+        let Some(s) = &self.script else {
+            return ScriptCost::default();
+        };
+        let spent = s.spent.as_secs_f64();
+        ScriptCost {
+            per_request: true,
+            calls: s.calls,
+            us_per_call: if s.calls > 0 {
+                spent * 1e6 / s.calls as f64
+            } else {
+                0.0
+            },
+            // The Lua time is counted from the start, the CPU only while measuring: capped.
+            cpu_share: if cpu_s > 0.0 {
+                (spent / cpu_s).min(1.0)
+            } else {
+                0.0
+            },
+        }
+    }
+}
+
+/// The wake-up error's percentiles, in nanoseconds.
+fn wake_error(h: &Histogram<u64>) -> WakeError {
+    let at = |q: f64| {
+        if h.is_empty() {
+            0
+        } else {
+            h.value_at_quantile(q)
+        }
+    };
+    WakeError {
+        p50: at(0.5),
+        p90: at(0.9),
+        p99: at(0.99),
+        p999: at(0.999),
+        max: if h.is_empty() { 0 } else { h.max() },
+        count: h.len(),
     }
 }
 

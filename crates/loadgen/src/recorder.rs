@@ -67,6 +67,20 @@ pub struct Recorder {
     /// The most bytes one HTTP/2 connection's write queue held (bounded by
     /// [`crate::h2::CONTROL_QUEUE_BYTES`] beyond its requests), measuring or not.
     pub peak_write_queue: usize,
+    /// With a rate: each measured request's wake-up error (actual send against intended), in
+    /// nanoseconds.
+    pub wake_error: Option<Histogram<u64>>,
+    /// Requests `--deadline` shed in the measured period.
+    pub shed: u64,
+    /// Answers by status class, for the live view ([`crate::Progress::status_classes`]).
+    pub status_classes: [u64; crate::STATUS_CLASSES],
+}
+
+/// The wake-up error histogram's bounds: 1 ns to 60 s, 3 significant digits.
+pub const WAKE_ERROR_MAX_NS: u64 = 60_000_000_000;
+
+pub fn new_wake_error_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, WAKE_ERROR_MAX_NS, 3).expect("constant bounds are valid")
 }
 
 impl Recorder {
@@ -92,6 +106,9 @@ impl Recorder {
             tls_reason: None,
             goaways: 0,
             peak_write_queue: 0,
+            wake_error: corrected.then(new_wake_error_histogram),
+            shed: 0,
+            status_classes: [0; crate::STATUS_CLASSES],
         }
     }
 
@@ -182,6 +199,11 @@ impl Recorder {
         }
         let slot = (status as usize).min(self.status.len() - 1);
         self.status[slot] += 1;
+        let class = match status {
+            100..=599 => usize::from(status / 100) - 1,
+            _ => crate::STATUS_CLASSES - 1,
+        };
+        self.status_classes[class] += 1;
         let latency = now.saturating_duration_since(intended);
         record(&mut self.latency, latency);
         if let Some(h) = self.uncorrected.as_mut() {
@@ -244,9 +266,26 @@ impl Recorder {
         }
     }
 
+    /// A scheduled request sent `lag` after its intended time: its wake-up error.
+    #[inline]
     pub fn lag(&mut self, lag: Duration) {
-        if self.measuring && lag > self.max_lag {
+        if !self.measuring {
+            return;
+        }
+        if lag > self.max_lag {
             self.max_lag = lag;
+        }
+        if let Some(h) = self.wake_error.as_mut() {
+            let ns = (lag.as_nanos() as u64).clamp(1, WAKE_ERROR_MAX_NS);
+            h.saturating_record(ns);
+        }
+    }
+
+    /// A scheduled request shed by `--deadline`.
+    #[inline]
+    pub fn shed(&mut self) {
+        if self.measuring {
+            self.shed += 1;
         }
     }
 }

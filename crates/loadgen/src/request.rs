@@ -11,36 +11,65 @@ pub fn encode(spec: &LoadSpec) -> Vec<u8> {
 
 /// The request line and headers, up to and including the blank line (no body).
 pub fn head(spec: &LoadSpec) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256 + spec.body.len());
+    head_into(
+        &mut out,
+        spec,
+        &spec.method,
+        &spec.target.path,
+        &spec.headers,
+        spec.body.len(),
+    );
+    out
+}
+
+/// A script's request as it goes on the wire, encoded as [`encode`] encodes `spec`'s own, into
+/// `out` (cleared first, its allocation reused).
+pub fn encode_parts(spec: &LoadSpec, parts: &crate::script::RequestParts, out: &mut Vec<u8>) {
+    out.clear();
+    head_into(
+        out,
+        spec,
+        &parts.method,
+        &parts.path,
+        &parts.headers,
+        parts.body.len(),
+    );
+    out.extend_from_slice(&parts.body);
+}
+
+fn head_into(
+    out: &mut Vec<u8>,
+    spec: &LoadSpec,
+    method: &str,
+    path: &str,
+    headers: &[(String, String)],
+    body_len: usize,
+) {
+    use std::io::Write;
     let version = match spec.http_version {
         HttpVersion::Http11 | HttpVersion::Http2 => "HTTP/1.1",
         HttpVersion::Http10 => "HTTP/1.0",
     };
-    let mut out = Vec::with_capacity(256 + spec.body.len());
-    out.extend_from_slice(
-        format!("{} {} {}\r\n", spec.method, spec.target.path, version).as_bytes(),
-    );
-    let has = |name: &str| {
-        spec.headers
-            .iter()
-            .any(|(n, _)| n.eq_ignore_ascii_case(name))
-    };
+    // Writes into a Vec cannot fail.
+    let _ = write!(out, "{method} {path} {version}\r\n");
+    let has = |name: &str| headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name));
     if !has("host") {
-        out.extend_from_slice(format!("Host: {}\r\n", spec.target.host_header).as_bytes());
+        let _ = write!(out, "Host: {}\r\n", spec.target.host_header);
     }
-    for (name, value) in &spec.headers {
+    for (name, value) in headers {
         if name.eq_ignore_ascii_case("content-length") {
             continue;
         }
-        out.extend_from_slice(format!("{name}: {value}\r\n").as_bytes());
+        let _ = write!(out, "{name}: {value}\r\n");
     }
     if !spec.keepalive && spec.http_version == HttpVersion::Http11 && !has("connection") {
         out.extend_from_slice(b"Connection: close\r\n");
     }
-    if !spec.body.is_empty() || matches!(spec.method.as_str(), "POST" | "PUT" | "PATCH") {
-        out.extend_from_slice(format!("Content-Length: {}\r\n", spec.body.len()).as_bytes());
+    if body_len > 0 || matches!(method, "POST" | "PUT" | "PATCH") {
+        let _ = write!(out, "Content-Length: {body_len}\r\n");
     }
     out.extend_from_slice(b"\r\n");
-    out
 }
 
 #[cfg(test)]

@@ -1,8 +1,10 @@
 //! What a load run does: the request, the connections, when it stops and how it is paced.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
+use crate::script::ScriptPlan;
 use crate::transport::tls::TlsSettings;
 use crate::{LoadError, Target, request};
 
@@ -31,7 +33,7 @@ pub const RATE_RANGE: (f64, f64) = (0.001, 100_000_000.0);
 
 /// Every extra header as RFC 9110 and 9112 allow a sender to write it: a token for a name, no
 /// line break or control byte in a value, and no framing of its own.
-fn check_headers(headers: &[(String, String)]) -> Result<(), LoadError> {
+pub(crate) fn check_headers(headers: &[(String, String)]) -> Result<(), LoadError> {
     let bad = |m: &str| Err(LoadError::InvalidSpec(m.to_string()));
     for (name, value) in headers {
         // RFC 9110 §5.1: a field name is a token.
@@ -111,6 +113,15 @@ pub struct LoadSpec {
     pub timeout: Duration,
     /// Load sent before measuring starts, left out of every figure.
     pub warmup: Duration,
+    /// A wrk script that runs per request (`request()` or `response()`); a script that only
+    /// sets the request is read into the fields above instead ([`crate::script::Script`]).
+    pub script: Option<Arc<ScriptPlan>>,
+    /// The script's file as given, for the result (set whether it runs per request or not).
+    pub script_name: Option<String>,
+    /// A ramp (`-R A:B`): the rate moves linearly from `rate` to this over the measured period.
+    pub rate_end: Option<f64>,
+    /// With a rate: a request already later than this at its send time is shed, not sent.
+    pub deadline: Option<Duration>,
 }
 
 impl LoadSpec {
@@ -133,6 +144,10 @@ impl LoadSpec {
             tls: TlsSettings::default(),
             timeout: Duration::from_secs(2),
             warmup: Duration::ZERO,
+            script: None,
+            script_name: None,
+            rate_end: None,
+            deadline: None,
         }
     }
 
@@ -212,6 +227,22 @@ impl LoadSpec {
                 "--rate must be from {} to {} requests per second",
                 RATE_RANGE.0, RATE_RANGE.1
             ));
+        }
+        if let Some(end) = self.rate_end {
+            if self.rate.is_none() || !matches!(self.stop, StopAt::Duration(_)) {
+                return bad("a ramp -R A:B needs a duration (-d), not -n");
+            }
+            if !(end.is_finite() && (RATE_RANGE.0..=RATE_RANGE.1).contains(&end)) {
+                return bad(&format!(
+                    "the ramp's end rate must be from {} to {} requests per second",
+                    RATE_RANGE.0, RATE_RANGE.1
+                ));
+            }
+        }
+        if let Some(d) = self.deadline
+            && (self.rate.is_none() || d.is_zero() || d > MAX_TIMEOUT)
+        {
+            return bad("--deadline needs a rate (-R) and must be more than zero and at most 1h");
         }
         if self.method.is_empty() || !self.method.bytes().all(|b| b.is_ascii_alphabetic()) {
             return bad("--method must be letters only, such as GET or POST");

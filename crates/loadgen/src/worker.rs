@@ -8,7 +8,9 @@
 //! Modules by job: this one runs the loop (readiness, the rate timer, timeouts, the end of the
 //! run); `exchange.rs` is the per-request path above, for HTTP/1.x and HTTP/2 alike; `h2_io.rs`
 //! turns HTTP/2 frames into answers; `lifecycle.rs` opens connections (TCP, then TLS) and tears
-//! them down, with the reconnect backoff.
+//! them down, with the reconnect backoff; `pacing.rs` says how the open loop wakes for a send
+//! (the timer armed early, the last stretch spun); `scripted.rs` asks a wrk script for each request and
+//! hands it each answer, when one runs per request.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -33,6 +35,11 @@ use crate::transport::{Endpoint, Socket, Transport};
 mod exchange;
 mod h2_io;
 mod lifecycle;
+mod pacing;
+mod scripted;
+
+use scripted::Scripted;
+pub use scripted::{ScriptConfig, ScriptReport};
 
 /// The rate timer's token: above any connection's, whose index fits in [`INDEX_BITS`].
 const TIMER: Token = Token(usize::MAX);
@@ -103,6 +110,8 @@ pub struct WorkerConfig {
     pub progress: Arc<Progress>,
     /// A connection opened by the engine to check the server is there; reused as the first one.
     pub preconnected: Option<Socket>,
+    /// A wrk script run per request, and this thread's index among the run's threads.
+    pub script: Option<ScriptConfig>,
 }
 
 /// Over TLS, what each new connection's handshake needs.
@@ -115,17 +124,57 @@ pub struct TlsClient {
 }
 
 /// With a rate: the pace of each connection's requests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Schedule {
     /// Between two requests of one connection: the run's connections times `gap`.
     pub interval: Duration,
     /// Between the schedules of neighbouring connections (one over the total rate), so that
     /// the connections' requests are spread evenly instead of sent in bursts.
     pub gap: Duration,
+    /// A ramp (`-R A:B`): the rate moves from A to B over the measured period.
+    pub ramp: Option<Ramp>,
+    /// `--deadline`: a request later than this at its send time is shed.
+    pub deadline: Option<Duration>,
+}
+
+/// A rate moving linearly from `from` to `to` (requests/s) between `start` and `start + len`,
+/// held at `from` before and at `to` after.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ramp {
+    pub from: f64,
+    pub to: f64,
+    pub start: Instant,
+    pub len: Duration,
+    /// The run's connections: each sends once per `connections / rate`.
+    pub connections: u32,
+}
+
+impl Ramp {
+    /// One connection's interval for a request due at `at`.
+    #[inline]
+    pub fn interval_at(&self, at: Instant) -> Duration {
+        let done = at.saturating_duration_since(self.start).as_secs_f64()
+            / self.len.as_secs_f64().max(1e-9);
+        let rate = self.from + (self.to - self.from) * done.clamp(0.0, 1.0);
+        Duration::from_secs_f64(f64::from(self.connections) / rate)
+    }
+}
+
+impl Schedule {
+    /// One connection's interval after a request due at `at`.
+    #[inline]
+    pub fn interval_at(&self, at: Instant) -> Duration {
+        match &self.ramp {
+            Some(r) => r.interval_at(at),
+            None => self.interval,
+        }
+    }
 }
 
 /// What one thread measured.
 pub struct ThreadReport {
+    /// The script's calls and the time spent in them; its first failure, which ended the thread.
+    pub script: Option<ScriptReport>,
     pub recorder: Recorder,
     pub in_flight: u64,
     /// The requests still waiting at the end, at their age (µs): censored latencies, each at
@@ -181,6 +230,10 @@ struct Conn {
     reserved: bool,
     /// HTTP/2 state; `None` for HTTP/1.x.
     h2: Option<Box<H2Conn>>,
+    /// With a script that makes requests: this connection's HTTP/1.x requests, encoded per call.
+    scripted: Vec<u8>,
+    /// With a script that reads answers: the bytes of the answer being read.
+    captured: Vec<u8>,
 }
 
 impl Conn {
@@ -209,6 +262,8 @@ pub struct Worker {
     /// Connections that spent their read budget with bytes left. Edge-triggered readiness will
     /// not tell of them again, so the next turn reads them.
     still_readable: Vec<Unread>,
+    /// A script run per request (`scripted.rs`); `None` on the ordinary, pre-encoded path.
+    script: Option<Scripted>,
 }
 
 /// A connection left with bytes to read when its [`READ_BUDGET`] ran out.
@@ -235,6 +290,9 @@ enum Ending {
 struct Reported {
     answered: u64,
     errors: u64,
+    sent: u64,
+    shed: u64,
+    status_classes: [u64; crate::STATUS_CLASSES],
 }
 
 fn token(idx: usize, generation: usize) -> Token {
@@ -270,10 +328,15 @@ impl Worker {
                 queued: false,
                 close_after: false,
                 reserved: false,
-                h2: cfg
-                    .h2
-                    .as_ref()
-                    .map(|r| Box::new(H2Conn::new(cfg.pipeline * r.max_len()))),
+                h2: cfg.h2.as_ref().map(|r| {
+                    let room = match cfg.script {
+                        Some(_) => scripted::H2_REQUEST_ROOM,
+                        None => r.max_len(),
+                    };
+                    Box::new(H2Conn::new(cfg.pipeline * room))
+                }),
+                scripted: Vec::new(),
+                captured: Vec::new(),
             });
         }
         let timer = if cfg.schedule.is_some() {
@@ -294,7 +357,12 @@ impl Worker {
         let permits = cfg.permits;
         let corrected = cfg.schedule.is_some();
         let preconnected = cfg.preconnected.take();
+        let script = match cfg.script.take() {
+            Some(sc) => Some(Scripted::start(sc)?),
+            None => None,
+        };
         let mut worker = Self {
+            script,
             rec: Recorder::new(corrected, now, cfg.progress.clone()),
             cfg,
             poll,
@@ -322,6 +390,9 @@ impl Worker {
 
     /// Runs until the deadline, the last permit's answer, or `stop`.
     pub fn run(mut self, stop: &AtomicBool) -> io::Result<ThreadReport> {
+        if self.timer.is_some() {
+            pacing::tighten_timer_slack();
+        }
         let mut events = Events::with_capacity(EVENTS_PER_POLL);
         let mut cpu_at_start = None;
         let scan_every =
@@ -346,8 +417,12 @@ impl Worker {
             self.send_due(now);
 
             let wake = self.next_wake(now, next_scan);
-            self.arm_timer(now)?;
-            let wait = if self.still_readable.is_empty() {
+            // Close to a scheduled send the loop polls without sleeping (`pacing.rs`).
+            let spinning = self.spinning(now);
+            if !spinning {
+                self.arm_timer(now)?;
+            }
+            let wait = if self.still_readable.is_empty() && !spinning {
                 wake.saturating_duration_since(now)
             } else {
                 Duration::ZERO
@@ -371,6 +446,9 @@ impl Worker {
     #[inline]
     fn ending(&self, now: Instant, stop: &AtomicBool) -> Option<Ending> {
         if stop.load(Ordering::Relaxed) || self.cfg.deadline.is_some_and(|d| now >= d) {
+            return Some(Ending::Done);
+        }
+        if self.script.as_ref().is_some_and(Scripted::ended) {
             return Some(Ending::Done);
         }
         if self.permits == Some(0) && self.in_flight == 0 && self.reserved == 0 {
@@ -490,6 +568,30 @@ impl Worker {
                 .fetch_add(errors - reported.errors, Ordering::Relaxed);
             reported.errors = errors;
         }
+        let p = &self.cfg.progress;
+        if self.rec.sent != reported.sent && self.rec.measuring {
+            // `sent` starts at the requests in flight when measuring starts, never below what
+            // was reported before it (nothing is reported before it).
+            p.sent.fetch_add(
+                self.rec.sent.saturating_sub(reported.sent),
+                Ordering::Relaxed,
+            );
+            reported.sent = self.rec.sent;
+        }
+        if self.rec.shed != reported.shed {
+            p.shed
+                .fetch_add(self.rec.shed - reported.shed, Ordering::Relaxed);
+            reported.shed = self.rec.shed;
+        }
+        if answered != reported.status_classes.iter().sum::<u64>() {
+            for (i, n) in self.rec.status_classes.iter().enumerate() {
+                let before = reported.status_classes[i];
+                if *n != before {
+                    p.status_classes[i].fetch_add(n - before, Ordering::Relaxed);
+                    reported.status_classes[i] = *n;
+                }
+            }
+        }
     }
 
     /// The thread's report: its recorder, and the CPU it used while measuring.
@@ -500,6 +602,7 @@ impl Worker {
         cpu_at_start: Option<(Duration, Duration)>,
     ) -> ThreadReport {
         self.rec.finish();
+        let script = self.script.as_ref().map(Scripted::finish);
         let cpu_end = thread_cpu();
         let (cpu_user, cpu_system) = match cpu_at_start {
             Some((u, s)) => (cpu_end.0.saturating_sub(u), cpu_end.1.saturating_sub(s)),
@@ -515,6 +618,7 @@ impl Worker {
         ThreadReport {
             waiting_at_end,
             answers_per_connection: self.conns.iter().map(|c| c.got).collect(),
+            script,
             in_flight: self.in_flight,
             end,
             cpu_user,
@@ -566,7 +670,7 @@ impl Worker {
     }
 
     /// Arms the timer for the next scheduled request with microsecond precision (epoll's own
-    /// timeout has only milliseconds).
+    /// timeout has only milliseconds), [`pacing::SPIN_WINDOW`] before it is due.
     fn arm_timer(&mut self, now: Instant) -> io::Result<()> {
         let Some(timer) = &self.timer else {
             return Ok(());
@@ -577,7 +681,11 @@ impl Worker {
         if self.timer_armed_for == Some(at) {
             return Ok(());
         }
-        let wait = at.saturating_duration_since(now).max(MIN_TIMER_WAIT);
+        // Armed early: the loop spins the last stretch (`pacing.rs`).
+        let wait = at
+            .saturating_duration_since(now)
+            .saturating_sub(pacing::SPIN_WINDOW)
+            .max(MIN_TIMER_WAIT);
         timer
             .set(
                 Expiration::OneShot(TimeSpec::from_duration(wait)),

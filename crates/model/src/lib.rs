@@ -58,7 +58,8 @@ pub use documents::conformance::{
 pub use documents::histogram::{HistogramError, LatencySummary};
 pub use documents::io::{DocumentError, read_load, read_results, read_run, write_results};
 pub use documents::load::{
-    ErrorCounts, LoadResult, LoadSettings, LoadgenCpu, SecondSample, Shard, ShardSummary, ThreadRps,
+    ErrorCounts, LoadResult, LoadSettings, LoadgenCpu, Pacing, ScriptCost, SecondSample, Shard,
+    ShardSummary, ThreadRps, WakeError,
 };
 pub use documents::merge::{MergeError, merge_load_results};
 pub use documents::outputs::{

@@ -314,6 +314,7 @@ pub fn shard_spec(spec: &LoadSpec, shard: Shard) -> Result<LoadSpec, RemoteError
         s.stop = StopAt::Requests(share(total));
     }
     s.rate = spec.rate.map(|r| r / n as f64);
+    s.rate_end = spec.rate_end.map(|r| r / n as f64);
     Ok(s)
 }
 
@@ -328,8 +329,13 @@ pub fn load_args(spec: &LoadSpec, shard: Shard, start_ms: u64) -> Result<Vec<Str
         StopAt::Duration(d) => a.extend(["-d".into(), ms(d)]),
         StopAt::Requests(n) => a.extend(["-n".into(), n.to_string()]),
     }
-    if let Some(r) = spec.rate {
-        a.extend(["-R".into(), r.to_string()]);
+    match (spec.rate, spec.rate_end) {
+        (Some(r), Some(end)) => a.extend(["-R".into(), format!("{r}:{end}")]),
+        (Some(r), None) => a.extend(["-R".into(), r.to_string()]),
+        _ => {}
+    }
+    if let Some(d) = spec.deadline {
+        a.extend(["--deadline".into(), format!("{}us", d.as_micros())]);
     }
     a.extend(["-m".into(), spec.method.clone()]);
     for (name, value) in &spec.headers {
@@ -465,6 +471,20 @@ mod tests {
         }
         s.body = b"@/etc/passwd".to_vec();
         assert!(load_args(&s, Shard { index: 0, count: 1 }, 0).is_err());
+    }
+
+    #[test]
+    fn a_ramp_and_a_deadline_reach_every_shard() {
+        let mut s = spec();
+        s.stop = StopAt::Duration(Duration::from_secs(4));
+        s.rate_end = Some(1800.0);
+        s.deadline = Some(Duration::from_millis(5));
+        let part = shard_spec(&s, Shard { index: 0, count: 2 }).unwrap();
+        assert_eq!((part.rate, part.rate_end), (Some(450.0), Some(900.0)));
+        let text = load_args(&part, Shard { index: 0, count: 2 }, 0)
+            .unwrap()
+            .join(" ");
+        assert!(text.contains("-R 450:900 --deadline 5000us "), "{text}");
     }
 
     #[test]

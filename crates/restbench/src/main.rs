@@ -12,12 +12,14 @@
 //!   folders, exit codes, planner errors as bad arguments), `output` (exports, reports, tables,
 //!   merged load results), `remote` (`--loadgen-hosts`/`--server-host` connected), `install`
 //!   (`subjects --install`), `live` and `start_at` (`load`'s live line and synchronised start),
+//!   `dashboard` (`load`'s live dashboard on a terminal), `timeseries` (`load --timeseries`),
 //!   `signals` (Ctrl-C as a stop flag), `width` (the terminal's width, long lines broken to it),
 //!   `gate` (the regression gate's exit code and its GitHub Actions lines).
 
 mod cli;
 mod commands;
 mod common;
+mod dashboard;
 mod gate;
 mod install;
 mod live;
@@ -27,6 +29,7 @@ mod progress;
 mod remote;
 mod signals;
 mod start_at;
+mod timeseries;
 mod width;
 
 use std::process::ExitCode;

@@ -196,7 +196,9 @@ pub fn spec_from_args(args: &LoadArgs) -> anyhow::Result<LoadSpec> {
         (None, Some(d)) => StopAt::Duration(d),
         (None, None) => StopAt::Duration(Duration::from_secs(10)),
     };
-    spec.rate = args.rate;
+    spec.rate = args.rate.map(|r| r.from);
+    spec.rate_end = args.rate.and_then(|r| r.to);
+    spec.deadline = args.deadline;
     spec.pipeline = args.pipeline;
     spec.keepalive = !args.no_keepalive && !args.http10;
     spec.http_version = if args.http10 {

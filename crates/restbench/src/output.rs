@@ -14,6 +14,38 @@ use crate::cli::ExportArgs;
 use crate::common::EXIT_INTERRUPTED;
 
 /// Creates the requested export files now, before any load starts.
+/// A file asked for by a flag (`--hdr`), created before the load so that a wrong path fails at
+/// once, and written when the run ends.
+pub struct CreatedFile {
+    file: Option<(PathBuf, std::fs::File)>,
+}
+
+impl CreatedFile {
+    pub fn open(path: Option<&Path>, flag: &str) -> anyhow::Result<Self> {
+        let Some(path) = path else {
+            return Ok(Self { file: None });
+        };
+        let file = std::fs::File::create(path).with_context(|| {
+            format!(
+                "cannot write {flag} to {} (checked before the load)",
+                path.display()
+            )
+        })?;
+        Ok(Self {
+            file: Some((path.to_path_buf(), file)),
+        })
+    }
+
+    pub fn write(&mut self, text: &str) -> anyhow::Result<()> {
+        let Some((path, mut file)) = self.file.take() else {
+            return Ok(());
+        };
+        file.write_all(text.as_bytes())
+            .and_then(|()| file.flush())
+            .with_context(|| format!("cannot write {}", path.display()))
+    }
+}
+
 pub fn open_exports(args: &ExportArgs) -> anyhow::Result<Exports> {
     Ok(Exports::open(&[
         (Format::Json, args.export_json.as_deref()),

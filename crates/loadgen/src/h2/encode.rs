@@ -74,6 +74,18 @@ impl H2Request {
         })
     }
 
+    /// A request sent once (a script's): literals without indexing in every encoding, so that no
+    /// later request refers to a table entry another request's fields made.
+    pub(crate) fn encode_literal(spec: &LoadSpec) -> Result<Self, EncodeError> {
+        Ok(Self {
+            first: Self::encode_as(spec, Fields::Literal)?,
+            indexed: Self::encode_as(spec, Fields::Literal)?,
+            literal: Self::encode_as(spec, Fields::Literal)?,
+            table_bytes: 0,
+            body_len: spec.body.len() as i64,
+        })
+    }
+
     /// The fields that are not in the static table whole: (name, value), in block order.
     fn literal_fields(spec: &LoadSpec) -> Vec<(Vec<u8>, Vec<u8>)> {
         let mut fields = Vec::new();

@@ -10,7 +10,8 @@ use std::io::{self, Read, Write};
 use std::time::Instant;
 
 use super::lifecycle::Reconnect;
-use super::{ErrorClass, Flight, MAX_BUFFER, Phase, READ_BUDGET, Schedule, Unread, Worker};
+use super::scripted;
+use super::{ErrorClass, Flight, MAX_BUFFER, Phase, READ_BUDGET, Unread, Worker};
 use crate::response::Step;
 
 impl Worker {
@@ -40,7 +41,14 @@ impl Worker {
             return;
         }
         let mut intended = now;
-        if let Some(Schedule { interval, .. }) = self.cfg.schedule {
+        if let Some(schedule) = self.cfg.schedule {
+            // `--deadline`: requests already too late are shed, each counted, none sent.
+            if let Some(limit) = schedule.deadline {
+                while now.saturating_duration_since(c.next_due) > limit {
+                    self.rec.shed();
+                    c.next_due += schedule.interval_at(c.next_due);
+                }
+            }
             if c.next_due > now {
                 if !c.queued {
                     c.queued = true;
@@ -52,8 +60,12 @@ impl Worker {
             k = 1;
             intended = c.next_due;
             self.rec.lag(now.saturating_duration_since(c.next_due));
-            c.next_due += interval;
+            c.next_due += schedule.interval_at(c.next_due);
         }
+        if self.script.as_ref().is_some_and(|s| s.makes_requests()) && !self.scripted_fill(idx, k) {
+            return;
+        }
+        let c = &mut self.conns[idx];
         let reserved = std::mem::take(&mut c.reserved);
         if reserved {
             self.reserved -= 1;
@@ -65,6 +77,8 @@ impl Worker {
             });
         }
         match (c.h2.as_mut(), self.cfg.h2.as_ref()) {
+            // A script's requests are already in place (`scripted_fill`).
+            _ if self.script.as_ref().is_some_and(|s| s.makes_requests()) => {}
             (Some(h), Some(req)) => {
                 h.push_requests(k, req);
                 c.write_end = h.out.len();
@@ -94,6 +108,7 @@ impl Worker {
             return;
         };
         let bytes: &[u8] = match c.h2.as_ref() {
+            None if self.script.as_ref().is_some_and(|s| s.makes_requests()) => &c.scripted,
             None => &self.cfg.requests,
             Some(h) => &h.out,
         };
@@ -209,12 +224,20 @@ impl Worker {
                     return false;
                 }
                 Ok(Step::Partial(0)) => return true,
-                Ok(Step::Partial(n)) => c.start += n,
+                Ok(Step::Partial(n)) => {
+                    if self.script.as_ref().is_some_and(|s| s.reads_responses()) {
+                        scripted::capture(&mut c.captured, &c.buf[c.start..c.start + n]);
+                    }
+                    c.start += n
+                }
                 Ok(Step::Complete {
                     consumed,
                     status,
                     close,
                 }) => {
+                    if self.script.as_ref().is_some_and(|s| s.reads_responses()) {
+                        scripted::capture(&mut c.captured, &c.buf[c.start..c.start + consumed]);
+                    }
                     c.start += consumed;
                     let Some(flight) = c.in_flight.pop_front() else {
                         // A response no request asked for: the server is out of step with the
@@ -231,6 +254,12 @@ impl Worker {
                     self.rec.answered(status, flight.intended, flight.sent, now);
                     if close || !self.cfg.keepalive {
                         c.close_after = true;
+                    }
+                    let close_after = c.close_after;
+                    if self.script.is_some() {
+                        self.scripted_answer(idx, status);
+                    }
+                    if close_after {
                         return true;
                     }
                 }

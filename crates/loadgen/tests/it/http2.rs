@@ -32,6 +32,8 @@ struct Counters {
     max_concurrent: AtomicU64,
     bad_bodies: AtomicU64,
     connections: AtomicU64,
+    /// Each request's method, path and X-Counter header, as the server decoded them.
+    seen: std::sync::Mutex<Vec<String>>,
 }
 
 struct Server {
@@ -58,6 +60,16 @@ async fn serve_conn<T: AsyncRead + AsyncWrite + Unpin>(io: T, b: Arc<Behaviour>,
             conn.graceful_shutdown();
         }
         let n = c.requests.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Ok(mut seen) = c.seen.lock()
+            && seen.len() < 64
+        {
+            let counter = req
+                .headers()
+                .get("x-counter")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("-");
+            seen.push(format!("{} {} {counter}", req.method(), req.uri().path()));
+        }
         let (b, c, open) = (b.clone(), c.clone(), open.clone());
         tokio::spawn(async move {
             let now = open.fetch_add(1, Ordering::SeqCst) + 1;
@@ -375,4 +387,28 @@ fn a_rate_is_kept_over_h2c() {
     assert_eq!(r.errors.total(), 0, "{:?}", r.errors);
     assert!((60..=140).contains(&r.requests), "{}", r.requests);
     assert!(r.uncorrected_latency_us.is_some());
+}
+
+#[test]
+fn a_wrk_script_sends_its_requests_over_h2c_as_over_http1() {
+    let _turn = turn::take(module_path!());
+    let srv = server(Behaviour::default(), Listen::Tcp);
+    let mut s = spec(&format!("http://127.0.0.1:{}/", srv.port));
+    s.connections = 1;
+    s.max_streams = 2;
+    s.stop = StopAt::Requests(6);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/scripts/wrk-counter.lua");
+    let script = restbench_loadgen::script::Script::load(&path, &[], &mut s).unwrap();
+    assert!(script.per_request());
+    let r = run(&s);
+    assert_eq!((r.requests, r.errors.total()), (6, 0), "{:?}", r.errors);
+    let mut seen = srv.counters.seen.lock().unwrap().clone();
+    // Two streams at once may reach the server's handler in either order.
+    seen.sort_by_key(|l| l.split(' ').nth(2).and_then(|n| n.parse::<u32>().ok()));
+    let want: Vec<String> = (0..6).map(|i| format!("GET /{i} {i}")).collect();
+    assert_eq!(
+        seen, want,
+        "each request's own path and header, decoded by the h2 crate"
+    );
 }

@@ -9,5 +9,6 @@ mod http2;
 mod in_flight_at_end;
 mod load_behaviour;
 mod request_bytes;
+mod scripts;
 mod support;
 mod tls_and_unix;

@@ -34,6 +34,53 @@ pub struct LoadSettings {
     /// The Unix domain socket the connections went to, instead of the URL's address.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unix_socket: Option<String>,
+    /// A ramp (`-R A:B`): the rate at the end of the measured period, `rate` being the start's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_end: Option<f64>,
+    /// `--deadline`: a request later than this at its send time was shed, not sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline_s: Option<f64>,
+    /// `-s/--script`: the wrk script's file, as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub script: Option<String>,
+}
+
+/// What a wrk script cost the generator.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScriptCost {
+    /// False: the script only set the request, evaluated once into the pre-encoded request (no
+    /// cost per request). True: `request()` or `response()` ran per request.
+    pub per_request: bool,
+    /// Calls of `request()` and `response()`, warm-up included.
+    pub calls: u64,
+    /// Microseconds spent in Lua per call.
+    pub us_per_call: f64,
+    /// The share of the generator's CPU time spent in Lua, 0 to 1.
+    pub cpu_share: f64,
+}
+
+/// How closely the open loop kept its schedule: each request's actual send against its
+/// intended send time, and what `--deadline` shed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Pacing {
+    /// Wake-up error per request sent in the measured period, in nanoseconds.
+    pub wake_error_ns: WakeError,
+    /// Requests shed by `--deadline`: already too late at their send time, never sent (not a
+    /// part of `sent`).
+    #[serde(default)]
+    pub shed: u64,
+}
+
+/// Percentiles of the wake-up error, in nanoseconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WakeError {
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p999: u64,
+    pub max: u64,
+    /// Requests measured.
+    pub count: u64,
 }
 
 /// Failures by class. `status` counts answered requests whose status was not 2xx/3xx; `protocol`
@@ -213,7 +260,18 @@ pub struct LoadResult {
     /// HTTP/2: GOAWAY frames received (each ends its connection once its streams are done).
     #[serde(default)]
     pub goaways: u64,
+    /// With a rate: the open loop's wake-up error and what `--deadline` shed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<Pacing>,
+    /// With `-s/--script`: what the script cost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub script: Option<ScriptCost>,
 }
+
+/// The fastest rate a document may claim, as `load -R` takes it.
+const MAX_RATE: f64 = 1e8;
+/// The largest wake-up error a document may hold: the latency histograms' bound, 60 s.
+const MAX_WAKE_ERROR_NS: u64 = 60_000_000_000;
 
 /// A `load --json` document comes from any generator (`merge` takes shards from all of them):
 /// its counts, seconds, shards and histograms are checked, a merged one too.
@@ -253,6 +311,48 @@ impl Document for LoadResult {
         histogram_text("histogram", &self.histogram)?;
         if let Some(text) = &self.uncorrected_histogram {
             histogram_text("uncorrected_histogram", text)?;
+        }
+        for (field, rate) in [
+            ("settings.rate", self.settings.rate),
+            ("settings.rate_end", self.settings.rate_end),
+        ] {
+            if let Some(r) = rate
+                && !(r.is_finite() && r > 0.0 && r <= MAX_RATE)
+            {
+                return Err(Invalid::new(
+                    field,
+                    "is not a rate above 0 and at most 1e8/s",
+                ));
+            }
+        }
+        if let Some(d) = self.settings.deadline_s {
+            duration("settings.deadline_s", d)?;
+        }
+        if let Some(s) = &self.script {
+            if !(s.us_per_call.is_finite() && s.us_per_call >= 0.0) {
+                return Err(Invalid::new(
+                    "script.us_per_call",
+                    "is not a time of 0 or more",
+                ));
+            }
+            if !(s.cpu_share.is_finite() && (0.0..=1.0).contains(&s.cpu_share)) {
+                return Err(Invalid::new(
+                    "script.cpu_share",
+                    "is not a share from 0 to 1",
+                ));
+            }
+        }
+        if let Some(p) = &self.pacing {
+            let w = p.wake_error_ns;
+            if !(w.p50 <= w.p90 && w.p90 <= w.p99 && w.p99 <= w.p999 && w.p999 <= w.max) {
+                return Err(Invalid::new(
+                    "pacing.wake_error_ns",
+                    "percentiles do not rise from p50 to max",
+                ));
+            }
+            if w.max > MAX_WAKE_ERROR_NS {
+                return Err(Invalid::new("pacing.wake_error_ns.max", "is above 60 s"));
+            }
         }
         Ok(())
     }

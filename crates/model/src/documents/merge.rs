@@ -439,6 +439,8 @@ impl Totals {
             },
             tls_error: inputs.iter().find_map(|(_, r)| r.tls_error.clone()),
             goaways: inputs.iter().map(|(_, r)| r.goaways).sum(),
+            pacing: None,
+            script: None,
             interrupted: inputs.iter().any(|(_, r)| r.interrupted),
             interrupted_after_s: None,
             started_at_unix_ms: base,
@@ -503,6 +505,9 @@ mod tests {
             body_bytes: 0,
             max_streams: None,
             unix_socket: None,
+            rate_end: None,
+            deadline_s: None,
+            script: None,
         }
     }
 
@@ -563,6 +568,8 @@ mod tests {
             tls_handshake_us: None,
             tls_error: None,
             goaways: 0,
+            pacing: None,
+            script: None,
             interrupted: false,
             interrupted_after_s: None,
             started_at_unix_ms: Some(start_ms),

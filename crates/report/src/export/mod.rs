@@ -5,8 +5,10 @@
 //! here); [`json`], [`csv`] and [`markdown_table`] render them, one module per format as
 //! hyperfine's `src/export/`. [`Exports`] opens every requested file before any load starts, so a path that
 //! cannot be written fails the command at once instead of after minutes of measuring.
+//! [`hgrm`] writes a latency histogram as HdrHistogram's percentile distribution (`--hdr`).
 
 pub mod csv;
+pub mod hgrm;
 pub mod json;
 pub mod markdown_table;
 pub mod table;

@@ -35,6 +35,8 @@ pub fn load_report(r: &LoadResult, distribution: bool) -> String {
     errors(&mut o, r);
     status_codes(&mut o, r);
     accounting(&mut o, r);
+    pacing(&mut o, r);
+    script(&mut o, r);
     let _ = writeln!(o, "Requests/sec: {:>10.2}", r.rps);
     let _ = writeln!(o, "Transfer/sec: {:>10}", bytes(r.bytes_per_s));
     o
@@ -67,8 +69,19 @@ fn shape(s: &LoadSettings) -> String {
         plural(s.threads, "thread"),
         plural(s.connections, "connection")
     );
-    if let Some(rate) = s.rate {
-        let _ = write!(shape, ", {} requests/sec (open loop)", trim_float(rate));
+    match (s.rate, s.rate_end) {
+        (Some(from), Some(to)) => {
+            let _ = write!(
+                shape,
+                ", {} to {} requests/sec (open loop, ramp)",
+                trim_float(from),
+                trim_float(to)
+            );
+        }
+        (Some(rate), None) => {
+            let _ = write!(shape, ", {} requests/sec (open loop)", trim_float(rate));
+        }
+        _ => {}
     }
     if s.pipeline > 1 {
         let _ = write!(shape, ", pipeline {}", s.pipeline);
@@ -151,6 +164,52 @@ fn percentiles(o: &mut String, l: &LatencySummary) {
         ("99.9%", l.p999),
     ] {
         let _ = writeln!(o, "  {label:>7} {:>9}", micros(v as f64));
+    }
+}
+
+/// The open loop's wake-up error (each request's actual send against its intended time), and
+/// what `--deadline` shed.
+fn pacing(o: &mut String, r: &LoadResult) {
+    let Some(p) = &r.pacing else {
+        return;
+    };
+    let w = &p.wake_error_ns;
+    let us = |ns: u64| micros(ns as f64 / 1000.0);
+    let _ = writeln!(
+        o,
+        "  Send wake-up error: p50 {}, p90 {}, p99 {}, max {}",
+        us(w.p50).trim(),
+        us(w.p90).trim(),
+        us(w.p99).trim(),
+        us(w.max).trim()
+    );
+    if p.shed > 0 || r.settings.deadline_s.is_some() {
+        let _ = writeln!(
+            o,
+            "  Shed by --deadline (too late at their send time, not sent): {}",
+            p.shed
+        );
+    }
+}
+
+/// What a wrk script cost.
+fn script(o: &mut String, r: &LoadResult) {
+    let Some(s) = &r.script else {
+        return;
+    };
+    if s.per_request {
+        let _ = writeln!(
+            o,
+            "  Script: {} calls, {} per call, {:.1}% of the generator's CPU",
+            s.calls,
+            micros(s.us_per_call).trim(),
+            s.cpu_share * 100.0
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "  Script: evaluated once into the request (no cost per request)"
+        );
     }
 }
 

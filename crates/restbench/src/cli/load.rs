@@ -65,12 +65,17 @@ pub struct LoadArgs {
     /// Send exactly this many requests in total, then stop (100k and 1m are accepted).
     #[arg(value_name = "N", short = 'n', long, value_parser = parse_count_u64)]
     pub requests: Option<u64>,
-    /// Open loop: send at this constant total rate (requests/s).
+    /// Open loop: send at this constant total rate (requests/s), or ramp A:B.
     ///
     /// Latency counts from each request's intended send time (coordinated omission corrected,
-    /// as wrk2).
-    #[arg(value_name = "RPS", short = 'R', long)]
-    pub rate: Option<f64>,
+    /// as wrk2). A:B moves the rate linearly from A to B over the duration (zrk's ramp).
+    #[arg(value_name = "RPS", short = 'R', long, value_parser = parse_rate)]
+    pub rate: Option<RateArg>,
+    /// Open loop: shed a request already later than D at its send time [default: none].
+    ///
+    /// A shed request is counted apart (`pacing.shed`), never sent.
+    #[arg(value_name = "D", hide_short_help = true, long, value_parser = parse_duration, requires = "rate")]
+    pub deadline: Option<Duration>,
     /// HTTP method [default: GET, or POST with -b as curl and ab send it].
     #[arg(value_name = "M", help_heading = REQUEST, short = 'm', long)]
     pub method: Option<String>,
@@ -83,6 +88,21 @@ pub struct LoadArgs {
     /// The request body: TEXT, or @FILE to read it from a file.
     #[arg(value_name = "TEXT|@FILE", help_heading = REQUEST, short = 'b', long)]
     pub body: Option<String>,
+    /// Run a wrk Lua script: wrk.method/headers/body, init, request, response, setup, done.
+    ///
+    /// Its init(args) gets the URL at 0 and the arguments after `--`. A script that only sets
+    /// the wrk table is evaluated once into the request (no cost per request); delay(),
+    /// wrk.lookup and several requests from one request() are refused.
+    #[arg(value_name = "FILE", help_heading = REQUEST, short = 's', long, conflicts_with_all = ["slo", "method", "headers", "body"])]
+    pub script: Option<PathBuf>,
+    /// The script's arguments, after `--` (as wrk takes them).
+    #[arg(
+        value_name = "ARGS",
+        hide_short_help = true,
+        last = true,
+        requires = "script"
+    )]
+    pub script_args: Vec<String>,
     /// Requests in flight per connection (HTTP/1.1 pipelining).
     #[arg(value_name = "N", help_heading = CONNECTION, long, default_value_t = 1)]
     pub pipeline: u32,
@@ -120,13 +140,25 @@ pub struct LoadArgs {
     /// No live progress line on stderr (it is drawn only when stderr is a terminal anyway).
     #[arg(help_heading = OUTPUT, short = 'q', long)]
     pub quiet: bool,
+    /// The plain live line instead of the dashboard on a terminal.
+    #[arg(help_heading = OUTPUT, hide_short_help = true, long)]
+    pub plain: bool,
+    /// Print the uncorrected latency distribution too (wrk2's -U).
+    #[arg(help_heading = OUTPUT, hide_short_help = true, short = 'U', long = "u-latency")]
+    pub u_latency: bool,
+    /// Write one NDJSON line per second to FILE while the run goes ('-': stdout).
+    #[arg(help_heading = OUTPUT, hide_short_help = true, long, value_name = "FILE")]
+    pub timeseries: Option<PathBuf>,
+    /// Write the latency percentile distribution as an HdrHistogram .hgrm file (as wrk2's).
+    #[arg(help_heading = OUTPUT, hide_short_help = true, long, value_name = "FILE")]
+    pub hdr: Option<PathBuf>,
     /// Write the result document (JSON) to PATH, or to stdout with '-'.
     #[arg(help_heading = OUTPUT, long, value_name = "PATH")]
     pub json: Option<PathBuf>,
     /// Search the capacity under this SLO clause (repeatable), such as p99<=10ms.
     ///
     /// A clause is p50|p90|p99|p99.9<=DURATION (p99<=10ms) or errors<=PERCENT% (errors<=0.1%).
-    #[arg(help_heading = CAPACITY, long, value_name = "CLAUSE", conflicts_with_all = ["duration", "requests", "rate"])]
+    #[arg(help_heading = CAPACITY, long, value_name = "CLAUSE", conflicts_with_all = ["duration", "requests", "rate", "timeseries", "hdr"])]
     pub slo: Vec<String>,
     /// With --slo: the measured time of each open-loop step.
     #[arg(value_name = "D", help_heading = CAPACITY, hide_short_help = true, long, value_parser = parse_duration, default_value = "5s", requires = "slo")]
@@ -197,6 +229,38 @@ fn looks_like_body(text: &str) -> bool {
     t.starts_with(['{', '[', '@', '"', '<']) || t.contains('=') || t.contains('&')
 }
 
+/// `-R`: a constant rate, or a ramp `A:B` from A to B over the duration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RateArg {
+    pub from: f64,
+    pub to: Option<f64>,
+}
+
+/// `-R 5000`, `-R 10k` or `-R 1000:50000`.
+pub fn parse_rate(text: &str) -> Result<RateArg, String> {
+    let one = |t: &str| -> Result<f64, String> {
+        let t = t.trim();
+        match parse_count(t) {
+            Ok(n) => Ok(n as f64),
+            Err(_) => t
+                .parse::<f64>()
+                .ok()
+                .filter(|r| r.is_finite() && *r > 0.0)
+                .ok_or_else(|| format!("{t:?} is not a rate such as 5000, 10k or 1000:50000")),
+        }
+    };
+    match text.split_once(':') {
+        Some((a, b)) => Ok(RateArg {
+            from: one(a)?,
+            to: Some(one(b)?),
+        }),
+        None => Ok(RateArg {
+            from: one(text)?,
+            to: None,
+        }),
+    }
+}
+
 /// A count as wrk takes it: 1000, 1k or 1m (decimal: 1k = 1000).
 pub fn parse_count(text: &str) -> Result<u64, String> {
     let t = text.trim();
@@ -264,6 +328,38 @@ mod tests {
             "{e}"
         );
         assert!(!parse_load_duration("soon").unwrap_err().contains("-b"));
+    }
+
+    #[test]
+    fn a_rate_is_a_number_or_a_ramp() {
+        assert_eq!(
+            parse_rate("5000").unwrap(),
+            RateArg {
+                from: 5000.0,
+                to: None
+            }
+        );
+        assert_eq!(parse_rate("0.5").unwrap().from, 0.5);
+        assert_eq!(
+            parse_rate("1k:50k").unwrap(),
+            RateArg {
+                from: 1000.0,
+                to: Some(50_000.0)
+            }
+        );
+        for bad in ["", "x", "1:", ":2", "-5", "1:2:3", "nan"] {
+            assert!(parse_rate(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn script_arguments_follow_the_url_after_a_double_dash() {
+        let args = Cli::try_parse_from(["restbench", "load", "-s", "a.lua", "u", "--", "x", "-y"])
+            .unwrap();
+        let Command::Load(load) = args.command else {
+            panic!("load")
+        };
+        assert_eq!(load.script_args, ["x", "-y"]);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use restbench_loadgen::script::Script;
 use restbench_loadgen::{CapacitySpec, HttpVersion, LoadError, LoadOutcome, LoadSpec, Progress};
 use restbench_model::{ErrorCounts, LoadResult, RateStep, Slo, StepServer};
 use restbench_report::capacity_text;
@@ -16,17 +17,48 @@ use restbench_report::capacity_text;
 use crate::cli::{BadArgument, LoadArgs};
 use crate::common::{EXIT_INTERRUPTED, EXIT_WITH_ERRORS};
 use crate::options::{refuse_remote_target, spec_from_args};
+use crate::timeseries::Timeseries;
 use crate::{live, output, remote, signals, start_at};
 
 pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
-    let spec = spec_from_args(&args)?;
+    let mut spec = spec_from_args(&args)?;
     refuse_remote_target(&args, &spec.target)?;
     if !args.slo.is_empty() {
         return capacity(args);
     }
     if args.scaleout.hosts.loadgen_hosts.is_some() {
+        if args.script.is_some() || args.timeseries.is_some() || args.hdr.is_some() {
+            return Err(BadArgument(
+                "--script, --timeseries and --hdr run in one generator; drop --loadgen-hosts"
+                    .into(),
+            )
+            .into());
+        }
         return remote_load(&args, &spec);
     }
+    if args.json.as_deref().is_some_and(|p| p.as_os_str() == "-")
+        && args
+            .timeseries
+            .as_deref()
+            .is_some_and(|p| p.as_os_str() == "-")
+    {
+        return Err(BadArgument(
+            "--json - and --timeseries - cannot both write to stdout: give one a file".into(),
+        )
+        .into());
+    }
+    let script = match &args.script {
+        Some(path) => {
+            let script = Script::load(path, &args.script_args, &mut spec)
+                .map_err(|e| BadArgument(e.to_string()))?;
+            spec.script_name = Some(path.display().to_string());
+            spec.validate().map_err(|e| BadArgument(e.to_string()))?;
+            Some(script)
+        }
+        None => None,
+    };
+    let mut hdr = output::CreatedFile::open(args.hdr.as_deref(), "--hdr")?;
+    let timeseries = Timeseries::open(args.timeseries.as_deref())?;
     // Checked before the load, so that a wrong path costs nothing and loses nothing.
     let mut json = JsonOutput::open(args.json.as_deref())?;
     let exports = output::open_exports(&args.export)?;
@@ -46,12 +78,21 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
     let plan = live::Plan {
         warmup: spec.warmup,
         stop: spec.stop,
+        rate: spec.rate,
+        rate_end: spec.rate_end,
+        url: spec.target.url.clone(),
     };
-    let live = live::LiveLoad::start(
-        progress.clone(),
-        plan,
-        !args.quiet && io::stderr().is_terminal(),
-    );
+    let stdout_taken = json.is_stdout() || Timeseries::is_stdout(args.timeseries.as_deref());
+    let view = if args.quiet {
+        live::View::Hidden
+    } else if !args.plain && !stdout_taken && io::stdout().is_terminal() {
+        live::View::Dashboard
+    } else if io::stderr().is_terminal() {
+        live::View::Line
+    } else {
+        live::View::Hidden
+    };
+    let live = live::LiveLoad::start(progress.clone(), plan, view, timeseries);
     let started = Instant::now();
     let outcome = match restbench_loadgen::run(&spec, &stop, progress) {
         Ok(outcome) => outcome,
@@ -70,8 +111,8 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
         result.interrupted_after_s = Some(ran_for.as_secs_f64());
     }
     result.shard = args.scaleout.shard;
-    let text = restbench_report::text::load_report(&result, args.latency);
-    let shown = if json.is_stdout() {
+    let text = restbench_report::text::load_report(&result, args.latency || args.u_latency);
+    let shown = if stdout_taken {
         // The document owns stdout; a closed stderr must not stop it.
         let _ = io::stderr().write_all(text.as_bytes());
         Ok(())
@@ -82,9 +123,19 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
     // stderr that cannot be written to must not lose the measured result.
     json.write(&result)?;
     output::report_written(&exports.write_load(&result)?);
+    hdr.write(&restbench_report::export::hgrm::hgrm(&outcome.latency))?;
     let say = |line: &str| {
         let _ = writeln!(io::stderr(), "{line}");
     };
+    if let Some(e) = outcome.script.as_ref().and_then(|s| s.error.as_ref()) {
+        say(&format!("error: {e}"));
+        return Err(anyhow::anyhow!(
+            "the script failed; the figures until then were kept"
+        ));
+    }
+    if let Some(script) = &script {
+        script.done(&outcome)?;
+    }
     if outcome.gave_up {
         say("error: stopped early: no request was answered for a long time (did the server die?)");
     }

@@ -333,6 +333,9 @@ fn load(index: u32) -> LoadResult {
             body_bytes: 0,
             max_streams: None,
             unix_socket: None,
+            rate_end: None,
+            deadline_s: None,
+            script: None,
         },
         sent: 100,
         requests: 100,
@@ -372,5 +375,7 @@ fn load(index: u32) -> LoadResult {
         tls_handshake_us: None,
         tls_error: None,
         goaways: 0,
+        pacing: None,
+        script: None,
     }
 }

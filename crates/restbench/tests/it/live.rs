@@ -76,7 +76,7 @@ fn a_live_line_on_a_terminal_and_none_with_quiet() {
     let _turn = turn::take(module_path!());
     let server = hello_server();
     let url = server.url("/hello");
-    let Some((code, shown)) = on_a_terminal(&format!("-d 2s -c 2 -t 1 {url}")) else {
+    let Some((code, shown)) = on_a_terminal(&format!("-d 2s -c 2 -t 1 --plain {url}")) else {
         eprintln!("skipped: util-linux `script` is not installed, so no pseudo-terminal");
         return;
     };
@@ -95,6 +95,48 @@ fn a_live_line_on_a_terminal_and_none_with_quiet() {
     assert_eq!(code, Some(0), "{shown}");
     assert!(shown.contains("Requests/sec:"), "{shown:?}");
     assert!(!shown.contains("so far"), "{shown:?}");
+    assert!(!shown.contains(ALTERNATE_SCREEN), "{shown:?}");
+}
+
+/// The escape that switches a terminal to its alternate screen, where the dashboard draws.
+const ALTERNATE_SCREEN: &str = "\x1b[?1049h";
+
+#[test]
+fn the_dashboard_on_a_terminal_and_the_report_after_it() {
+    let _turn = turn::take(module_path!());
+    let server = hello_server();
+    let url = server.url("/hello");
+    let Some((code, shown)) = on_a_terminal(&format!("-d 2s -c 2 -t 1 -R 200 {url}")) else {
+        eprintln!("skipped: util-linux `script` is not installed, so no pseudo-terminal");
+        return;
+    };
+    assert_eq!(code, Some(0), "{shown}");
+    let at = shown
+        .find(ALTERNATE_SCREEN)
+        .expect("the dashboard's screen");
+    let left = shown
+        .rfind("\x1b[?1049l")
+        .expect("the dashboard's screen is left");
+    let dashboard = &shown[at..left];
+    // The terminal is written word by word, so each word is looked for on its own.
+    for panel in [
+        "Requests", "Latency", "Status", "second:", "backlog", "2xx", "p99.99", "target",
+    ] {
+        assert!(dashboard.contains(panel), "{panel}: {dashboard:?}");
+    }
+    assert!(
+        !dashboard.contains("so far ·"),
+        "not the plain line: {dashboard:?}"
+    );
+    assert!(
+        shown[left..].contains("Requests/sec:"),
+        "the report after it: {shown:?}"
+    );
+
+    // Where stdout carries the document, nothing is drawn into it.
+    let (code, shown) = on_a_terminal(&format!("-d 1s -c 2 -t 1 --json - {url}")).unwrap();
+    assert_eq!(code, Some(0), "{shown}");
+    assert!(!shown.contains(ALTERNATE_SCREEN), "{shown:?}");
 }
 
 #[test]

@@ -16,6 +16,7 @@ mod hostile;
 mod hostile_documents;
 mod hostile_files;
 mod live;
+mod load_habits;
 mod load_signals;
 mod merge_cli;
 mod profile_cli;
