@@ -171,6 +171,7 @@ fn run_shape(flags: &ShapeOverrides, length: Length, loadgen_cpus: usize) -> Loa
         stop: StopAt::Duration(flags.duration.unwrap_or(Duration::from_secs(duration))),
         warmup: flags.warmup.unwrap_or(Duration::from_secs(warmup)),
         warmup_max: Duration::from_secs(warmup_max),
+        pipeline: flags.pipeline.unwrap_or(1).max(1),
         ..LoadShape::default()
     }
 }
@@ -759,6 +760,12 @@ mod tests {
         let full = run_shape(&ShapeOverrides::default(), Length::Default, 3);
         assert_eq!((full.connections, full.threads), (64, 3));
         assert_eq!(full.warmup, Duration::from_secs(3));
+        assert_eq!(full.pipeline, 1);
+        let pipelined = ShapeOverrides {
+            pipeline: Some(restbench_model::TFB_PIPELINE),
+            ..ShapeOverrides::default()
+        };
+        assert_eq!(run_shape(&pipelined, Length::Quick, 1).pipeline, 16);
     }
 
     #[test]

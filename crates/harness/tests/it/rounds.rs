@@ -80,6 +80,7 @@ fn a_cell_whose_cpu_is_taken_is_contended_remeasured_and_never_ranked() {
         length: Length::Quick,
         shape: ShapeOverrides {
             connections: Some(2),
+            pipeline: None,
             threads: Some(1),
             duration: Some(std::time::Duration::from_secs(1)),
             warmup: Some(std::time::Duration::ZERO),

@@ -85,6 +85,32 @@ impl Workload {
         path.split_once('?').map_or(path, |(route, _)| route)
     }
 
+    /// True when its load may pipeline requests on a connection: only plaintext, as TechEmpower
+    /// pipelines only plaintext (16 deep); every other workload is loaded one request at a time
+    /// whatever `--pipeline` says.
+    pub const fn pipelines(self) -> bool {
+        matches!(self, Workload::Plaintext)
+    }
+
+    /// The requests in flight per connection its load takes under a run's `pipeline`.
+    pub const fn pipeline_under(self, pipeline: u32) -> u32 {
+        if self.pipelines() && pipeline > 1 {
+            pipeline
+        } else {
+            1
+        }
+    }
+
+    /// The label of its cells in results under a run's `pipeline`: the name, or
+    /// `plaintext-pipelined-16` when pipelined, so that a pipelined figure is reported apart and
+    /// never mixes with (or is compared against) an unpipelined one.
+    pub fn cell_label(self, pipeline: u32) -> String {
+        match self.pipeline_under(pipeline) {
+            1 => self.name().to_string(),
+            depth => format!("{}-pipelined-{depth}", self.name()),
+        }
+    }
+
     /// True when serving it needs the PostgreSQL database.
     pub const fn needs_database(self) -> bool {
         !matches!(
@@ -163,5 +189,17 @@ mod tests {
         assert_eq!(Workload::Json.route(), "/json");
         assert!(!Workload::Json.needs_database() && Workload::Fortunes.needs_database());
         assert!(Workload::CachedQueries.is_tfb() && !Workload::Plaintext.is_tfb());
+        assert_eq!(
+            Workload::Plaintext.cell_label(TFB_PIPELINE),
+            "plaintext-pipelined-16"
+        );
+        assert_eq!(Workload::Plaintext.cell_label(1), "plaintext");
+        assert_eq!(Workload::Json.cell_label(16), "json");
+        assert_eq!(Workload::Json.pipeline_under(16), 1);
+        // A pipelined label is no workload: it sorts after every workload in reports.
+        assert_eq!(
+            Workload::rank("plaintext-pipelined-16"),
+            Workload::ALL.len()
+        );
     }
 }
