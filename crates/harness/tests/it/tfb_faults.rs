@@ -2,7 +2,7 @@
 //! the `postgres` driver and a real cluster), right and with one fault at a time: the right one
 //! passes every type, and each fault (unescaped fortunes, unsorted fortunes, no added row,
 //! `IN (...)` batching, a frozen Date, updates not persisted, a clamp ignored) fails with its
-//! reason.
+//! reason. Then the Rust subjects, built as `restbench verify` builds them, pass every type.
 //!
 //! These need the PostgreSQL server binaries, so they are `#[ignore]`d with the reason; each
 //! test has its own cluster and port, and every wait is bounded.
@@ -15,12 +15,27 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use restbench_db::{Cluster, Database};
+use restbench_harness::serve::{StartOptions, start_subject};
+use restbench_host::cgroup::Backend;
+use restbench_host::placement::{Placement, available_cpus};
+use restbench_model::Scenario;
 use restbench_model::vocabulary::time::format_epoch;
 use restbench_model::{Finding, Workload};
+use restbench_subject::{Subject, prepare};
 use restbench_testkit::{TinyServer, turn};
 use restbench_verify as verify;
 
-use crate::support::{failed_checks, passed_checks};
+use crate::support::{failed_checks, passed_checks, subjects_root};
+
+/// TechEmpower's six types, as restbench names them.
+const TFB: [Workload; 6] = [
+    Workload::Json,
+    Workload::Db,
+    Workload::Queries,
+    Workload::Fortunes,
+    Workload::Updates,
+    Workload::CachedQueries,
+];
 
 /// What the server gets wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -261,14 +276,7 @@ fn a_server_that_follows_techempowers_rules_passes_every_type() {
     let cluster = Cluster::start(None, logs.path()).unwrap();
     let db = Database::connect(&cluster.url).unwrap();
     let server = start_server(&cluster.url, Fault::None);
-    for w in [
-        Workload::Json,
-        Workload::Db,
-        Workload::Queries,
-        Workload::Fortunes,
-        Workload::Updates,
-        Workload::CachedQueries,
-    ] {
+    for w in TFB {
         let f = check(server.addr(), w, &db);
         assert!(verify::passed(&f), "{w}: {:?}", failed_checks(&f));
         let passed = passed_checks(&f);
@@ -352,5 +360,48 @@ fn each_fault_fails_with_its_reason() {
                 .any(|m| m.starts_with(rule) && m.contains(reason)),
             "{fault:?} on {w}: no {rule} …{reason}… in {failed:?}"
         );
+    }
+}
+
+#[test]
+#[ignore = "slow: builds the Rust subjects and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
+fn the_rust_subjects_pass_every_techempower_type() {
+    let _turn = turn::take(module_path!());
+    let logs = tempfile::tempdir().unwrap();
+    let cluster = Cluster::start(None, logs.path()).unwrap();
+    let db = Database::connect(&cluster.url).unwrap();
+    let root = subjects_root();
+    let cache = prepare::cache_dir(&root);
+    let placement = Placement::split(&available_cpus());
+    let backend = Backend::affinity_only("not requested");
+    for id in [
+        "rust-hyper",
+        "rust-axum",
+        "rust-actix",
+        "rust-iron",
+        "rust-reference",
+    ] {
+        let subject = Subject::load(&root.join(id)).unwrap();
+        assert!(
+            TFB.iter().all(|w| subject.supports(*w)),
+            "{id} declares every type"
+        );
+        prepare::prepare(&subject, &cache).unwrap_or_else(|e| panic!("{e}"));
+        let options = StartOptions {
+            placement: &placement,
+            backend: &backend,
+            cache: &cache,
+            database_url: Some(&cluster.url),
+            db_pool_total: 16,
+            address: None,
+            remote: None,
+        };
+        let mut server = start_subject(&subject, Scenario::SingleThread, &options, None)
+            .unwrap_or_else(|e| panic!("{e}"));
+        for w in TFB {
+            let f = check(server.addr, w, &db);
+            assert!(verify::passed(&f), "{id} {w}: {:?}", failed_checks(&f));
+        }
+        server.child.stop(Duration::from_secs(5));
     }
 }
