@@ -206,7 +206,7 @@ pub fn seed_digest(rows: &[UserRow]) -> u64 {
 }
 
 /// A fixed, portable generator (no dependency whose output could change between versions).
-struct SplitMix64(u64);
+pub(crate) struct SplitMix64(pub(crate) u64);
 
 impl SplitMix64 {
     fn next(&mut self) -> u64 {
@@ -217,7 +217,7 @@ impl SplitMix64 {
         z ^ (z >> 31)
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
 }

@@ -59,6 +59,7 @@ pub fn run_request(
         length: Length::from_flags(cells.quick, false),
         shape: ShapeOverrides {
             connections: Some(cells.connections),
+            pipeline: cells.pipeline,
             threads: cells.threads,
             duration: cells.duration,
             warmup: cells.warmup,

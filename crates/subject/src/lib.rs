@@ -701,9 +701,9 @@ processes = "{cores}"
 
         let e = load_err(
             "demo-server",
-            &VALID.replace("\"plaintext\", \"echo\"", "\"plaintext\", \"fortunes\""),
+            &VALID.replace("\"plaintext\", \"echo\"", "\"plaintext\", \"fortune\""),
         );
-        assert!(e.contains(": workloads: ") && e.contains("fortunes"), "{e}");
+        assert!(e.contains(": workloads: ") && e.contains("fortune"), "{e}");
 
         let e = load_err(
             "demo-server",

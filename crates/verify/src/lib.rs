@@ -8,7 +8,11 @@
 //! One module per workload: `plaintext`, `todo`, `echo` and `users` (the database's rows
 //! against the answer, a row changed between two requests), with `answer` for the checks they
 //! share (status, headers, the request each workload sends) and `transport` for the protocol
-//! (HTTP/1.1 or h2c) the checks go over. [`conformance`] checks how a server reads HTTP/1.1
+//! (HTTP/1.1 or h2c) the checks go over. TechEmpower's test types have one each too: `json`,
+//! `single_query` (`db`), `queries`, [`fortune_page`] and `fortunes`, `updates` and
+//! `cached_queries`, with `tfb` for the rules they share (Server and Date, the Date changing,
+//! Content-Type by type, World rows, the query clamps); statements are counted on the database
+//! side, by `pg_stat_statements`. [`conformance`] checks how a server reads HTTP/1.1
 //! rather than what it answers.
 //!
 //! Both talk to the server through this crate's own blocking clients, never the load engine's
@@ -23,16 +27,24 @@
 //! already listening.
 
 mod answer;
+mod cached_queries;
 pub mod conformance;
 pub mod dates;
 mod echo;
+pub mod fortune_page;
+mod fortunes;
 pub mod h2c;
 pub mod http;
+mod json;
 pub mod payloads;
 mod plaintext;
+mod queries;
 pub mod requests;
+mod single_query;
+pub mod tfb;
 mod todo;
 mod transport;
+mod updates;
 mod users;
 
 use std::net::SocketAddr;
@@ -92,12 +104,25 @@ pub fn workload_over(
         Workload::Plaintext => plaintext::check(to),
         Workload::Todo => todo::check(to),
         Workload::Echo => echo::check(to),
-        Workload::Users => match db {
-            Some(db) => users::check(to, db),
+        Workload::Json => json::check(to),
+        w => match db {
+            Some(db) => database_workload(to, w, db),
             None => vec![Finding::fail(
                 "database",
-                "the users workload needs a database (none was started)",
+                format!("the {w} workload needs a database (none was started)"),
             )],
         },
+    }
+}
+
+/// The checks of a workload that reads the database.
+fn database_workload(to: Endpoint, w: Workload, db: &Database) -> Vec<Finding> {
+    match w {
+        Workload::Db => single_query::check(to, db),
+        Workload::Queries => queries::check(to, db),
+        Workload::Fortunes => fortunes::check(to, db),
+        Workload::Updates => updates::check(to, db),
+        Workload::CachedQueries => cached_queries::check(to, db),
+        _ => users::check(to, db),
     }
 }

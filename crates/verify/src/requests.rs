@@ -13,7 +13,8 @@ pub fn headers(w: Workload) -> Vec<(String, String)> {
     }
 }
 
-/// The request body: the colours document for `echo`, empty otherwise.
+/// The request body: the colours document for `echo`, empty otherwise (TechEmpower's types are
+/// all GETs; their row counts are in the path, `?queries=20` and `?count=100`).
 pub fn body(w: Workload) -> Vec<u8> {
     match w {
         Workload::Echo => payloads::colors_document().into_bytes(),

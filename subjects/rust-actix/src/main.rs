@@ -5,6 +5,7 @@ mod config;
 mod db;
 mod model;
 mod routes;
+mod tfb;
 
 use std::process::ExitCode;
 use std::time::Duration;

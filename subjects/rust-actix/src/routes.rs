@@ -1,12 +1,14 @@
-//! The four routes as an actix-web service configuration.
+//! The routes as an actix-web service configuration: the seeds' four and TechEmpower's six
+//! (answered by `tfb`).
 
 use actix_web::http::StatusCode;
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpRequest, HttpResponse};
 use deadpool_postgres::Pool;
 
 use crate::config::Config;
 use crate::db;
 use crate::model::{self, Colors, Todo};
+use crate::tfb;
 
 /// Largest accepted request body (1 MiB); larger ones get 413.
 const BODY_LIMIT: usize = 1024 * 1024;
@@ -16,6 +18,8 @@ pub struct AppState {
     todos: Vec<Todo>,
     /// `None` when no `DATABASE_URL` was given: `/users` answers 503.
     pool: Option<Pool>,
+    /// CachedWorld rows for `/cached-queries`.
+    cache: tfb::WorldCache,
 }
 
 impl AppState {
@@ -24,7 +28,7 @@ impl AppState {
             Some(url) => Some(db::pool(url, config.pool_size)?),
             None => None,
         };
-        Ok(Self { todos: model::todos(), pool })
+        Ok(Self { todos: model::todos(), pool, cache: tfb::WorldCache::new() })
     }
 }
 
@@ -37,6 +41,14 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(web::resource("/rest/todo").get(todo).default_service(web::to(method_not_allowed)))
         .service(web::resource("/echo").post(echo).default_service(web::to(method_not_allowed)))
         .service(web::resource("/users").get(users).default_service(web::to(method_not_allowed)))
+        .service(web::resource("/json").get(json).default_service(web::to(method_not_allowed)))
+        .service(web::resource("/db").get(db).default_service(web::to(method_not_allowed)))
+        .service(web::resource("/queries").get(queries).default_service(web::to(method_not_allowed)))
+        .service(web::resource("/fortunes").get(fortunes).default_service(web::to(method_not_allowed)))
+        .service(web::resource("/updates").get(updates).default_service(web::to(method_not_allowed)))
+        .service(
+            web::resource("/cached-queries").get(cached_queries).default_service(web::to(method_not_allowed)),
+        )
         .default_service(web::to(not_found));
 }
 
@@ -76,4 +88,47 @@ fn error(status: StatusCode) -> HttpResponse {
     HttpResponse::build(status)
         .content_type("text/plain; charset=utf-8")
         .body(status.canonical_reason().unwrap_or("Error"))
+}
+
+/// A TechEmpower answer with the `Server` header TechEmpower requires (actix adds `Date`).
+fn techempower(body: Result<Vec<u8>, db::Unavailable>, content_type: &'static str) -> HttpResponse {
+    match body {
+        Ok(body) => HttpResponse::Ok()
+            .insert_header(("Server", "actix-web"))
+            .content_type(content_type)
+            .body(body),
+        Err(db::Unavailable) => error(StatusCode::SERVICE_UNAVAILABLE),
+    }
+}
+
+async fn json() -> HttpResponse {
+    techempower(Ok(tfb::json()), tfb::JSON)
+}
+
+async fn db(state: SharedState) -> HttpResponse {
+    let Some(pool) = &state.pool else { return error(StatusCode::SERVICE_UNAVAILABLE) };
+    techempower(tfb::db(pool).await, tfb::JSON)
+}
+
+async fn queries(state: SharedState, request: HttpRequest) -> HttpResponse {
+    let Some(pool) = &state.pool else { return error(StatusCode::SERVICE_UNAVAILABLE) };
+    let n = tfb::count(Some(request.query_string()), "queries");
+    techempower(tfb::queries(pool, n).await, tfb::JSON)
+}
+
+async fn fortunes(state: SharedState) -> HttpResponse {
+    let Some(pool) = &state.pool else { return error(StatusCode::SERVICE_UNAVAILABLE) };
+    techempower(tfb::fortunes(pool).await, tfb::HTML)
+}
+
+async fn updates(state: SharedState, request: HttpRequest) -> HttpResponse {
+    let Some(pool) = &state.pool else { return error(StatusCode::SERVICE_UNAVAILABLE) };
+    let n = tfb::count(Some(request.query_string()), "queries");
+    techempower(tfb::updates(pool, n).await, tfb::JSON)
+}
+
+async fn cached_queries(state: SharedState, request: HttpRequest) -> HttpResponse {
+    let Some(pool) = &state.pool else { return error(StatusCode::SERVICE_UNAVAILABLE) };
+    let n = tfb::count(Some(request.query_string()), "count");
+    techempower(state.cache.cached_queries(pool, n).await, tfb::JSON)
 }

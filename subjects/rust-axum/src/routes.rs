@@ -1,8 +1,10 @@
-//! The four routes as an axum `Router`, with plain-text answers for every error.
+//! The routes as an axum `Router` (the seeds' four and TechEmpower's six, in `tfb`), with
+//! plain-text answers for every error.
 
 use std::sync::Arc;
 
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::{DefaultBodyLimit, RawQuery, State};
+use axum::http::header::{CONTENT_TYPE, SERVER};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -12,6 +14,7 @@ use deadpool_postgres::Pool;
 use crate::config::Config;
 use crate::db;
 use crate::model::{self, Colors, Todo};
+use crate::tfb;
 
 /// Largest accepted request body (1 MiB); larger ones get 413.
 const BODY_LIMIT: usize = 1024 * 1024;
@@ -21,6 +24,8 @@ pub struct AppState {
     todos: Vec<Todo>,
     /// `None` when no `DATABASE_URL` was given: `/users` answers 503.
     pool: Option<Pool>,
+    /// CachedWorld rows for `/cached-queries`.
+    cache: tfb::WorldCache,
 }
 
 impl AppState {
@@ -29,7 +34,7 @@ impl AppState {
             Some(url) => Some(db::pool(url, config.pool_size)?),
             None => None,
         };
-        Ok(Self { todos: model::todos(), pool })
+        Ok(Self { todos: model::todos(), pool, cache: tfb::WorldCache::new() })
     }
 }
 
@@ -41,6 +46,12 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/rest/todo", get(todo))
         .route("/echo", post(echo))
         .route("/users", get(users))
+        .route("/json", get(|| async { techempower(Ok(tfb::json()), tfb::JSON) }))
+        .route("/db", get(db))
+        .route("/queries", get(queries))
+        .route("/fortunes", get(fortunes))
+        .route("/updates", get(updates))
+        .route("/cached-queries", get(cached_queries))
         .fallback(|| async { error(StatusCode::NOT_FOUND) })
         .method_not_allowed_fallback(|| async { error(StatusCode::METHOD_NOT_ALLOWED) })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -73,4 +84,38 @@ async fn users(State(state): SharedState) -> Response {
 /// A short text body naming the status, so every answer has a `Content-Type`.
 fn error(status: StatusCode) -> Response {
     (status, status.canonical_reason().unwrap_or("Error")).into_response()
+}
+
+/// A TechEmpower answer with the `Server` header TechEmpower requires (hyper adds `Date`).
+fn techempower(body: Result<Vec<u8>, db::Unavailable>, content_type: &'static str) -> Response {
+    match body {
+        Ok(body) => ([(SERVER, "axum"), (CONTENT_TYPE, content_type)], body).into_response(),
+        Err(db::Unavailable) => error(StatusCode::SERVICE_UNAVAILABLE),
+    }
+}
+
+async fn db(State(state): SharedState) -> Response {
+    let Some(pool) = &state.pool else { return error(StatusCode::SERVICE_UNAVAILABLE) };
+    techempower(tfb::db(pool).await, tfb::JSON)
+}
+
+async fn queries(State(state): SharedState, RawQuery(query): RawQuery) -> Response {
+    let Some(pool) = &state.pool else { return error(StatusCode::SERVICE_UNAVAILABLE) };
+    techempower(tfb::queries(pool, tfb::count(query.as_deref(), "queries")).await, tfb::JSON)
+}
+
+async fn fortunes(State(state): SharedState) -> Response {
+    let Some(pool) = &state.pool else { return error(StatusCode::SERVICE_UNAVAILABLE) };
+    techempower(tfb::fortunes(pool).await, tfb::HTML)
+}
+
+async fn updates(State(state): SharedState, RawQuery(query): RawQuery) -> Response {
+    let Some(pool) = &state.pool else { return error(StatusCode::SERVICE_UNAVAILABLE) };
+    techempower(tfb::updates(pool, tfb::count(query.as_deref(), "queries")).await, tfb::JSON)
+}
+
+async fn cached_queries(State(state): SharedState, RawQuery(query): RawQuery) -> Response {
+    let Some(pool) = &state.pool else { return error(StatusCode::SERVICE_UNAVAILABLE) };
+    let n = tfb::count(query.as_deref(), "count");
+    techempower(state.cache.cached_queries(pool, n).await, tfb::JSON)
 }

@@ -5,6 +5,7 @@ mod config;
 mod db;
 mod model;
 mod routes;
+mod tfb;
 mod server;
 
 use std::process::ExitCode;

@@ -1,4 +1,5 @@
-//! The four routes and their error answers, as one hyper service function.
+//! The routes (the seeds' four and TechEmpower's six, answered by `tfb`) and their error
+//! answers, as one hyper service function.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -8,13 +9,14 @@ use bytes::Bytes;
 use deadpool_postgres::Pool;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::{Body, Incoming};
-use hyper::header::{HeaderValue, ALLOW, CONTENT_TYPE};
+use hyper::header::{HeaderValue, ALLOW, CONTENT_TYPE, SERVER};
 use hyper::{Method, Request, Response, StatusCode};
 use serde::Serialize;
 
 use crate::config::Config;
 use crate::db;
 use crate::model::{self, Colors, Todo};
+use crate::tfb;
 
 /// Largest accepted request body (1 MiB); larger ones get 413.
 const BODY_LIMIT: usize = 1024 * 1024;
@@ -35,6 +37,8 @@ pub struct AppState {
     todos: Vec<Todo>,
     /// `None` when no `DATABASE_URL` was given: `/users` answers 503.
     pool: Option<Pool>,
+    /// CachedWorld rows for `/cached-queries`.
+    cache: tfb::WorldCache,
 }
 
 impl AppState {
@@ -43,7 +47,7 @@ impl AppState {
             Some(url) => Some(db::pool(url, config.pool_size)?),
             None => None,
         };
-        Ok(Self { todos: model::todos(), pool })
+        Ok(Self { todos: model::todos(), pool, cache: tfb::WorldCache::new() })
     }
 }
 
@@ -55,7 +59,15 @@ pub async fn handle(request: Request<Incoming>, state: Arc<AppState>) -> Result<
         ("/rest/todo", &Method::GET) => json(&state.todos, TODO_CAPACITY),
         ("/echo", &Method::POST) => echo(request).await,
         ("/users", &Method::GET) => users(&state).await,
-        ("/api/test" | "/rest/todo" | "/users", _) => method_not_allowed("GET"),
+        ("/json", &Method::GET) => techempower(Ok(tfb::json()), tfb::JSON),
+        (route @ ("/db" | "/queries" | "/fortunes" | "/updates" | "/cached-queries"), &Method::GET) => {
+            techempower_db(&state, route, request.uri().query()).await
+        }
+        (
+            "/api/test" | "/rest/todo" | "/users" | "/json" | "/db" | "/queries" | "/fortunes"
+            | "/updates" | "/cached-queries",
+            _,
+        ) => method_not_allowed("GET"),
         ("/echo", _) => method_not_allowed("POST"),
         _ => error(StatusCode::NOT_FOUND),
     };
@@ -131,4 +143,30 @@ fn reply(status: StatusCode, content_type: HeaderValue, body: impl Into<Bytes>) 
     *response.status_mut() = status;
     response.headers_mut().insert(CONTENT_TYPE, content_type);
     response
+}
+
+/// TechEmpower's database routes.
+async fn techempower_db(state: &AppState, route: &str, query: Option<&str>) -> Reply {
+    let Some(pool) = &state.pool else {
+        return error(StatusCode::SERVICE_UNAVAILABLE);
+    };
+    match route {
+        "/db" => techempower(tfb::db(pool).await, tfb::JSON),
+        "/queries" => techempower(tfb::queries(pool, tfb::count(query, "queries")).await, tfb::JSON),
+        "/fortunes" => techempower(tfb::fortunes(pool).await, tfb::HTML),
+        "/updates" => techempower(tfb::updates(pool, tfb::count(query, "queries")).await, tfb::JSON),
+        _ => techempower(state.cache.cached_queries(pool, tfb::count(query, "count")).await, tfb::JSON),
+    }
+}
+
+/// A TechEmpower answer with the `Server` header TechEmpower requires (hyper adds `Date`).
+fn techempower(body: Result<Vec<u8>, db::Unavailable>, content_type: &'static str) -> Reply {
+    match body {
+        Ok(body) => {
+            let mut response = reply(StatusCode::OK, HeaderValue::from_static(content_type), body);
+            response.headers_mut().insert(SERVER, HeaderValue::from_static("hyper"));
+            response
+        }
+        Err(db::Unavailable) => error(StatusCode::SERVICE_UNAVAILABLE),
+    }
 }

@@ -31,10 +31,15 @@ pub fn pool(url: &str, size: usize) -> Result<Pool, String> {
         .build_unchecked(Manager { config }))
 }
 
-/// An open connection with its prepared statement.
+/// An open connection with its prepared statements.
 pub struct Session {
-    client: Client,
+    pub(crate) client: Client,
     users: Statement,
+    /// TechEmpower's statements (`crate::tfb`).
+    pub(crate) world: Statement,
+    pub(crate) fortunes: Statement,
+    pub(crate) update: Statement,
+    pub(crate) cached: Statement,
 }
 
 /// Opens sessions for r2d2 and tells it which ones are dead.
@@ -50,7 +55,11 @@ impl r2d2::ManageConnection for Manager {
     fn connect(&self) -> Result<Session, postgres::Error> {
         let mut client = self.config.connect(NoTls)?;
         let users = client.prepare(USERS_SQL)?;
-        Ok(Session { client, users })
+        let world = client.prepare(crate::tfb::WORLD_SQL)?;
+        let fortunes = client.prepare(crate::tfb::FORTUNES_SQL)?;
+        let update = client.prepare(crate::tfb::UPDATE_SQL)?;
+        let cached = client.prepare(crate::tfb::CACHED_SQL)?;
+        Ok(Session { client, users, world, fortunes, update, cached })
     }
 
     /// r2d2's check on checkout: one empty round trip.
@@ -76,7 +85,7 @@ impl<E: std::error::Error> From<E> for Unavailable {
 /// Reads all users through a pooled connection.
 pub fn users(pool: &Pool) -> Result<Vec<User>, Unavailable> {
     let mut session = pool.get()?;
-    let Session { client, users } = &mut *session;
+    let Session { client, users, .. } = &mut *session;
     let rows = client.query(&*users, &[])?;
     Ok(rows.iter().map(user).collect::<Result<_, _>>()?)
 }

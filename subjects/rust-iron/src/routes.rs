@@ -1,4 +1,4 @@
-//! The four routes on Iron's `Router` (unknown paths get 404, unlike seed (d)'s
+//! The routes (the seeds' four, TechEmpower's six in `tfb`) on Iron's `Router` (unknown paths get 404, unlike seed (d)'s
 //! catch-all), plus a middleware that gives every error a plain-text body.
 
 use std::io::{self, Read};
@@ -15,6 +15,7 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::db::{self, Pool};
 use crate::model::{self, Colors, Todo};
+use crate::tfb;
 
 /// Largest accepted request body (1 MiB); larger ones get 413.
 const BODY_LIMIT: usize = 1024 * 1024;
@@ -26,6 +27,8 @@ pub struct AppState {
     todos: Vec<Todo>,
     /// `None` when no `DATABASE_URL` was given: `/users` answers 503.
     pool: Option<Pool>,
+    /// CachedWorld rows for `/cached-queries`.
+    cache: tfb::WorldCache,
 }
 
 impl AppState {
@@ -34,7 +37,7 @@ impl AppState {
             Some(url) => Some(db::pool(url, config.pool_size)?),
             None => None,
         };
-        Ok(Self { todos: model::todos(), pool })
+        Ok(Self { todos: model::todos(), pool, cache: tfb::WorldCache::new(10_000) })
     }
 }
 
@@ -46,7 +49,19 @@ pub fn handler(state: AppState) -> impl Handler {
     let todo_state = state.clone();
     router.get("/rest/todo", move |_: &mut Request| Ok(json(&todo_state.todos)), "todo");
     router.post("/echo", echo, "echo");
-    router.get("/users", move |_: &mut Request| Ok(users(&state)), "users");
+    let users_state = state.clone();
+    router.get("/users", move |_: &mut Request| Ok(users(&users_state)), "users");
+    router.get("/json", |_: &mut Request| Ok(techempower(Ok(tfb::json()), json_type())), "json");
+    for (path, name) in [
+        ("/db", "db"),
+        ("/queries", "queries"),
+        ("/fortunes", "fortunes"),
+        ("/updates", "updates"),
+        ("/cached-queries", "cached-queries"),
+    ] {
+        let state = state.clone();
+        router.get(path, move |request: &mut Request| Ok(techempower_db(&state, path, request.url.query())), name);
+    }
     let mut chain = Chain::new(router);
     chain.link_after(ErrorText);
     NoBodyForHead(chain)
@@ -127,5 +142,35 @@ impl<H: Handler> Handler for NoBodyForHead<H> {
             response.body = None;
         }
         Ok(response)
+    }
+}
+
+fn json_type() -> Mime {
+    Mime(TopLevel::Application, SubLevel::Json, vec![])
+}
+
+/// TechEmpower's database routes.
+fn techempower_db(state: &AppState, path: &str, query: Option<&str>) -> Response {
+    let Some(pool) = &state.pool else {
+        return text(status::ServiceUnavailable, "Service Unavailable");
+    };
+    match path {
+        "/db" => techempower(tfb::db(pool), json_type()),
+        "/queries" => techempower(tfb::queries(pool, tfb::count(query, "queries")), json_type()),
+        "/fortunes" => techempower(tfb::fortunes(pool), "text/html; charset=utf-8".parse().unwrap_or_else(|_| json_type())),
+        "/updates" => techempower(tfb::updates(pool, tfb::count(query, "queries")), json_type()),
+        _ => techempower(tfb::cached_queries(pool, &state.cache, tfb::count(query, "count")), json_type()),
+    }
+}
+
+/// A TechEmpower answer with the `Server` header TechEmpower requires (hyper adds `Date`).
+fn techempower(body: Result<String, db::Unavailable>, content_type: Mime) -> Response {
+    match body {
+        Ok(body) => {
+            let mut response = Response::with((status::Ok, content_type, body));
+            response.headers.set(iron::headers::Server("iron".to_string()));
+            response
+        }
+        Err(db::Unavailable) => text(status::ServiceUnavailable, "Service Unavailable"),
     }
 }

@@ -1,4 +1,5 @@
-//! The four routes: what each request is answered with.
+//! The routes (the seeds' four, TechEmpower's six in `tfb`): what each request is answered
+//! with.
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -7,20 +8,23 @@ use serde::Serialize;
 
 use crate::db::Db;
 use crate::http::parser::{Head, Method, Route};
-use crate::http::response::{Response, Status};
+use crate::http::response::{ContentType, Response, Status};
+use crate::tfb::{self, WorldCache};
 use crate::model::{Colors, Todo};
 
 /// Per-worker-thread application state.
 pub struct App {
     todos: Arc<[Todo]>,
     db: Db,
+    /// CachedWorld rows, shared by the workers.
+    cache: Arc<WorldCache>,
     /// simd-json's working memory (tape and string buffer), reused by every echo request.
     json_buffers: RefCell<simd_json::Buffers>,
 }
 
 impl App {
-    pub fn new(todos: Arc<[Todo]>, db: Db) -> Self {
-        Self { todos, db, json_buffers: RefCell::new(simd_json::Buffers::new(ECHO_SIZE_HINT)) }
+    pub fn new(todos: Arc<[Todo]>, db: Db, cache: Arc<WorldCache>) -> Self {
+        Self { todos, db, cache, json_buffers: RefCell::new(simd_json::Buffers::new(ECHO_SIZE_HINT)) }
     }
 
     pub fn db(&self) -> &Db {
@@ -45,7 +49,32 @@ impl App {
                     Err(_) => response.error(Status::ServiceUnavailable),
                 }
             }
-            Route::Plaintext | Route::Todo | Route::Users => response.method_not_allowed(b"Allow: GET, HEAD\r\n"),
+            Route::Json if readable => {
+                techempower(response, scratch, Ok(&tfb::Message { message: "Hello, World!" }))
+            }
+            Route::Db if readable => {
+                techempower(response, scratch, self.db.worlds(1).await.map(|rows| rows[0]).as_ref())
+            }
+            Route::Queries(n) if readable => {
+                techempower(response, scratch, self.db.worlds(n.into()).await.as_deref())
+            }
+            Route::Updates(n) if readable => {
+                techempower(response, scratch, self.db.updates(n.into()).await.as_deref())
+            }
+            Route::CachedQueries(n) if readable => {
+                techempower(response, scratch, self.db.cached(&self.cache, n.into()).await.as_deref())
+            }
+            Route::Fortunes if readable => {
+                scratch.clear();
+                match self.db.fortunes_html(scratch).await {
+                    Ok(()) => response.techempower(ContentType::Html, scratch),
+                    Err(_) => response.error(Status::ServiceUnavailable),
+                }
+            }
+            Route::Plaintext | Route::Todo | Route::Users | Route::Json | Route::Db | Route::Queries(_)
+            | Route::Fortunes | Route::Updates(_) | Route::CachedQueries(_) => {
+                response.method_not_allowed(b"Allow: GET, HEAD\r\n")
+            }
             Route::Echo => response.method_not_allowed(b"Allow: POST\r\n"),
             Route::NotFound => response.error(Status::NotFound),
         }
@@ -69,6 +98,23 @@ fn json<T: Serialize + ?Sized>(response: Response<'_>, scratch: &mut Vec<u8>, va
     scratch.clear();
     match sonic_rs::to_writer(&mut *scratch, value) {
         Ok(()) => response.json(scratch),
+        Err(_) => response.error(Status::InternalServerError),
+    }
+}
+
+/// Serializes a TechEmpower answer into `scratch` and sends it with its `Server` field; a
+/// database failure is 503.
+fn techempower<T: Serialize + ?Sized>(
+    response: Response<'_>,
+    scratch: &mut Vec<u8>,
+    value: Result<&T, &crate::db::Unavailable>,
+) {
+    let Ok(value) = value else {
+        return response.error(Status::ServiceUnavailable);
+    };
+    scratch.clear();
+    match sonic_rs::to_writer(&mut *scratch, value) {
+        Ok(()) => response.techempower(ContentType::Json, scratch),
         Err(_) => response.error(Status::InternalServerError),
     }
 }

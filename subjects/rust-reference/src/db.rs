@@ -27,7 +27,7 @@ const RETRY_AFTER: Duration = Duration::from_millis(250);
 /// Longest wait for the rows once the request has a connection. A query queues behind the
 /// others pipelined on the same client (this server's "pool acquire"), and may wait on a lock;
 /// past this the request answers 503 instead of hanging, like a pool's acquire timeout.
-const QUERY_TIMEOUT: Duration = Duration::from_secs(2);
+pub(crate) const QUERY_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The database could not serve the request: answer 503.
 #[derive(Debug)]
@@ -39,10 +39,15 @@ impl From<tokio_postgres::Error> for Unavailable {
     }
 }
 
-/// One open connection with its prepared statement.
-struct Session {
-    client: Client,
+/// One open connection with its prepared statements.
+pub(crate) struct Session {
+    pub(crate) client: Client,
     users: Statement,
+    /// TechEmpower's statements (`crate::tfb`).
+    pub(crate) world: Statement,
+    pub(crate) fortunes: Statement,
+    pub(crate) update: Statement,
+    pub(crate) cached: Statement,
 }
 
 /// A place for one connection, refilled when its connection dies.
@@ -75,11 +80,16 @@ impl Db {
         }
     }
 
-    /// Streams the users straight from the rows into `out` as a JSON array.
-    pub async fn users_json(&self, out: &mut Vec<u8>) -> Result<(), Unavailable> {
+    /// The next client in turn, connected.
+    pub(crate) async fn next_session(&self) -> Result<Rc<Session>, Unavailable> {
         let index = self.next.get();
         self.next.set((index + 1) % self.slots.len());
-        let session = self.session(&self.slots[index]).await?;
+        self.session(&self.slots[index]).await
+    }
+
+    /// Streams the users straight from the rows into `out` as a JSON array.
+    pub async fn users_json(&self, out: &mut Vec<u8>) -> Result<(), Unavailable> {
+        let session = self.next_session().await?;
         // A dropped query is safe: the connection reads and discards its answer.
         timeout(QUERY_TIMEOUT, write_users(&session, out)).await.map_err(|_| Unavailable)?
     }
@@ -150,7 +160,11 @@ async fn connect(config: &tokio_postgres::Config) -> Result<Session, tokio_postg
         let _ = connection.await;
     });
     let users = client.prepare(USERS_SQL).await?;
-    Ok(Session { client, users })
+    let world = client.prepare(crate::tfb::WORLD_SQL).await?;
+    let fortunes = client.prepare(crate::tfb::FORTUNES_SQL).await?;
+    let update = client.prepare(crate::tfb::UPDATE_SQL).await?;
+    let cached = client.prepare(crate::tfb::CACHED_SQL).await?;
+    Ok(Session { client, users, world, fortunes, update, cached })
 }
 
 fn user<'r>(row: &'r Row, address: &'r mut Vec<u8>) -> Result<User<'r>, tokio_postgres::Error> {

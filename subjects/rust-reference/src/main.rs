@@ -8,6 +8,7 @@ mod config;
 mod db;
 mod http;
 mod model;
+mod tfb;
 mod worker;
 
 use std::net::{SocketAddr, TcpListener};
@@ -59,6 +60,7 @@ fn run() -> Result<(), String> {
         database,
         // DB_POOL_SIZE is the process's budget, split over the workers.
         clients: (config.pool_size / workers).clamp(1, MAX_CLIENTS_PER_WORKER),
+        cache: Arc::new(tfb::WorldCache::new(10_000)),
     });
 
     // Signals are registered before any worker accepts, so SIGTERM always exits cleanly.

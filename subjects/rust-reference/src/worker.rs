@@ -21,6 +21,8 @@ pub struct Shared {
     pub database: Option<tokio_postgres::Config>,
     /// Database clients per worker.
     pub clients: usize,
+    /// CachedWorld rows for `/cached-queries`, shared by the workers.
+    pub cache: Arc<crate::tfb::WorldCache>,
 }
 
 /// Starts a worker thread serving `listener` (a duplicate of the shared socket).
@@ -40,7 +42,7 @@ async fn run(listener: TcpListener, shared: Arc<Shared>) {
         }
     };
     let db = Db::new(shared.database.clone(), shared.clients);
-    let app = Rc::new(App::new(shared.todos.clone(), db));
+    let app = Rc::new(App::new(shared.todos.clone(), db, shared.cache.clone()));
     spawn_local(response::refresh_date());
     spawn_local({
         let app = app.clone();

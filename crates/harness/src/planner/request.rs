@@ -54,6 +54,8 @@ pub struct Selection {
 #[derive(Debug, Clone, Default)]
 pub struct ShapeOverrides {
     pub connections: Option<u32>,
+    /// Requests in flight per connection for plaintext (`--pipeline`; TechEmpower's is 16).
+    pub pipeline: Option<u32>,
     pub threads: Option<u32>,
     pub duration: Option<Duration>,
     pub warmup: Option<Duration>,

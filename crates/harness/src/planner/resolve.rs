@@ -190,6 +190,7 @@ fn run_shape(
         stop: StopAt::Duration(flags.duration.unwrap_or(Duration::from_millis(duration_ms))),
         warmup: flags.warmup.unwrap_or(Duration::from_secs(warmup)),
         warmup_max: Duration::from_secs(warmup_max),
+        pipeline: flags.pipeline.unwrap_or(1).max(1),
         ..LoadShape::default()
     }
 }
@@ -964,6 +965,12 @@ mod tests {
         let full = run_shape(&ShapeOverrides::default(), Length::Default, 3, true);
         assert_eq!((full.connections, full.threads), (64, 3));
         assert_eq!(full.warmup, Duration::from_secs(3));
+        assert_eq!(full.pipeline, 1);
+        let pipelined = ShapeOverrides {
+            pipeline: Some(restbench_model::TFB_PIPELINE),
+            ..ShapeOverrides::default()
+        };
+        assert_eq!(run_shape(&pipelined, Length::Quick, 1, false).pipeline, 16);
     }
 
     #[test]

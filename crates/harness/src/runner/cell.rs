@@ -55,6 +55,7 @@ impl CellRun<'_> {
             db,
         ));
         let mut cell = Cell::new(&self.subject.cell_subject(), self.workload, self.scenario);
+        cell.workload = self.workload.cell_label(self.plan.shape.pipeline);
         cell.protocol = self.protocol.name().into();
         cell.settings = self.server.settings.clone();
         if !verify::passed(&findings) {

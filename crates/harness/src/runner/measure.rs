@@ -70,9 +70,11 @@ pub(crate) fn cell_spec(cell: &CellRun) -> Result<LoadSpec, HarnessError> {
     spec.method = w.method().into();
     spec.headers = requests::headers(w);
     spec.body = requests::body(w);
+    // Only plaintext is pipelined (as TechEmpower loads it); its cells are labelled apart.
+    spec.pipeline = w.pipeline_under(plan.shape.pipeline);
     if protocol == Protocol::H2c {
         spec.http_version = HttpVersion::Http2;
-        spec.max_streams = plan.shape.pipeline.max(1);
+        spec.max_streams = spec.pipeline.max(1);
         spec.pipeline = 1;
     }
     Ok(spec)

@@ -462,6 +462,7 @@ impl<'a> Run<'a> {
                 self.unplan(1);
                 let mut cell = Cell::new(&subject.cell_subject(), workload, scenario)
                     .with_status(status, reason);
+                cell.workload = workload.cell_label(self.plan.shape.pipeline);
                 cell.protocol = protocol.name().into();
                 self.record(cell)?;
             }

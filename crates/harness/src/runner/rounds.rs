@@ -1152,7 +1152,7 @@ fn group_record(
         .map(|m| (m.label.clone(), m.cell.server.cpu_us_per_req))
         .collect();
     GroupRounds {
-        workload: group.workload.name().into(),
+        workload: group.workload.cell_label(group.plan.shape.pipeline),
         scenario: group.scenario.name().into(),
         protocol: group.protocol.name().into(),
         ranking: rounds::rank(&by_rps, &pairs, true),

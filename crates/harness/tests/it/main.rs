@@ -1,5 +1,6 @@
 //! The harness's integration tests, one binary (it links once, as ripgrep's do): a module per
-//! file, what they share in `support` and in `restbench-testkit`. The slow ones (real subjects,
+//! file (`tfb_faults`: TechEmpower's test types against a server with one fault at a time), what
+//! they share in `support` and in `restbench-testkit`. The slow ones (real subjects,
 //! PostgreSQL, package registries) are `#[ignore]`d with their reason.
 
 mod ab_sides;
@@ -14,6 +15,7 @@ mod profile;
 mod rounds;
 mod subject_copies;
 mod support;
+mod tfb_faults;
 mod verifier;
 mod verifier_h2c;
 mod versions;

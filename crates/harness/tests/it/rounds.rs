@@ -81,6 +81,7 @@ fn a_cell_whose_cpu_is_taken_is_contended_remeasured_and_never_ranked() {
         length: Length::Quick,
         shape: ShapeOverrides {
             connections: Some(2),
+            pipeline: None,
             threads: Some(1),
             duration: Some(std::time::Duration::from_secs(1)),
             warmup: Some(std::time::Duration::ZERO),
@@ -228,6 +229,7 @@ fn cells_beside_a_reference_are_measured_alone_and_in_duets_and_every_slice_is_a
                 seed: Some(3),
                 ..RoundsRequest::default()
             },
+            pipeline: None,
         },
         machine: Machine {
             cgroups: false,

@@ -34,6 +34,8 @@ const GROUPS: &[(&str, Part, &[&str])] = &[
     ("Rust payload types and cipher", Whole, &["rust-hyper/src/model.rs", "rust-axum/src/model.rs", "rust-actix/src/model.rs", "rust-iron/src/model.rs"]),
     ("Rust configuration from the environment", Whole, &["rust-hyper/src/config.rs", "rust-axum/src/config.rs", "rust-actix/src/config.rs", "rust-iron/src/config.rs", "rust-reference/src/config.rs"]),
     ("Rust async PostgreSQL pool", Whole, &["rust-hyper/src/db.rs", "rust-axum/src/db.rs", "rust-actix/src/db.rs"]),
+    ("Rust TechEmpower types over the async pool", Whole, &["rust-hyper/src/tfb.rs", "rust-axum/src/tfb.rs", "rust-actix/src/tfb.rs"]),
+    ("Rust fortunes template", Whole, &["rust-hyper/templates/fortunes.html", "rust-axum/templates/fortunes.html", "rust-actix/templates/fortunes.html"]),
     ("Go handlers, payload types and pool", Marked, &["go-nethttp/main.go", "go-chi/main.go", "go-gorilla/main.go"]),
     ("Go easyjson payload types", Whole, &["go-easyjson/model/model.go", "go-fasthttp/model/model.go"]),
     ("uvicorn ASGI application", Whole, &["python-uvicorn/app.py", "python-uvicorn-uvloop/app.py"]),

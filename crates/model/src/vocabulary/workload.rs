@@ -1,11 +1,14 @@
-//! The four workloads of the contract, in the order reports show them.
+//! The workloads of the contract, in the order reports show them: the four of the seed studies,
+//! then TechEmpower's six test types beyond plaintext, named and routed as TechEmpower's
+//! Framework Benchmarks name and route them (`toolset/test_types/*` in
+//! TechEmpower/FrameworkBenchmarks).
 //!
 //! Each workload is one request shape that every subject answers the same way; the full contract
 //! (payloads, status codes, limits) is described in `docs/workloads.md`.
 
 use serde::{Deserialize, Serialize};
 
-/// One of the four workloads. `Ord` is the order reports show them in (the order of [`ALL`]).
+/// One workload. `Ord` is the order reports show them in (the order of [`ALL`]).
 ///
 /// [`ALL`]: Workload::ALL
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -15,6 +18,13 @@ pub enum Workload {
     Todo,
     Echo,
     Users,
+    Json,
+    Db,
+    Queries,
+    Fortunes,
+    Updates,
+    #[serde(rename = "cached-queries")]
+    CachedQueries,
 }
 
 crate::vocabulary!(Workload, "workload", {
@@ -22,7 +32,24 @@ crate::vocabulary!(Workload, "workload", {
     Todo => "todo",
     Echo => "echo",
     Users => "users",
+    Json => "json",
+    Db => "db",
+    Queries => "queries",
+    Fortunes => "fortunes",
+    Updates => "updates",
+    CachedQueries => "cached-queries",
 });
+
+/// The rows `queries` and `updates` ask for under load: TechEmpower's headline figure is the
+/// 20-query level (its levels are 1, 5, 10, 15 and 20).
+pub const TFB_QUERIES: u32 = 20;
+
+/// The rows `cached-queries` asks for under load: the highest of TechEmpower's levels (1, 10,
+/// 20, 50, 100).
+pub const TFB_CACHED_COUNT: u32 = 100;
+
+/// The depth TechEmpower pipelines plaintext requests to (`pipeline.lua`, depth 16).
+pub const TFB_PIPELINE: u32 = 16;
 
 impl Workload {
     /// The position in report order; a name that is not a workload sorts last.
@@ -43,12 +70,63 @@ impl Workload {
             Workload::Todo => "/rest/todo",
             Workload::Echo => "/echo",
             Workload::Users => "/users",
+            Workload::Json => "/json",
+            Workload::Db => "/db",
+            Workload::Queries => "/queries?queries=20",
+            Workload::Fortunes => "/fortunes",
+            Workload::Updates => "/updates?queries=20",
+            Workload::CachedQueries => "/cached-queries?count=100",
+        }
+    }
+
+    /// The path without its query string: the route a subject serves.
+    pub fn route(self) -> &'static str {
+        let path = self.path();
+        path.split_once('?').map_or(path, |(route, _)| route)
+    }
+
+    /// True when its load may pipeline requests on a connection: only plaintext, as TechEmpower
+    /// pipelines only plaintext (16 deep); every other workload is loaded one request at a time
+    /// whatever `--pipeline` says.
+    pub const fn pipelines(self) -> bool {
+        matches!(self, Workload::Plaintext)
+    }
+
+    /// The requests in flight per connection its load takes under a run's `pipeline`.
+    pub const fn pipeline_under(self, pipeline: u32) -> u32 {
+        if self.pipelines() && pipeline > 1 {
+            pipeline
+        } else {
+            1
+        }
+    }
+
+    /// The label of its cells in results under a run's `pipeline`: the name, or
+    /// `plaintext-pipelined-16` when pipelined, so that a pipelined figure is reported apart and
+    /// never mixes with (or is compared against) an unpipelined one.
+    pub fn cell_label(self, pipeline: u32) -> String {
+        match self.pipeline_under(pipeline) {
+            1 => self.name().to_string(),
+            depth => format!("{}-pipelined-{depth}", self.name()),
         }
     }
 
     /// True when serving it needs the PostgreSQL database.
     pub const fn needs_database(self) -> bool {
-        matches!(self, Workload::Users)
+        !matches!(
+            self,
+            Workload::Plaintext | Workload::Todo | Workload::Echo | Workload::Json
+        )
+    }
+
+    /// True for TechEmpower's test types (plaintext is both a seed's and TechEmpower's, but its
+    /// seed path is ours): their answers are checked by TechEmpower's rules, Server and Date
+    /// headers included.
+    pub const fn is_tfb(self) -> bool {
+        !matches!(
+            self,
+            Workload::Plaintext | Workload::Todo | Workload::Echo | Workload::Users
+        )
     }
 
     /// One line for a reader: the request, the answer, and the seed study it comes from.
@@ -63,6 +141,20 @@ impl Workload {
             }
             Workload::Users => {
                 "GET /users → 100 rows read from PostgreSQL through a pool, as JSON (seed c)"
+            }
+            Workload::Json => {
+                "GET /json → {\"message\":\"Hello, World!\"} serialized per request (TFB)"
+            }
+            Workload::Db => "GET /db → one random World row as JSON (TFB single query)",
+            Workload::Queries => "GET /queries?queries=20 → 20 World rows, one query each (TFB)",
+            Workload::Fortunes => {
+                "GET /fortunes → the Fortune rows plus one, sorted, as an escaped HTML table (TFB)"
+            }
+            Workload::Updates => {
+                "GET /updates?queries=20 → 20 World rows read, changed and persisted (TFB)"
+            }
+            Workload::CachedQueries => {
+                "GET /cached-queries?count=100 → 100 CachedWorld rows from a cache (TFB)"
             }
         }
     }
@@ -82,11 +174,32 @@ mod tests {
         sorted.sort();
         assert_eq!(sorted, Workload::ALL);
         assert_eq!(Workload::rank("echo"), 2);
-        assert_eq!(Workload::rank("fortunes"), 4);
-        let e = "fortunes".parse::<Workload>().unwrap_err().to_string();
+        assert_eq!(Workload::rank("fortunes"), 7);
+        assert_eq!(Workload::rank("fortune"), Workload::ALL.len());
+        let e = "fortune".parse::<Workload>().unwrap_err().to_string();
         assert!(
-            e.contains("fortunes") && e.contains("plaintext, todo, echo, users"),
+            e.contains("fortune") && e.contains("plaintext, todo, echo, users, json"),
             "{e}"
+        );
+        assert_eq!(
+            serde_json::to_string(&Workload::CachedQueries).unwrap(),
+            "\"cached-queries\""
+        );
+        assert_eq!(Workload::Queries.route(), "/queries");
+        assert_eq!(Workload::Json.route(), "/json");
+        assert!(!Workload::Json.needs_database() && Workload::Fortunes.needs_database());
+        assert!(Workload::CachedQueries.is_tfb() && !Workload::Plaintext.is_tfb());
+        assert_eq!(
+            Workload::Plaintext.cell_label(TFB_PIPELINE),
+            "plaintext-pipelined-16"
+        );
+        assert_eq!(Workload::Plaintext.cell_label(1), "plaintext");
+        assert_eq!(Workload::Json.cell_label(16), "json");
+        assert_eq!(Workload::Json.pipeline_under(16), 1);
+        // A pipelined label is no workload: it sorts after every workload in reports.
+        assert_eq!(
+            Workload::rank("plaintext-pipelined-16"),
+            Workload::ALL.len()
         );
     }
 }

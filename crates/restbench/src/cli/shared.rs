@@ -19,7 +19,7 @@ pub struct CellArgs {
     /// A short pass for a first look: 3 rounds of 2 s slices, 1 s warm-up.
     #[arg(long)]
     pub quick: bool,
-    /// Workloads, comma-separated: plaintext, todo, echo, users [default: all each subject serves].
+    /// Workloads, comma-separated (docs/workloads.md) [default: all each subject serves].
     #[arg(long, value_delimiter = ',', value_name = "NAMES", value_parser = vocabulary::<Workload>)]
     pub workloads: Vec<Workload>,
     /// Scenarios, comma-separated: single-thread, one-cpu, all-cores.
@@ -43,6 +43,13 @@ pub struct CellArgs {
     /// Connections of the load generator.
     #[arg(value_name = "N", help_heading = LOAD_SHAPE, short = 'c', long, default_value_t = restbench_harness::planner::resolve::DEFAULT_CONNECTIONS)]
     pub connections: u32,
+    /// Plaintext requests in flight per connection (HTTP/1.1 pipelining; TechEmpower's plaintext
+    /// is 16) [default: 1].
+    ///
+    /// Only plaintext is pipelined; its cells are labelled plaintext-pipelined-N, reported
+    /// apart from unpipelined plaintext.
+    #[arg(value_name = "N", help_heading = LOAD_SHAPE, hide_short_help = true, long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub pipeline: Option<u32>,
     /// Threads of the load generator [default: one per CPU it is given].
     #[arg(value_name = "N", help_heading = LOAD_SHAPE, short = 't', long)]
     pub threads: Option<u32>,

@@ -54,7 +54,7 @@ pub fn run(args: ProfileArgs) -> anyhow::Result<ExitCode> {
     eprintln!("preparing {} …", s.id);
     prepare::prepare(s, &cache)?;
     let provision = db::provide(
-        args.workload == Workload::Users,
+        args.workload.needs_database(),
         None,
         &cache.join("logs"),
         None,

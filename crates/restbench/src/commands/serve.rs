@@ -42,8 +42,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let cache = prepare::cache_dir(&root);
     eprintln!("preparing {} …", s.id);
     prepare::prepare(s, &cache)?;
-    // A given URL is passed on as it is; a throwaway cluster is started for a users subject.
-    let needs_db = args.database_url.is_none() && s.supports(Workload::Users);
+    // A given URL is passed on as it is; a throwaway cluster is started for a subject serving a
+    // database workload.
+    let needs_db = args.database_url.is_none()
+        && Workload::ALL
+            .iter()
+            .any(|w| w.needs_database() && s.supports(*w));
     let provision = db::provide(
         needs_db,
         args.database_url.as_deref(),

@@ -25,6 +25,13 @@ pub enum Route {
     Todo,
     Echo,
     Users,
+    /// TechEmpower's types; the row counts are clamped to 1..=500 here.
+    Json,
+    Db,
+    Queries(u16),
+    Fortunes,
+    Updates(u16),
+    CachedQueries(u16),
     NotFound,
 }
 
@@ -330,16 +337,33 @@ impl Framing {
     }
 }
 
-/// Maps a request target to a route; the query string is ignored.
+/// Maps a request target to a route; the query string counts only for TechEmpower's row
+/// counts.
 fn route(target: &str) -> Route {
-    let path = target.split_once('?').map_or(target, |(path, _)| path);
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
     match path {
         "/api/test" => Route::Plaintext,
         "/rest/todo" => Route::Todo,
         "/echo" => Route::Echo,
         "/users" => Route::Users,
+        "/json" => Route::Json,
+        "/db" => Route::Db,
+        "/queries" => Route::Queries(count(query, "queries")),
+        "/fortunes" => Route::Fortunes,
+        "/updates" => Route::Updates(count(query, "queries")),
+        "/cached-queries" => Route::CachedQueries(count(query, "count")),
         _ => Route::NotFound,
     }
+}
+
+/// `name=N` of a query string, clamped to 1..=500; missing or not a number is 1.
+fn count(query: &str, name: &str) -> u16 {
+    query
+        .split('&')
+        .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
+        .and_then(|v| v.parse::<i64>().ok())
+        .unwrap_or(1)
+        .clamp(1, 500) as u16
 }
 
 /// The next CRLF-terminated line (without the CRLF), within `limit` bytes.
@@ -425,6 +449,16 @@ mod tests {
         assert_eq!(requests[16].1, b"{}");
         assert_eq!(requests[17].1, b"[]");
         assert_eq!(requests[18].0.route, Route::Users);
+        for (target, want) in [
+            ("/queries?queries=2", Route::Queries(2)),
+            ("/queries?queries=0", Route::Queries(1)),
+            ("/queries?queries=foo", Route::Queries(1)),
+            ("/updates?queries=501", Route::Updates(500)),
+            ("/cached-queries?count=", Route::CachedQueries(1)),
+            ("/queries", Route::Queries(1)),
+        ] {
+            assert_eq!(route(target), want, "{target}");
+        }
     }
 
     #[test]

@@ -87,6 +87,7 @@ impl Status {
 pub enum ContentType {
     Text,
     Json,
+    Html,
 }
 
 impl ContentType {
@@ -94,6 +95,7 @@ impl ContentType {
         match self {
             ContentType::Text => b"Content-Type: text/plain; charset=utf-8\r\n",
             ContentType::Json => b"Content-Type: application/json\r\n",
+            ContentType::Html => b"Content-Type: text/html; charset=utf-8\r\n",
         }
     }
 }
@@ -137,6 +139,11 @@ impl<'a> Response<'a> {
 
     pub fn json(self, body: &[u8]) {
         self.send(Status::Ok, ContentType::Json, b"", body);
+    }
+
+    /// A TechEmpower answer, with the `Server` field TechEmpower requires.
+    pub fn techempower(self, content_type: ContentType, body: &[u8]) {
+        self.send(Status::Ok, content_type, b"Server: rust-reference\r\n", body);
     }
 
     /// A plain-text error naming the status, e.g. `Not Found`.
