@@ -16,7 +16,7 @@ const COLUMNS: [Column; 6] = [
     Column::left("LANGUAGE").drop_rank(2),
     Column::left("FRAMEWORK").min_width(14),
     Column::left("SEEDS").drop_rank(1),
-    Column::left("WORKLOADS"),
+    Column::left("WORKLOADS").min_width(25),
     Column::left("HERE"),
 ];
 
