@@ -106,6 +106,14 @@ fn the_pair(args: &AbArgs, root: &Path, cache: &Path) -> anyhow::Result<AbPair> 
         ([a, b], []) => Ok(sides::from_folders(a, b, cache)?),
         ([id], [rev_a, rev_b]) => {
             let id = id.to_str().unwrap_or_default();
+            if !restbench_subject::is_id(id) {
+                return Err(BadArgument(format!(
+                    "{:?} is not a subject id: with --rev, give one of `restbench subjects` \
+                     (lowercase letters, digits and '-')",
+                    restbench_report::escape::terminal(id)
+                ))
+                .into());
+            }
             Ok(sides::from_revisions(root, id, rev_a, rev_b, cache)?)
         }
         ([_], _) => Err(BadArgument(
