@@ -178,5 +178,72 @@ fn import_show_and_check_on_a_sqlite_file() {
         "{}",
         o.stderr_text()
     );
-    assert!(!o.status.success(), "nothing to judge it against");
+    o.assert_exit(0);
+    assert!(
+        o.stderr_text().contains("nothing judged"),
+        "nothing to judge it against: {}",
+        o.stderr_text()
+    );
+}
+
+/// A CI job's first run checks against an empty history: nothing is judged, and that is not a
+/// regression (exit 1), so the job's own gate does not fail it.
+#[test]
+fn a_check_against_an_empty_history_exits_0_and_says_nothing_was_judged() {
+    let _turn = turn::take(module_path!());
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("empty.sqlite").display().to_string();
+    let run = write_run(dir.path(), 1, 10.0, "6.1");
+    let o = restbench()
+        .args(["history", "check", &run, "--history", &db])
+        .args(["--fail-if", "cpu_us_per_req>+5%"])
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    o.assert_exit(0);
+    assert!(
+        o.stderr_text().contains("nothing judged"),
+        "{}",
+        o.stderr_text()
+    );
+}
+
+/// `--against last:N` is bounded, and says so; `--commit-url` takes http(s) only.
+#[test]
+fn history_arguments_out_of_range_are_refused_with_the_reason() {
+    let _turn = turn::take(module_path!());
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite").display().to_string();
+    let run = write_run(dir.path(), 1, 10.0, "6.1");
+    let o = restbench()
+        .args(["history", "check", &run, "--history", &db])
+        .args(["--against", "last:999999999999", "--fail-if", "rps<-5%"])
+        .output()
+        .unwrap();
+    o.assert_exit(2);
+    assert!(
+        o.stderr_text().contains("N is at most 1000"),
+        "{}",
+        o.stderr_text()
+    );
+    for url in [
+        "javascript:alert(1)//{rev}",
+        "JaVaScRiPt:alert(document.cookie)",
+        "data:text/html,<script>alert(1)</script>",
+    ] {
+        let page = dir.path().join("t.html");
+        let o = restbench()
+            .args(["history", "show", "--history", &db, "--commit-url", url])
+            .arg("--out")
+            .arg(&page)
+            .output()
+            .unwrap();
+        o.assert_exit(2);
+        assert!(
+            o.stderr_text().contains("not an http(s) URL"),
+            "{url}: {}",
+            o.stderr_text()
+        );
+        assert!(!page.exists(), "{url}: no page written");
+    }
 }
