@@ -73,12 +73,14 @@ pub fn run(args: AbArgs) -> anyhow::Result<ExitCode> {
     let ab_file = out_dir.join("ab.json");
     std::fs::write(&ab_file, &json)
         .with_context(|| format!("cannot write {}", ab_file.display()))?;
+    // What a document carries never becomes a GitHub Actions workflow command (`escape`).
+    use restbench_report::escape::{workflow, workflow_json};
     let text = if args.json {
-        json
+        workflow_json(&json)
     } else if args.markdown {
-        restbench_report::markdown::ab::ab(&report)
+        workflow(&restbench_report::markdown::ab::ab(&report))
     } else {
-        restbench_report::text::ab::ab(&report)
+        workflow(&restbench_report::text::ab::ab(&report))
     };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;

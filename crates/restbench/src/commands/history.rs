@@ -164,17 +164,19 @@ pub fn check(args: HistoryCheckArgs) -> anyhow::Result<ExitCode> {
     let mut gate = restbench_model::statistics::gate::evaluate(&args.gate.fail_if, &rows);
     gate.machine_differences = differences;
     let mut out = std::io::stdout().lock();
-    out.write_all(restbench_report::text::ab::gate_lines(&gate).as_bytes())?;
+    let lines = restbench_report::escape::workflow(&restbench_report::text::ab::gate_lines(&gate));
+    out.write_all(lines.as_bytes())?;
     out.flush()?;
     drop(out);
     crate::gate::finish(&gate)
 }
 
+/// The cell's name for a line on stderr: one line, no workflow command (`escape`).
 fn row_label(cell: &Cell) -> String {
-    format!(
+    restbench_report::escape::workflow(&restbench_report::escape::terminal(&format!(
         "{} {} {} {}",
         cell.subject, cell.workload, cell.scenario, cell.protocol
-    )
+    )))
 }
 
 fn environment(m: &MachineFacts) -> Environment {
