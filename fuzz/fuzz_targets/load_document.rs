@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = text::load_comparison(&compare_loads(&load, &load));
     let _ = markdown::load_comparison(&compare_loads(&load, &load));
     let _ = export::csv::render(&export::table::load(&load));
-    let _ = export::markdown::load(&load);
+    let _ = export::markdown_table::load(&load);
     let parts = [("a".to_string(), load.clone()), ("b".to_string(), load)];
     let _ = merge_load_results(&parts, true);
 });

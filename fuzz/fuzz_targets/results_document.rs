@@ -30,5 +30,5 @@ fuzz_target!(|data: &[u8]| {
     let _ = html::page::render(&run);
     let _ = export::csv::render(&export::table::cells(&[&run]));
     let _ = export::json::render(&export::table::cells(&[&run]));
-    let _ = export::markdown::runs(&[&run]);
+    let _ = export::markdown_table::runs(&[&run]);
 });

@@ -323,7 +323,9 @@ fn figure_of(cell: &Cell, measure: Measure) -> (Option<f64>, Option<(f64, f64)>)
     )
 }
 
-fn point(r: &[Value]) -> HistoryPoint {
+/// A row of [`History::points`]' query read back as a point: any values (a history file is
+/// anyone's to edit) give a point, never a panic (the fuzz target `history_rows`).
+pub fn point(r: &[Value]) -> HistoryPoint {
     let t = |i: usize| r.get(i).and_then(Value::as_text).unwrap_or_default();
     let f = |i: usize| r.get(i).and_then(Value::as_f64);
     let figures = Measure::ALL

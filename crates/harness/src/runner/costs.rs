@@ -43,11 +43,16 @@ impl Costs {
     /// a pipe, more than [`LIMIT`]). A figure no build, start or warm-up can take (negative,
     /// not a number, beyond [`MAX_COST_S`]) is dropped, and a guess stands in.
     pub fn load(cache: &Path) -> Costs {
-        let mut costs: Costs =
-            restbench_model::documents::io::read_own_string(&cache.join(FILE), LIMIT, "costs")
-                .ok()
-                .and_then(|s| serde_json::from_str(&s).ok())
-                .unwrap_or_default();
+        restbench_model::documents::io::read_own_string(&cache.join(FILE), LIMIT, "costs")
+            .map(|text| Costs::parse(&text))
+            .unwrap_or_default()
+    }
+
+    /// The costs of a costs.json's text: empty when it is not one, figures out of range dropped
+    /// (the fuzz target `costs_and_conformance_cache` feeds it anything).
+    pub fn parse(text: &str) -> Costs {
+        let mut costs: Costs = serde_json::from_str(text).unwrap_or_default();
+        costs.subjects.retain(|id, _| restbench_subject::is_id(id));
         for c in costs.subjects.values_mut() {
             for figure in [&mut c.build_s, &mut c.start_s, &mut c.warmup_s] {
                 *figure = figure.filter(|s| s.is_finite() && (0.0..=MAX_COST_S).contains(s));

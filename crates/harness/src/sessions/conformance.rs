@@ -200,10 +200,23 @@ pub fn cached(cache: &Path, s: &Subject, build: &str) -> Option<(SubjectConforma
         "the conformance cache",
     )
     .ok()?;
-    let e: Entry = serde_json::from_slice(&bytes).ok()?;
+    parse_entry(&bytes, &s.id, build)
+}
+
+/// A cache entry's bytes, believed for `subject` and `build` or not (the fuzz target
+/// `costs_and_conformance_cache` feeds it anything).
+pub fn parse_entry(
+    bytes: &[u8],
+    subject: &str,
+    build: &str,
+) -> Option<(SubjectConformance, String)> {
+    if bytes.len() as u64 > ENTRY_LIMIT {
+        return None;
+    }
+    let e: Entry = serde_json::from_slice(bytes).ok()?;
     let c = e.result;
     let believed = c.build == build
-        && c.subject == s.id
+        && c.subject == subject
         && c.error.is_none()
         && c.cases.len() <= ENTRY_CASES
         && digest(build, &e.checked_at, &c).is_some_and(|d| d == e.digest);
