@@ -78,10 +78,11 @@ pub enum RunEvent<'a> {
     SubjectFailed { subject: &'a str, reason: &'a str },
     /// Verify: one workload of a subject was checked.
     Verified(&'a VerifyOutcome),
-    /// A subject's conformance cases, run or taken from the cache (`cached`).
+    /// A subject's conformance cases, run or taken from the cache (`cached`: when they were
+    /// checked).
     Conformed {
         conformance: &'a SubjectConformance,
-        cached: bool,
+        cached: Option<&'a str>,
     },
 }
 

@@ -83,31 +83,10 @@ impl History {
         Ok(h)
     }
 
-    /// Applies the migrations not yet recorded, each with its version.
+    /// Applies the migrations not yet recorded, each with its version, all in one transaction
+    /// under the write lock: two first opens at once migrate once.
     fn migrate(&mut self) -> Result<(), HistoryError> {
-        self.backend.batch(
-            "CREATE TABLE IF NOT EXISTS schema_migrations (version {int} PRIMARY KEY, applied_at TEXT NOT NULL)",
-        )?;
-        let applied: Vec<i64> = self
-            .backend
-            .query("SELECT version FROM schema_migrations", &[])?
-            .into_iter()
-            .filter_map(|r| r.first().and_then(Value::as_i64))
-            .collect();
-        for (version, ddl) in MIGRATIONS {
-            if applied.contains(version) {
-                continue;
-            }
-            self.backend.batch(ddl)?;
-            self.backend.execute(
-                "INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)",
-                &[
-                    Value::I(Some(*version)),
-                    Value::T(Some(restbench_model::vocabulary::time::utc_stamp())),
-                ],
-            )?;
-        }
-        Ok(())
+        self.backend.transaction(true, migrate)
     }
 
     /// The migration versions applied, in order.
@@ -139,90 +118,11 @@ impl History {
             .iter()
             .filter(|c| c.status == CellStatus::Ok)
             .collect();
-        let e = &run.environment;
-        let inserted = self.backend.execute(
-            "INSERT INTO runs (key, started_at, kind, restbench_version, cpu_model, cores, kernel, backend, hostname, source, revision, duet) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (key) DO NOTHING",
-            &[
-                Value::text(&key),
-                Value::text(&run.started_at),
-                Value::text(&run.kind),
-                Value::text(&e.restbench_version),
-                Value::text(&e.cpu_model),
-                Value::I(Some(i64::from(e.cores))),
-                Value::text(&e.kernel),
-                Value::text(&e.backend),
-                Value::text(&e.hostname),
-                Value::text(source),
-                Value::T(revision.map(str::to_string)),
-                Value::I(Some(i64::from(is_duet(run)))),
-            ],
-        )?;
-        if inserted == 0 {
-            return Ok(Imported {
-                key,
-                stored: false,
-                cells: cells.len(),
-            });
-        }
-        for (i, cell) in cells.iter().enumerate() {
-            self.insert_cell(&key, i, cell, ab, revision)?;
-        }
-        Ok(Imported {
-            key,
-            stored: true,
-            cells: cells.len(),
+        // One transaction: a run is stored with all its cells or not at all (a full disk
+        // halfway leaves nothing, and the next import stores it whole).
+        self.backend.transaction(false, |backend| {
+            store_run(backend, run, key, source, ab, revision, &cells)
         })
-    }
-
-    fn insert_cell(
-        &mut self,
-        key: &str,
-        index: usize,
-        cell: &Cell,
-        ab: Option<&AbReport>,
-        revision: Option<&str>,
-    ) -> Result<(), HistoryError> {
-        let (base, rev_in_id) = split_revision(&cell.subject);
-        let side = ab.and_then(|r| [&r.a, &r.b].into_iter().find(|s| s.id == cell.subject));
-        let revision = side
-            .and_then(|s| s.commit.clone())
-            .or(rev_in_id.filter(|_| ab.is_none()).map(str::to_string))
-            .or(revision.map(str::to_string));
-        let source_hash = side.map(|s| s.source_hash.clone()).unwrap_or_default();
-        let mut values = vec![
-            Value::text(key),
-            Value::I(Some(index as i64)),
-            Value::text(base),
-            Value::text(&cell.subject),
-            Value::T(revision),
-            Value::text(&source_hash),
-            Value::text(&cell.workload),
-            Value::text(&cell.scenario),
-            Value::text(&cell.protocol),
-        ];
-        for measure in Measure::ALL {
-            let (value, interval) = figure_of(cell, measure);
-            values.push(Value::F(value));
-            values.push(Value::F(interval.map(|i| i.0)));
-            values.push(Value::F(interval.map(|i| i.1)));
-        }
-        let columns = Measure::ALL
-            .iter()
-            .map(|m| format!("{m}, {m}_low, {m}_high"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        let params = (1..=values.len())
-            .map(|i| format!("${i}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        self.backend.execute(
-            &format!(
-                "INSERT INTO cells (run_key, idx, subject, subject_id, revision, source_hash, workload, scenario, protocol, {columns}) VALUES ({params})"
-            ),
-            &values,
-        )?;
-        Ok(())
     }
 
     /// Every stored cell, oldest first; only `subject` (the id without its revision) and
@@ -269,6 +169,131 @@ impl History {
     }
 }
 
+/// The run's row and its cells' rows, inside the import's transaction; nothing when the key
+/// is stored already.
+fn store_run(
+    backend: &mut Backend,
+    run: &RunResults,
+    key: String,
+    source: &str,
+    ab: Option<&AbReport>,
+    revision: Option<&str>,
+    cells: &[&Cell],
+) -> Result<Imported, HistoryError> {
+    let e = &run.environment;
+    let inserted = backend.execute(
+            "INSERT INTO runs (key, started_at, kind, restbench_version, cpu_model, cores, kernel, backend, hostname, source, revision, duet) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (key) DO NOTHING",
+            &[
+                Value::text(&key),
+                Value::text(&run.started_at),
+                Value::text(&run.kind),
+                Value::text(&e.restbench_version),
+                Value::text(&e.cpu_model),
+                Value::I(Some(i64::from(e.cores))),
+                Value::text(&e.kernel),
+                Value::text(&e.backend),
+                Value::text(&e.hostname),
+                Value::text(source),
+                Value::T(revision.map(str::to_string)),
+                Value::I(Some(i64::from(is_duet(run)))),
+            ],
+        )?;
+    if inserted == 0 {
+        return Ok(Imported {
+            key,
+            stored: false,
+            cells: cells.len(),
+        });
+    }
+    for (i, cell) in cells.iter().enumerate() {
+        insert_cell(backend, &key, i, cell, ab, revision)?;
+    }
+    Ok(Imported {
+        key,
+        stored: true,
+        cells: cells.len(),
+    })
+}
+
+/// One cell of the run `key`, inside the import's transaction.
+fn insert_cell(
+    backend: &mut Backend,
+    key: &str,
+    index: usize,
+    cell: &Cell,
+    ab: Option<&AbReport>,
+    revision: Option<&str>,
+) -> Result<(), HistoryError> {
+    let (base, rev_in_id) = split_revision(&cell.subject);
+    let side = ab.and_then(|r| [&r.a, &r.b].into_iter().find(|s| s.id == cell.subject));
+    let revision = side
+        .and_then(|s| s.commit.clone())
+        .or(rev_in_id.filter(|_| ab.is_none()).map(str::to_string))
+        .or(revision.map(str::to_string));
+    let source_hash = side.map(|s| s.source_hash.clone()).unwrap_or_default();
+    let mut values = vec![
+        Value::text(key),
+        Value::I(Some(index as i64)),
+        Value::text(base),
+        Value::text(&cell.subject),
+        Value::T(revision),
+        Value::text(&source_hash),
+        Value::text(&cell.workload),
+        Value::text(&cell.scenario),
+        Value::text(&cell.protocol),
+    ];
+    for measure in Measure::ALL {
+        let (value, interval) = figure_of(cell, measure);
+        values.push(Value::F(value));
+        values.push(Value::F(interval.map(|i| i.0)));
+        values.push(Value::F(interval.map(|i| i.1)));
+    }
+    let columns = Measure::ALL
+        .iter()
+        .map(|m| format!("{m}, {m}_low, {m}_high"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let params = (1..=values.len())
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    backend.execute(
+            &format!(
+                "INSERT INTO cells (run_key, idx, subject, subject_id, revision, source_hash, workload, scenario, protocol, {columns}) VALUES ({params})"
+            ),
+            &values,
+        )?;
+    Ok(())
+}
+
+/// The migrations not yet recorded in `backend`, applied (inside [`History::migrate`]'s
+/// transaction).
+fn migrate(backend: &mut Backend) -> Result<(), HistoryError> {
+    backend.batch(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (version {int} PRIMARY KEY, applied_at TEXT NOT NULL)",
+    )?;
+    let applied: Vec<i64> = backend
+        .query("SELECT version FROM schema_migrations", &[])?
+        .into_iter()
+        .filter_map(|r| r.first().and_then(Value::as_i64))
+        .collect();
+    for (version, ddl) in MIGRATIONS {
+        if applied.contains(version) {
+            continue;
+        }
+        backend.batch(ddl)?;
+        backend.execute(
+            "INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)",
+            &[
+                Value::I(Some(*version)),
+                Value::T(Some(restbench_model::vocabulary::time::utc_stamp())),
+            ],
+        )?;
+    }
+    Ok(())
+}
+
 /// Whether the run measured its cells as a duet (`restbench ab`): at once, sharing the server
 /// CPUs, so its figures compare only with other duets.
 pub fn is_duet(run: &RunResults) -> bool {
@@ -298,7 +323,9 @@ fn figure_of(cell: &Cell, measure: Measure) -> (Option<f64>, Option<(f64, f64)>)
     )
 }
 
-fn point(r: &[Value]) -> HistoryPoint {
+/// A row of [`History::points`]' query read back as a point: any values (a history file is
+/// anyone's to edit) give a point, never a panic (the fuzz target `history_rows`).
+pub fn point(r: &[Value]) -> HistoryPoint {
     let t = |i: usize| r.get(i).and_then(Value::as_text).unwrap_or_default();
     let f = |i: usize| r.get(i).and_then(Value::as_f64);
     let figures = Measure::ALL

@@ -29,6 +29,9 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     ),
 ];
 
+/// The key of the PostgreSQL advisory lock the migrations are run under ("rbhist" in ASCII).
+const MIGRATION_LOCK: i64 = 0x7262_6869_7374;
+
 /// A parameter or a column's value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
@@ -94,6 +97,41 @@ impl Backend {
             .connect(postgres::NoTls)
             .map_err(pg("cannot connect"))?;
         Ok(Backend::Postgres(Box::new(client)))
+    }
+
+    /// Runs `work` in one transaction: all of it is stored, or (on any error, a full disk
+    /// included) none of it. SQLite takes the write lock at once (`BEGIN IMMEDIATE`, waiting
+    /// out another writer within the busy timeout), so two writers never both read and then
+    /// collide; with `migrating`, PostgreSQL takes an advisory lock held to the commit, so two
+    /// first opens never both create the tables.
+    pub fn transaction<T>(
+        &mut self,
+        migrating: bool,
+        work: impl FnOnce(&mut Self) -> Result<T, HistoryError>,
+    ) -> Result<T, HistoryError> {
+        match self {
+            Backend::Sqlite(c) => c
+                .execute_batch("BEGIN IMMEDIATE")
+                .map_err(lite("cannot begin a transaction"))?,
+            Backend::Postgres(c) => {
+                c.batch_execute("BEGIN")
+                    .map_err(pg("cannot begin a transaction"))?;
+                if migrating {
+                    c.batch_execute(&format!("SELECT pg_advisory_xact_lock({MIGRATION_LOCK})"))
+                        .map_err(pg("cannot lock the migrations"))?;
+                }
+            }
+        }
+        let done = work(self);
+        let end = if done.is_ok() { "COMMIT" } else { "ROLLBACK" };
+        let ended = match self {
+            Backend::Sqlite(c) => c.execute_batch(end).map_err(lite("cannot commit")),
+            Backend::Postgres(c) => c.batch_execute(end).map_err(pg("cannot commit")),
+        };
+        match (done, ended) {
+            (Ok(v), Ok(())) => Ok(v),
+            (Err(e), _) | (Ok(_), Err(e)) => Err(e),
+        }
     }
 
     /// DDL with the dialect's types.

@@ -529,6 +529,19 @@ fn copy_capped(mut from: std::io::PipeReader, mut log: CappedLog, done: &LogDone
     done.set();
 }
 
+/// How a child of this process ended, if it has, read without reaping it (`waitid` with
+/// `WNOWAIT`), so the owner of its handle still reaps it: `exited with 1`, `killed by SIGKILL`.
+/// `None` while it runs (or when `pid` is not a child of this process).
+pub fn exit_of_child(pid: u32) -> Option<String> {
+    use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
+    let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+    match waitid(Id::Pid(Pid::from_raw(i32::try_from(pid).ok()?)), flags).ok()? {
+        WaitStatus::Exited(_, code) => Some(format!("exited with {code}")),
+        WaitStatus::Signaled(_, signal, _) => Some(format!("killed by {signal}")),
+        _ => None,
+    }
+}
+
 /// True while any process of the group exists. Members that ended as orphans of restbench (the
 /// subreaper) are reaped first, so their zombies do not count; the leader, a `Child` whose
 /// status its owner collects, is left to it.

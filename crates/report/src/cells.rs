@@ -36,50 +36,73 @@ pub fn key_label(key: &CellKey) -> String {
 
 /// Labels for cells; cells that share subject × workload × scenario × protocol get the settings
 /// that differ between them as a variant.
+///
+/// Linear in the cells: each is found in its group through one index, so a grid of 50,000 cells
+/// is labelled in one pass (`restbench/tests/it/large_documents.rs`).
 pub fn cell_labels(cells: &[&Cell]) -> Vec<CellLabel> {
-    let same = |a: &Cell, b: &Cell| {
-        a.subject == b.subject
-            && a.workload == b.workload
-            && a.scenario == b.scenario
-            && a.protocol == b.protocol
+    let key = |c: &Cell| {
+        (
+            c.subject.clone(),
+            c.workload.clone(),
+            c.scenario.clone(),
+            c.protocol.clone(),
+        )
     };
+    let mut groups: std::collections::HashMap<_, Vec<usize>> = std::collections::HashMap::new();
+    // Each cell's place in its group, from 1.
+    let mut nth = Vec::with_capacity(cells.len());
+    for (i, c) in cells.iter().enumerate() {
+        let group = groups.entry(key(c)).or_default();
+        group.push(i);
+        nth.push(group.len());
+    }
+    // The settings that differ within each group of two or more, computed once per group.
+    let mut differing_of: std::collections::HashMap<_, Vec<&String>> =
+        std::collections::HashMap::new();
+    for (k, group) in &groups {
+        if group.len() < 2 {
+            continue;
+        }
+        let mut keys: Vec<&String> = group
+            .iter()
+            .flat_map(|&j| cells[j].settings.keys())
+            .collect();
+        keys.sort();
+        keys.dedup();
+        let first = &cells[group[0]].settings;
+        let differing = keys
+            .into_iter()
+            .filter(|k| {
+                group
+                    .iter()
+                    .any(|&j| cells[j].settings.get(*k) != first.get(*k))
+            })
+            .collect();
+        differing_of.insert(k.clone(), differing);
+    }
     cells
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let group: Vec<(usize, &Cell)> = cells
-                .iter()
-                .enumerate()
-                .filter(|(_, d)| same(c, d))
-                .map(|(j, d)| (j, *d))
-                .collect();
+            let k = key(c);
             let subject = subject_label(&c.subject, &c.protocol);
-            if group.len() < 2 {
+            let Some(differing) = differing_of.get(&k) else {
                 return CellLabel {
                     label: subject,
                     variant: None,
                 };
-            }
-            let mut keys: Vec<&String> =
-                group.iter().flat_map(|(_, d)| d.settings.keys()).collect();
-            keys.sort();
-            keys.dedup();
-            let differing: Vec<String> = keys
-                .into_iter()
-                .filter(|k| {
-                    let first = group[0].1.settings.get(*k);
-                    group.iter().any(|(_, d)| d.settings.get(*k) != first)
-                })
-                .map(|k| match c.settings.get(k) {
-                    Some(v) => format!("{k}={v}"),
-                    None => format!("{k} unset"),
-                })
-                .collect();
+            };
             let variant = if differing.is_empty() {
-                let n = group.iter().position(|(j, _)| *j == i).unwrap_or(0) + 1;
-                format!("#{n}")
+                format!("#{}", nth[i])
             } else {
-                differing.join(", ")
+                differing
+                    .iter()
+                    .map(|k| match c.settings.get(*k) {
+                        Some(v) => format!("{k}={v}"),
+                        None => format!("{k} unset"),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
             };
             CellLabel {
                 label: format!("{subject} [{variant}]"),

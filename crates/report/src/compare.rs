@@ -10,6 +10,8 @@
 //! This module computes the model's [`Comparison`] document; `text::comparison` and
 //! `markdown::comparison` render it.
 
+use std::collections::HashMap;
+
 use restbench_model::statistics::interval::unpaired_ratio;
 use restbench_model::{Cell, CellStatus, RunResults};
 
@@ -39,21 +41,45 @@ pub fn compare(a: &RunResults, b: &RunResults) -> Comparison {
     let keys_a = keys(&a.cells);
     let keys_b = keys(&b.cells);
     let mut used_b = vec![false; b.cells.len()];
+    // B's cells by subject × workload × scenario × protocol, in B's order: each cell of A is
+    // looked for among its own key's only, so the pairing is linear in the cells.
+    let key = |c: &Cell| {
+        (
+            c.subject.clone(),
+            c.workload.clone(),
+            c.scenario.clone(),
+            c.protocol.clone(),
+        )
+    };
+    let mut b_by_key: HashMap<_, Vec<usize>> = HashMap::new();
+    for (j, cb) in b.cells.iter().enumerate() {
+        b_by_key.entry(key(cb)).or_default().push(j);
+    }
+    // Each group's noise, once.
+    let mut noise_of: HashMap<(bool, String, String, String), Option<f64>> = HashMap::new();
+    let mut noise = |r: &RunResults, side: bool, c: &Cell| {
+        *noise_of
+            .entry((
+                side,
+                c.workload.clone(),
+                c.scenario.clone(),
+                c.protocol.clone(),
+            ))
+            .or_insert_with(|| run_noise(r, &c.workload, &c.scenario, &c.protocol))
+    };
     // (a side is nonconformant, the pair): such pairs are listed after the others.
     let mut cells: Vec<(bool, ComparedCell)> = Vec::new();
     let mut only_in_a = Vec::new();
     for (i, ca) in a.cells.iter().enumerate() {
-        let same_key = |j: usize| {
-            let cb = &b.cells[j];
-            !used_b[j]
-                && cb.subject == ca.subject
-                && cb.workload == ca.workload
-                && cb.scenario == ca.scenario
-                && cb.protocol == ca.protocol
-        };
-        let found = (0..b.cells.len())
-            .find(|&j| same_key(j) && b.cells[j].settings == ca.settings)
-            .or_else(|| (0..b.cells.len()).find(|&j| same_key(j)));
+        let candidates = b_by_key.get_mut(&key(ca));
+        let found = candidates.and_then(|js| {
+            let pick = js
+                .iter()
+                .position(|&j| b.cells[j].settings == ca.settings)
+                .or(if js.is_empty() { None } else { Some(0) })?;
+            // Taken: the cells of B not yet paired stay in B's order.
+            Some(js.remove(pick))
+        });
         match found {
             Some(j) => {
                 used_b[j] = true;
@@ -63,10 +89,7 @@ pub fn compare(a: &RunResults, b: &RunResults) -> Comparison {
                 }
                 let cb = &b.cells[j];
                 let apart = nonconformant(ca) || nonconformant(cb);
-                let noise = combined(
-                    run_noise(a, &ca.workload, &ca.scenario, &ca.protocol),
-                    run_noise(b, &cb.workload, &cb.scenario, &cb.protocol),
-                );
+                let noise = combined(noise(a, false, ca), noise(b, true, cb));
                 cells.push((apart, compare_cell(key, ca, cb, noise)));
             }
             None => only_in_a.push(keys_a[i].clone()),

@@ -18,6 +18,12 @@
 //!   `-`, `@`, tab or carriage return is prefixed with `'` so a spreadsheet shows it rather than
 //!   evaluating it, then fields holding a comma, quote or line break are quoted (RFC 4180).
 //!   Numbers restbench formats itself are not text and are written as they are.
+//! - [`workflow`] and [`workflow_json`]: whole outputs printed where GitHub Actions reads a
+//!   step's lines (<https://docs.github.com/en/actions/reference/workflows-and-actions/workflow-commands>):
+//!   a line that starts (after spaces) with `::`, or holds `##[` anywhere (the older form), would
+//!   be run as a workflow command (`::set-env`, `::add-mask`, `##[error]`), so neither survives
+//!   but in the gate's own `::error`/`::warning` lines, whose message is escaped GitHub's way
+//!   ([`workflow_message`]: `%`, CR and LF as `%25`, `%0D`, `%0A`).
 //!
 //! A leaf: every renderer uses it and it uses nothing of the crate.
 
@@ -63,6 +69,40 @@ pub fn markdown(s: &str) -> String {
     o
 }
 
+/// A text or Markdown output with no line GitHub Actions would run: a line starting with `::`
+/// (after spaces) gets `› ` before it, and every `##[` becomes `# #[`. Apply to what is printed,
+/// then print restbench's own workflow commands after it.
+pub fn workflow(text: &str) -> String {
+    let mut o = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_start();
+        if body.starts_with("::") {
+            o.push_str(&line[..line.len() - body.len()]);
+            o.push_str("› ");
+            o.push_str(body);
+        } else {
+            o.push_str(line);
+        }
+    }
+    o.replace("##[", "# #[")
+}
+
+/// A JSON document with no line GitHub Actions would run, and the same document: `#` (which
+/// JSON has only inside strings) in a `##[` is written `\u0023`; pretty JSON starts no line
+/// with `::`.
+pub fn workflow_json(json: &str) -> String {
+    json.replace("##[", "#\\u0023[")
+}
+
+/// The message of a workflow command, escaped GitHub's way: `%`, CR and LF as `%25`, `%0D`,
+/// `%0A`, so it stays one line; and `##[` as in [`workflow`].
+pub fn workflow_message(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+        .replace("##[", "# #[")
+}
+
 /// Makes text safe to print to a terminal.
 pub fn terminal(s: &str) -> String {
     if !s.chars().any(hides) {
@@ -99,6 +139,25 @@ fn hides(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_line_of_a_workflow_output_is_a_workflow_command() {
+        let text = "ok\n  ::set-env name=A::1\n::error::x\nsay ##[error]y\n";
+        let safe = workflow(text);
+        assert_eq!(
+            safe,
+            "ok\n  › ::set-env name=A::1\n› ::error::x\nsay # #[error]y\n"
+        );
+        let json =
+            serde_json::to_string_pretty(&serde_json::json!({"w": "##[error]x\n::e::"})).unwrap();
+        let safe = workflow_json(&json);
+        assert!(!safe.contains("##["), "{safe}");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&safe).unwrap()["w"],
+            "##[error]x\n::e::"
+        );
+        assert_eq!(workflow_message("a%\r\nb"), "a%25%0D%0Ab");
+    }
 
     #[test]
     fn html_escapes_everything_that_matters() {

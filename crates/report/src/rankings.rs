@@ -56,9 +56,27 @@ pub struct GroupView {
 /// One view per group of the run, in the order the run recorded them; empty for runs from
 /// before rounds.
 pub fn group_views(r: &RunResults) -> Vec<GroupView> {
+    // The cells by group, once: each group looks up its own (linear in the cells).
+    let mut by_group: std::collections::HashMap<(&str, &str, &str), Vec<&Cell>> =
+        std::collections::HashMap::new();
+    for c in &r.cells {
+        by_group
+            .entry((&c.workload, &c.scenario, &c.protocol))
+            .or_default()
+            .push(c);
+    }
     r.groups
         .iter()
-        .map(|g| group_view(g, r.protocol.rounds.as_ref(), &r.cells))
+        .map(|g| {
+            let cells = by_group
+                .get(&(
+                    g.workload.as_str(),
+                    g.scenario.as_str(),
+                    g.protocol.as_str(),
+                ))
+                .map_or(&[][..], Vec::as_slice);
+            group_view(g, r.protocol.rounds.as_ref(), cells)
+        })
         .collect()
 }
 
@@ -113,12 +131,13 @@ pub fn policy_line(policy: Option<&RoundsPolicy>) -> Option<String> {
     ))
 }
 
-fn group_view(g: &GroupRounds, policy: Option<&RoundsPolicy>, cells: &[Cell]) -> GroupView {
-    let in_group = |c: &&Cell| {
-        c.workload == g.workload && c.scenario == g.scenario && c.protocol == g.protocol
-    };
-    let group_cells: Vec<&Cell> = cells.iter().filter(in_group).collect();
-    let cell_of = |s: &str| group_cells.iter().copied().find(|c| c.subject == s);
+/// The view of group `g` from its own cells.
+fn group_view(g: &GroupRounds, policy: Option<&RoundsPolicy>, group_cells: &[&Cell]) -> GroupView {
+    let mut by_subject: std::collections::HashMap<&str, &Cell> = std::collections::HashMap::new();
+    for c in group_cells {
+        by_subject.entry(c.subject.as_str()).or_insert(c);
+    }
+    let cell_of = |s: &str| by_subject.get(s).copied();
     let n = g.ranking.len().max(g.efficiency.len());
     let rows = (0..n)
         .map(|i| {

@@ -42,7 +42,11 @@ fn main() -> ExitCode {
             if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("error: {}", message(&err));
+            // A path or a document's name in the message never becomes a workflow command.
+            eprintln!(
+                "error: {}",
+                restbench_report::escape::workflow(&message(&err))
+            );
             ExitCode::from(if err.is::<cli::BadArgument>() { 2 } else { 1 })
         }
     }

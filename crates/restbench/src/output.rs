@@ -210,8 +210,16 @@ pub fn warn(warnings: &[String]) {
 }
 
 /// `rust-axum: conformant (30 pass, 1 warn)`, `(cached)` when the build's result was kept.
-pub fn conformance_summary(c: &restbench_model::SubjectConformance, cached: bool) -> String {
-    let cached = if cached { " (cached)" } else { "" };
+pub fn conformance_summary(
+    c: &restbench_model::SubjectConformance,
+    cached: Option<&str>,
+) -> String {
+    let cached = cached.map_or_else(String::new, |at| {
+        format!(
+            " (cached: checked {})",
+            restbench_report::escape::terminal(at)
+        )
+    });
     if let Some(e) = &c.error {
         return format!("{}: not checked: {e}", c.subject);
     }

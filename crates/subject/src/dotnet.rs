@@ -96,7 +96,9 @@ fn status_with(cache: &Path, on_path: impl Fn(&str) -> bool) -> DotnetToolchain 
 /// True when `dir`'s marker names `checksum`: it was unpacked from a download that matched it.
 /// A marker naming another checksum (an older pin, a tampered folder) does not count.
 fn verified(dir: &Path, checksum: &str) -> bool {
-    restbench_model::documents::io::read_limited_string(&dir.join(MARKER), 4096, "the marker")
+    // Written by the build script: a link or a pipe in its place is not ours (and a pipe
+    // would hang `doctor`).
+    restbench_model::documents::io::read_own_string(&dir.join(MARKER), 4096, "the marker")
         .is_ok_and(|m| m.trim() == checksum)
 }
 
@@ -159,6 +161,24 @@ mod tests {
         };
         assert!(reason.contains("npm, node not found"), "{reason}");
         assert!(fix.contains("nodejs"), "{fix}");
+    }
+
+    #[test]
+    fn a_pipe_in_place_of_the_marker_neither_hangs_nor_counts() {
+        let root = tempfile::tempdir().unwrap();
+        filled_cache(root.path());
+        let marker = sdk_dir(root.path()).join(MARKER);
+        std::fs::remove_file(&marker).unwrap();
+        nix::unistd::mkfifo(&marker, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let dir = root.path().to_path_buf();
+        std::thread::spawn(move || {
+            let _ = tx.send(status_with(&dir, |_| true));
+        });
+        let got = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("a pipe as the marker hung the check");
+        assert!(matches!(got, DotnetToolchain::Fetchable { .. }), "{got:?}");
     }
 
     #[test]

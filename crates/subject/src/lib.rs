@@ -254,12 +254,15 @@ impl ManifestFile<'_> {
                 format!("{:?} must equal the folder name {folder:?}", raw.id),
             ));
         }
-        if !raw
-            .id
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        {
-            return Err(self.error("id", "use lowercase letters, digits and '-' only".into()));
+        if !is_id(&raw.id) {
+            return Err(self.error(
+                "id",
+                format!(
+                    "{:?}: use lowercase letters, digits and '-' only, not first, at most \
+                     {ID_LIMIT} characters",
+                    raw.id
+                ),
+            ));
         }
         if !LANGUAGES.contains(&raw.language.as_str()) {
             return Err(self.error(
@@ -433,6 +436,23 @@ impl ManifestFile<'_> {
             }
         }
     }
+}
+
+/// The longest subject id.
+pub const ID_LIMIT: usize = 64;
+
+/// Whether `id` can be a subject's id: lowercase letters, digits and '-' (not first), at most
+/// [`ID_LIMIT`] of them. Such an id is one path component that is neither `.` nor `..`, so
+/// every path restbench builds from one (`{cache}/stamps/<id>`, `{cache}/ab/<id>@<tree>`, a
+/// subject's folder) stays inside the folder it was joined to. Every id, from the command line,
+/// a folder's name or a subject.toml, is checked with this before a path is made of it.
+pub fn is_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= ID_LIMIT
+        && !id.starts_with('-')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 /// The most a `subject.toml` may hold (the largest here is under 2 KiB).
@@ -740,6 +760,28 @@ processes = "{cores}"
 
         let e = load_err("demo-server", "id = [");
         assert!(e.contains("subject.toml"), "{e}");
+    }
+
+    #[test]
+    fn an_id_is_one_path_component_of_the_allowed_characters() {
+        for bad in ["", "..", ".", "a/b", "-x", "A", "a.b", &"a".repeat(65)] {
+            assert!(!is_id(bad), "{bad:?} taken");
+        }
+        for good in ["rust-hyper", "a", "go1", &"a".repeat(64)] {
+            assert!(is_id(good), "{good:?} refused");
+        }
+        // A folder with no name of its own (`x/..`) cannot pass an empty id.
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.path().join("x")).unwrap();
+        std::fs::write(
+            root.path().join("subject.toml"),
+            VALID.replace("id = \"demo-server\"", "id = \"\""),
+        )
+        .unwrap();
+        let e = Subject::load(&root.path().join("x/.."))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(": id: "), "{e}");
     }
 
     #[test]

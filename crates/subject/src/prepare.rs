@@ -81,7 +81,8 @@ pub fn is_built(subject: &Subject, cache: &Path) -> bool {
     }
     let stamp = cache.join("stamps").join(&subject.id);
     build_hash(subject).is_ok_and(|hash| {
-        std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == hash)
+        restbench_model::documents::io::read_own_string(&stamp, 4096, "the build stamp")
+            .is_ok_and(|s| s.trim() == hash)
             && outputs_present(subject, cache)
     })
 }
@@ -99,7 +100,7 @@ pub fn prepare(subject: &Subject, cache: &Path) -> Result<Prepared, SubjectError
     }
     let hash = build_hash(subject)?;
     let stamp = stamps.join(&subject.id);
-    if restbench_model::documents::io::read_limited_string(&stamp, 4096, "the build stamp")
+    if restbench_model::documents::io::read_own_string(&stamp, 4096, "the build stamp")
         .is_ok_and(|s| s.trim() == hash)
         && outputs_present(subject, cache)
     {

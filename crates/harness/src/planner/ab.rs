@@ -32,6 +32,15 @@ pub enum AbError {
         "the two folders hold different subjects ({a} and {b}): ab compares two versions of one"
     )]
     DifferentSubjects { a: String, b: String },
+    #[error(
+        "{0:?} is not a subject id: give one of `restbench subjects` (lowercase letters, digits \
+         and '-')"
+    )]
+    NotAnId(String),
+    #[error("git answered {what} {value:?}, which is not a hash")]
+    NotAHash { what: &'static str, value: String },
+    #[error("{0} is not a folder restbench made: left alone")]
+    NotOurs(PathBuf),
 }
 
 /// The two subjects to run, and where each came from.
@@ -108,6 +117,11 @@ pub fn from_revisions(
     rev_b: &str,
     cache: &Path,
 ) -> Result<AbPair, AbError> {
+    // The id becomes paths (`{cache}/ab/<id>@<tree>/<id>`, the git path): one component of the
+    // allowed characters, checked before any is built.
+    if !restbench_subject::is_id(id) {
+        return Err(AbError::NotAnId(id.to_string()));
+    }
     let prefix = git(subjects_root, &["rev-parse", "--show-prefix"])?;
     let top = PathBuf::from(git(subjects_root, &["rev-parse", "--show-toplevel"])?);
     let path = format!("{prefix}{id}");
@@ -124,12 +138,26 @@ pub fn from_revisions(
             },
             e => e,
         })?;
+        for (what, value) in [("the commit", &commit), ("the tree", &tree)] {
+            if value.len() < 16 || !value.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(AbError::NotAHash {
+                    what,
+                    value: value.clone(),
+                });
+            }
+        }
         let short = &commit[..commit.len().min(10)];
         let dest = cache
             .join("ab")
             .join(format!("{id}@{}", &tree[..tree.len().min(16)]));
         let dir = extract(&top, &commit, &path, &dest, id)?;
         let subject = Subject::load(&dir)?;
+        if subject.id != id {
+            return Err(AbError::DifferentSubjects {
+                a: id.to_string(),
+                b: subject.id,
+            });
+        }
         sides.push((
             subject,
             AbSide {
@@ -203,11 +231,15 @@ fn extract(
         let what = format!("{what} {}", dest.display());
         move |source| AbError::Io { what, source }
     };
-    if dest.exists() {
-        std::fs::remove_dir_all(dest).map_err(io("an unfinished"))?;
+    let staging = dest.with_file_name(format!(
+        "{}.partial",
+        dest.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+    ));
+    for old in [dest, &staging] {
+        remove_ours(old)?;
     }
-    let staging = dest.with_extension("partial");
-    let _ = std::fs::remove_dir_all(&staging);
     std::fs::create_dir_all(&staging).map_err(io("the folder"))?;
     let strip = path.matches('/').count();
     let archive = Command::new("git")
@@ -237,6 +269,34 @@ fn extract(
     Ok(dir)
 }
 
+/// Removes `dir` if it is a leftover extraction of ours: a real folder (not a link) named
+/// `<id>@<hex>` or `<id>@<hex>.partial` directly in an `ab` folder. Anything else is refused,
+/// so no id, revision or link can turn this into a delete of something restbench did not make.
+fn remove_ours(dir: &Path) -> Result<(), AbError> {
+    let Ok(meta) = std::fs::symlink_metadata(dir) else {
+        return Ok(()); // nothing there
+    };
+    let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let name = name.strip_suffix(".partial").unwrap_or(name);
+    let ours = meta.is_dir()
+        && dir
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|p| p == "ab")
+        && name.split_once('@').is_some_and(|(id, hash)| {
+            restbench_subject::is_id(id)
+                && !hash.is_empty()
+                && hash.bytes().all(|b| b.is_ascii_hexdigit())
+        });
+    if !ours {
+        return Err(AbError::NotOurs(dir.to_path_buf()));
+    }
+    std::fs::remove_dir_all(dir).map_err(|source| AbError::Io {
+        what: format!("an unfinished {}", dir.display()),
+        source,
+    })
+}
+
 /// `git ARGS` in `dir`, its trimmed output; a failure carries git's own message.
 fn git(dir: &Path, args: &[&str]) -> Result<String, AbError> {
     let out = Command::new("git")
@@ -257,6 +317,83 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, AbError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A git checkout with `subjects/`, one commit, and a build cache holding costs.json.
+    fn checkout() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let top = tempfile::tempdir().unwrap();
+        let subjects = top.path().join("subjects");
+        std::fs::create_dir_all(subjects.join("demo")).unwrap();
+        std::fs::write(subjects.join("demo/subject.toml"), "id = \"demo\"\n").unwrap();
+        std::fs::write(subjects.join("README.md"), "subjects\n").unwrap();
+        let run = |args: &[&str]| {
+            let out = Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@t.invalid"])
+                .args(args)
+                .current_dir(top.path())
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{args:?}: {out:?}");
+        };
+        run(&["init", "-q"]);
+        run(&["add", "."]);
+        run(&["commit", "-q", "-m", "one"]);
+        let cache = top.path().join("cache");
+        std::fs::create_dir_all(&cache).unwrap();
+        std::fs::write(cache.join("costs.json"), "{}").unwrap();
+        (top, subjects, cache)
+    }
+
+    fn cache_listing(cache: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(cache)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn an_id_that_would_leave_the_cache_is_refused_before_any_path_is_made() {
+        let (_top, subjects, cache) = checkout();
+        for id in ["..", ".", "", "../..", "demo/..", "/tmp", "-rf"] {
+            let e = from_revisions(&subjects, id, "HEAD", "HEAD", &cache)
+                .map(|_| ())
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("is not a subject id"), "{id:?}: {e}");
+            assert_eq!(
+                cache_listing(&cache),
+                ["costs.json"],
+                "{id:?} touched the cache"
+            );
+            assert_eq!(
+                std::fs::read_to_string(cache.join("costs.json")).unwrap(),
+                "{}"
+            );
+        }
+    }
+
+    #[test]
+    fn only_leftover_extractions_of_ours_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let ab = dir.path().join("ab");
+        let ours = ab.join("demo@0123456789abcdef");
+        std::fs::create_dir_all(ours.join("demo")).unwrap();
+        remove_ours(&ours).unwrap();
+        assert!(!ours.exists());
+        let elsewhere = dir.path().join("kept");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        for not_ours in [elsewhere.clone(), ab.join("kept"), ab.join("..@abc")] {
+            std::fs::create_dir_all(&not_ours).unwrap();
+            assert!(matches!(remove_ours(&not_ours), Err(AbError::NotOurs(_))));
+            assert!(not_ours.exists());
+        }
+        // A link named like ours is not followed.
+        let link = ab.join("demo@0123456789abcdee");
+        std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+        assert!(matches!(remove_ours(&link), Err(AbError::NotOurs(_))));
+        assert!(elsewhere.exists());
+    }
 
     #[test]
     fn a_duet_unless_interleaved_is_asked_for_or_a_host_is_remote() {

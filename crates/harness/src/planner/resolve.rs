@@ -448,6 +448,7 @@ pub(crate) fn assemble(parts: Parts, site: Site, remote: Option<&RemoteRequest>)
         loadgen_ceiling_rps: None,
         calibration: None,
         database_url: None,
+        database_pid: None,
         db_cpus: Vec::new(),
         database: String::new(),
         db_pool_total: parts.db_pool,
@@ -612,7 +613,8 @@ pub(crate) fn place(
             server
         ));
     }
-    if provision.cluster.is_some() {
+    if let Some(cluster) = &provision.cluster {
+        plan.database_pid = cluster.server_pid();
         plan.database = database_place(&chosen, &plan.placement);
         plan.placement = carved;
         plan.db_cpus = chosen;

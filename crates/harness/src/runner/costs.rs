@@ -11,6 +11,10 @@ use serde::{Deserialize, Serialize};
 use super::plan::RunPlan;
 
 const FILE: &str = "costs.json";
+/// The most costs.json may hold: a few lines per subject.
+pub const LIMIT: u64 = 1 << 20;
+/// The longest a build, a start or a warm-up is believed to take: a day.
+pub const MAX_COST_S: f64 = 86_400.0;
 /// Seconds assumed when no run has measured a subject here yet.
 const UNKNOWN_BUILD_S: f64 = 60.0;
 const UNKNOWN_START_S: f64 = 2.0;
@@ -35,13 +39,26 @@ pub struct Costs {
 }
 
 impl Costs {
-    /// The costs recorded in `cache`; empty when none are (or the file does not read).
+    /// The costs recorded in `cache`; empty when none are (or the file does not read: a link,
+    /// a pipe, more than [`LIMIT`]). A figure no build, start or warm-up can take (negative,
+    /// not a number, beyond [`MAX_COST_S`]) is dropped, and a guess stands in.
     pub fn load(cache: &Path) -> Costs {
-        std::fs::read_to_string(cache.join(FILE))
-            .ok()
-            .filter(|s| s.len() < 1 << 20)
-            .and_then(|s| serde_json::from_str(&s).ok())
+        restbench_model::documents::io::read_own_string(&cache.join(FILE), LIMIT, "costs")
+            .map(|text| Costs::parse(&text))
             .unwrap_or_default()
+    }
+
+    /// The costs of a costs.json's text: empty when it is not one, figures out of range dropped
+    /// (the fuzz target `costs_and_conformance_cache` feeds it anything).
+    pub fn parse(text: &str) -> Costs {
+        let mut costs: Costs = serde_json::from_str(text).unwrap_or_default();
+        costs.subjects.retain(|id, _| restbench_subject::is_id(id));
+        for c in costs.subjects.values_mut() {
+            for figure in [&mut c.build_s, &mut c.start_s, &mut c.warmup_s] {
+                *figure = figure.filter(|s| s.is_finite() && (0.0..=MAX_COST_S).contains(s));
+            }
+        }
+        costs
     }
 
     /// Writes the costs back; a failure only loses the next estimate's accuracy.
@@ -149,6 +166,11 @@ pub fn estimate(plan: &RunPlan, costs: &Costs, built: &dyn Fn(&str) -> bool) -> 
 
 /// `7 min`, `2 h 05 min`, `40 s`.
 pub fn human_duration(seconds: f64) -> String {
+    // Beyond a year an estimate says nothing; NaN reads as 0.
+    const YEAR_S: f64 = 365.0 * 86_400.0;
+    if seconds > YEAR_S {
+        return "more than a year".into();
+    }
     let s = seconds.max(0.0).round() as u64;
     if s < 90 {
         format!("{s} s")
@@ -188,6 +210,48 @@ mod tests {
             Costs::load(dir.path()).subjects.is_empty(),
             "a broken file is ignored"
         );
+    }
+
+    #[test]
+    fn costs_out_of_range_are_dropped_and_a_link_or_a_pipe_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(FILE),
+            r#"{"subjects": {"a": {"build_s": 1e300, "start_s": -5, "warmup_s": 3.0},
+                             "b": {"build_s": 86401, "start_s": 0.5}}}"#,
+        )
+        .unwrap();
+        let c = Costs::load(dir.path());
+        assert_eq!(
+            c.subjects["a"],
+            SubjectCosts {
+                build_s: None,
+                start_s: None,
+                warmup_s: Some(3.0)
+            }
+        );
+        assert_eq!(c.subjects["b"].build_s, None);
+        assert_eq!(c.subjects["b"].start_s, Some(0.5));
+        assert_eq!(human_duration(1e300), "more than a year");
+        assert_eq!(human_duration(-3.0), "0 s");
+        // A link to an endless device is not followed; a pipe does not hang the load.
+        let linked = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink("/dev/zero", linked.path().join(FILE)).unwrap();
+        let piped = tempfile::tempdir().unwrap();
+        nix::unistd::mkfifo(&piped.path().join(FILE), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let folders = [linked.path().to_path_buf(), piped.path().to_path_buf()];
+        std::thread::spawn(move || {
+            for f in &folders {
+                let _ = tx.send(Costs::load(f));
+            }
+        });
+        for _ in 0..2 {
+            let c = rx
+                .recv_timeout(std::time::Duration::from_secs(10))
+                .expect("costs.json read without end");
+            assert!(c.subjects.is_empty());
+        }
     }
 
     #[test]

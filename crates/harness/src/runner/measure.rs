@@ -155,6 +155,52 @@ pub(crate) fn check_alive(cell: &mut CellRun) -> Result<(), HarnessError> {
     }
 }
 
+/// How long a server whose load failed is watched for its exit: a server that dies refuses
+/// connections a moment before it can be reaped, and its exit status says more than "cannot
+/// connect".
+pub(crate) const EXIT_GRACE: Duration = Duration::from_secs(1);
+
+/// The server of `cell` gone, in words, if it is: exited (its status and last lines), or a
+/// process of its group stopped (SIGSTOP, a debugger): the server stopped answering.
+pub(crate) fn server_gone(cell: &mut CellRun) -> Option<String> {
+    if let Err(exited) = check_alive(cell) {
+        return Some(restbench_host::error::chain(&exited));
+    }
+    let pgid = cell.server.child.pgid();
+    let states: Vec<char> = restbench_host::procfs::pids()
+        .into_iter()
+        .filter_map(restbench_host::procfs::stat)
+        .filter(|&(_, _, group)| group == pgid)
+        .map(|(_, state, _)| state)
+        .collect();
+    // A shell that waits for the server is not stopped with it: any stopped process of the
+    // group is the server's.
+    let stopped = states.iter().filter(|s| matches!(s, 'T' | 't')).count();
+    (stopped > 0).then(|| {
+        format!(
+            "the server stopped answering: {stopped} of the {} processes of {} are stopped \
+             (state T), their connections open but unread",
+            states.len(),
+            cell.subject.id
+        )
+    })
+}
+
+/// Why a load of `cell` failed: the server's end ([`server_gone`]) when it is gone or goes
+/// within [`EXIT_GRACE`], else the load's own error.
+pub(crate) fn load_failure(cell: &mut CellRun, e: &HarnessError) -> String {
+    let deadline = Instant::now() + EXIT_GRACE;
+    loop {
+        if let Some(gone) = server_gone(cell) {
+            return gone;
+        }
+        if Instant::now() >= deadline {
+            return restbench_host::error::chain(e);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// One load with the server's CPU and memory over the same interval, read where the server
 /// runs ([`ServerLocation::sampled_load`]), and, with remote generators, each host's share.
 /// `None` when interrupted while remote shards ran.

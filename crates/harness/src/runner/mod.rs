@@ -409,8 +409,10 @@ impl<'a> Run<'a> {
                 return None;
             }
         };
-        if let Some(hit) = conformance_cache::cached(&self.plan.cache, subject, &build) {
-            self.conformed(&hit, true);
+        if let Some((hit, checked_at)) =
+            conformance_cache::cached(&self.plan.cache, subject, &build)
+        {
+            self.conformed(&hit, Some(&checked_at));
             return Some(hit);
         }
         let scenario = scenarios
@@ -438,11 +440,11 @@ impl<'a> Run<'a> {
         };
         server.child.stop(Duration::from_secs(5));
         conformance_cache::store(&self.plan.cache, &result);
-        self.conformed(&result, false);
+        self.conformed(&result, None);
         Some(result)
     }
 
-    fn conformed(&self, conformance: &SubjectConformance, cached: bool) {
+    fn conformed(&self, conformance: &SubjectConformance, cached: Option<&str>) {
         self.events.emit(RunEvent::Conformed {
             conformance,
             cached,

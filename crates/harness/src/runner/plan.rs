@@ -166,6 +166,9 @@ pub struct RunPlan {
     /// cell beats the ceiling, and at the end to measure the machine's drift.
     pub calibration: Option<Duration>,
     pub database_url: Option<String>,
+    /// The postmaster of the PostgreSQL cluster the run started, so that a cell whose database
+    /// went away says how it ended (`None` with an external database or none).
+    pub database_pid: Option<u32>,
     /// The CPUs of the PostgreSQL cluster the run started (empty with an external one or none).
     pub db_cpus: Vec<usize>,
     /// Where the database runs, in a few words, for every cell (empty without a database).

@@ -387,7 +387,7 @@ impl Group<'_> {
         if self.stopped() {
             return ControlFlow::Break(());
         }
-        let cell = self.cell_run(started);
+        let mut cell = self.cell_run(started);
         cell.step(Step::WarmingUp);
         match measure::cell_spec(&cell).and_then(|spec| measure::warm_up_at(&cell, &spec)) {
             Ok((spent, settled, rate)) => {
@@ -395,7 +395,7 @@ impl Group<'_> {
                 m.warmup_settled &= settled;
                 m.warm_rate = rate;
             }
-            Err(e) => m.failed = Some(chain(&e)),
+            Err(e) => m.failed = Some(measure::load_failure(&mut cell, &e)),
         }
         ControlFlow::Continue(())
     }
@@ -474,7 +474,8 @@ impl Group<'_> {
             }
             Ok(None) => return ControlFlow::Break(()),
             Err(_) if self.stopped() => return ControlFlow::Break(()),
-            Err(e) => m.failed = Some(chain(&e)),
+            // A server that exited or stopped says so, rather than "cannot connect".
+            Err(e) => m.failed = Some(measure::load_failure(&mut cell, &e)),
         }
         ControlFlow::Continue(())
     }
@@ -666,14 +667,21 @@ impl Group<'_> {
                 // for every side alike.
                 let why = chain(&e);
                 let mut exited = false;
-                for &k in ordered {
-                    let m = &mut members[k];
-                    if let Err(gone) =
-                        measure::check_alive(&mut self.cell_run(&mut started[m.started]))
-                    {
-                        m.failed = Some(chain(&gone));
-                        exited = true;
+                let deadline = std::time::Instant::now() + measure::EXIT_GRACE;
+                while !exited {
+                    for &k in ordered {
+                        let m = &mut members[k];
+                        if let Some(gone) =
+                            measure::server_gone(&mut self.cell_run(&mut started[m.started]))
+                        {
+                            m.failed = Some(gone);
+                            exited = true;
+                        }
                     }
+                    if std::time::Instant::now() >= deadline {
+                        break;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(20));
                 }
                 if !exited {
                     ordered
@@ -780,6 +788,17 @@ impl Group<'_> {
             // Beside a reference, a cell whose duets mostly did not count is not ranked either.
             if missed_duets > 0 && (missed_duets > counted_duets || counted_duets < 2) {
                 m.cell.raise(restbench_model::Flag::Contended);
+            }
+            // A server that stopped answering, or a database that went away, fails the cell
+            // with why; the run goes on.
+            let database = self
+                .plan
+                .database_pid
+                .filter(|_| self.workload.needs_database())
+                .and_then(restbench_host::process::exit_of_child);
+            if let Some(why) = verdict::not_answering(&m.cell, database.as_deref()) {
+                m.cell.status = CellStatus::Failed;
+                m.cell.reason = Some(why);
             }
             if let Some(first) = contention.first() {
                 self.observer.note(&format!(

@@ -116,6 +116,44 @@ fn in_flight_at_end(m: &Measurement) -> Option<restbench_model::InFlightAtEnd> {
     })
 }
 
+/// The most a cell's failed requests may be of all it sent before the cell fails: beyond half,
+/// its figures describe the errors, not the server.
+pub const ERROR_SHARE_LIMIT: f64 = 0.5;
+
+/// Why a measured cell cannot stand as "ok", if it cannot: a slice that answered nothing (the
+/// server stopped answering: stopped, hung, or gone with its port still open), or most requests
+/// failed. `database` is how the run's database ended, when the cell queries one and it did:
+/// then that is the reason.
+pub fn not_answering(cell: &Cell, database: Option<&str>) -> Option<String> {
+    let failed = cell.errors.total();
+    let sent = cell.requests + failed;
+    let silent = cell
+        .repeats
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.saturation != Some(Saturation::Contended))
+        .find(|(_, r)| r.requests == 0)
+        .map(|(i, _)| i + 1);
+    let mostly_errors = sent > 0 && failed as f64 > ERROR_SHARE_LIMIT * sent as f64;
+    if silent.is_none() && !mostly_errors {
+        return None;
+    }
+    let seen = if let Some(slice) = silent {
+        format!(
+            "slice {slice} of {} had no answer ({} answered, {failed} failed in all)",
+            cell.repeats.len(),
+            cell.requests
+        )
+    } else {
+        format!("{failed} of {sent} requests failed")
+    };
+    Some(match database {
+        Some(end) => format!("the database went away (PostgreSQL {end}): {seen}"),
+        None if silent.is_some() => format!("the server stopped answering: {seen}"),
+        None => format!("most requests failed: {seen}"),
+    })
+}
+
 /// The 95 % intervals of a cell's counted repeats (not contended): req/s, p99 and CPU µs per
 /// request; `None` with fewer than two.
 pub fn intervals(repeats: &[RepeatResult]) -> Option<CellIntervals> {
@@ -367,6 +405,45 @@ mod tests {
         assert_eq!(json["at_rate"][0]["target_rps"], 20_000.0);
         assert_eq!(json["at_rate"][0]["achieved_rps"], 15_000.0);
         assert_eq!(json["at_rate"][0]["pass"], false);
+    }
+
+    #[test]
+    fn a_silent_slice_or_mostly_errors_fail_the_cell_and_a_dead_database_is_named() {
+        let slice = |requests: u64| RepeatResult {
+            rps: requests as f64,
+            requests,
+            duration_s: 1.0,
+            latency_us: Default::default(),
+            errors: Default::default(),
+            server_cpu_cores: 0.1,
+            loadgen_cpu_cores: 0.1,
+            timeseries: Vec::new(),
+            round: None,
+            saturation: Some(Saturation::Server),
+        };
+        let mut cell = restbench_testkit::fixtures::cell("s", 1000.0);
+        cell.repeats = vec![slice(1000), slice(1000)];
+        assert_eq!(not_answering(&cell, None), None, "a healthy cell stands");
+        cell.repeats.push(slice(0));
+        let why = not_answering(&cell, None).unwrap();
+        assert!(
+            why.starts_with("the server stopped answering: slice 3 of 3"),
+            "{why}"
+        );
+        // The users cells of a run whose database was killed: most requests failed.
+        cell.repeats.pop();
+        cell.requests = 511;
+        cell.errors.status = 2763;
+        let why = not_answering(&cell, Some("killed by SIGKILL")).unwrap();
+        assert_eq!(
+            why,
+            "the database went away (PostgreSQL killed by SIGKILL): 2763 of 3274 requests failed"
+        );
+        assert!(
+            not_answering(&cell, None)
+                .unwrap()
+                .starts_with("most requests failed")
+        );
     }
 
     #[test]

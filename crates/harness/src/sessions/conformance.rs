@@ -94,16 +94,16 @@ fn subject_conformance(
         step: Step::Building,
     });
     if let Err(e) = prepare::prepare(s, options.cache) {
-        return told(observer, errored(s, String::new(), chain(&e)), false);
+        return told(observer, errored(s, String::new(), chain(&e)), None);
     }
     let build = match build_key(s, workloads) {
         Ok(k) => k,
-        Err(e) => return told(observer, errored(s, String::new(), chain(&e)), false),
+        Err(e) => return told(observer, errored(s, String::new(), chain(&e)), None),
     };
     if !options.fresh
-        && let Some(hit) = cached(options.cache, s, &build)
+        && let Some((hit, checked_at)) = cached(options.cache, s, &build)
     {
-        return told(observer, hit, true);
+        return told(observer, hit, Some(&checked_at));
     }
     let at = At::scenario(&s.id, Scenario::SingleThread);
     observer.emit(RunEvent::Step {
@@ -112,7 +112,7 @@ fn subject_conformance(
     });
     let mut running = match start_subject(s, Scenario::SingleThread, start, None) {
         Ok(r) => r,
-        Err(e) => return told(observer, errored(s, build, chain(&e)), false),
+        Err(e) => return told(observer, errored(s, build, chain(&e)), None),
     };
     observer.emit(RunEvent::Step {
         at,
@@ -126,10 +126,11 @@ fn subject_conformance(
     };
     running.child.stop(Duration::from_secs(5));
     store(options.cache, &result);
-    told(observer, result, false)
+    told(observer, result, None)
 }
 
-fn told(observer: &Events, c: SubjectConformance, cached: bool) -> SubjectConformance {
+/// Says `c` (with the date it was checked when it came from the cache).
+fn told(observer: &Events, c: SubjectConformance, cached: Option<&str>) -> SubjectConformance {
     observer.emit(RunEvent::Conformed {
         conformance: &c,
         cached,
@@ -161,29 +162,86 @@ fn cache_file(cache: &Path, s: &Subject) -> PathBuf {
     cache.join("conformance").join(format!("{}.json", s.id))
 }
 
-/// The cached result of this build of `s`, if the cache holds one (results that did not run,
-/// such as a failed start, are never kept).
-pub fn cached(cache: &Path, s: &Subject, build: &str) -> Option<SubjectConformance> {
-    // Ours, but in a cache anyone may have touched: a size limit as on every file read.
-    let bytes = restbench_model::documents::io::read_limited(
+/// The most a conformance cache entry may hold: the suite has a few dozen cases of a few
+/// hundred bytes each.
+pub const ENTRY_LIMIT: u64 = 1 << 20;
+/// The most cases an entry may list: far more than the suite has.
+pub const ENTRY_CASES: usize = 1000;
+
+/// An entry of the conformance cache: the result, when it was checked, and the digest of both
+/// with the build key, so an entry edited by hand (all cases turned to pass), copied from
+/// another build or written by another restbench is not believed.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Entry {
+    checked_at: String,
+    digest: String,
+    result: SubjectConformance,
+}
+
+/// SHA-256 of the build key, the time and the result as JSON, in hex.
+fn digest(build: &str, checked_at: &str, result: &SubjectConformance) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    let json = serde_json::to_vec(result).ok()?;
+    let mut h = Sha256::new();
+    for part in [build.as_bytes(), b"\n", checked_at.as_bytes(), b"\n", &json] {
+        h.update(part);
+    }
+    Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The cached result of this build of `s` and when it was checked, if the cache holds one
+/// (results that did not run, such as a failed start, are never kept). The entry is read as
+/// restbench's own file (no link, no pipe, at most [`ENTRY_LIMIT`]) and believed only when its
+/// digest matches its content and this build.
+pub fn cached(cache: &Path, s: &Subject, build: &str) -> Option<(SubjectConformance, String)> {
+    let bytes = restbench_model::documents::io::read_own_file(
         &cache_file(cache, s),
-        restbench_model::documents::io::DOCUMENT_LIMIT,
+        ENTRY_LIMIT,
         "the conformance cache",
     )
     .ok()?;
-    let c: SubjectConformance = serde_json::from_slice(&bytes).ok()?;
-    (c.build == build && c.subject == s.id && c.error.is_none()).then_some(c)
+    parse_entry(&bytes, &s.id, build)
 }
 
-/// Keeps `c` for its build; a cache that cannot be written only costs the next run the cases.
+/// A cache entry's bytes, believed for `subject` and `build` or not (the fuzz target
+/// `costs_and_conformance_cache` feeds it anything).
+pub fn parse_entry(
+    bytes: &[u8],
+    subject: &str,
+    build: &str,
+) -> Option<(SubjectConformance, String)> {
+    if bytes.len() as u64 > ENTRY_LIMIT {
+        return None;
+    }
+    let e: Entry = serde_json::from_slice(bytes).ok()?;
+    let c = e.result;
+    let believed = c.build == build
+        && c.subject == subject
+        && c.error.is_none()
+        && c.cases.len() <= ENTRY_CASES
+        && digest(build, &e.checked_at, &c).is_some_and(|d| d == e.digest);
+    believed.then_some((c, e.checked_at))
+}
+
+/// Keeps `c` for its build, checked now; a cache that cannot be written only costs the next
+/// run the cases.
 pub fn store(cache: &Path, c: &SubjectConformance) {
-    if c.error.is_some() {
+    if c.error.is_some() || !restbench_subject::is_id(&c.subject) {
         return;
     }
+    let checked_at = restbench_model::vocabulary::time::utc_stamp();
+    let Some(digest) = digest(&c.build, &checked_at, c) else {
+        return;
+    };
+    let entry = Entry {
+        checked_at,
+        digest,
+        result: c.clone(),
+    };
     let file = cache
         .join("conformance")
         .join(format!("{}.json", c.subject));
-    if let Ok(json) = serde_json::to_vec_pretty(c) {
+    if let Ok(json) = serde_json::to_vec_pretty(&entry) {
         let _ = std::fs::create_dir_all(cache.join("conformance"));
         let _ = restbench_host::process::write_afresh(&file, &json);
     }
@@ -206,4 +264,77 @@ fn provide_database(options: &ConformanceOptions) -> db::Provision {
         None,
     )
     .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subject(root: &Path) -> Subject {
+        let dir = root.join("tiny");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("subject.toml"),
+            "id = \"tiny\"\nlanguage = \"python\"\nframework = \"t\"\nframework_version = \"1\"\n\
+             seeds = []\nworkloads = [\"plaintext\"]\n[start]\ncommand = \"exec true\"\n",
+        )
+        .unwrap();
+        Subject::load(&dir).unwrap()
+    }
+
+    /// A result with one failing case, as a run would keep it.
+    fn failing(build: &str) -> SubjectConformance {
+        serde_json::from_value(serde_json::json!({
+            "subject": "tiny",
+            "build": build,
+            "cases": [{"case": "split-every-offset/plaintext", "level": "fail",
+                       "verdict": "fail", "seen": "no answer"}],
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn an_edited_or_huge_cache_entry_is_not_believed_and_a_kept_one_says_when() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = subject(dir.path());
+        let cache = dir.path().join("cache");
+        let result = failing("b1");
+        store(&cache, &result);
+        let (back, checked_at) = cached(&cache, &s, "b1").expect("kept");
+        assert_eq!(back, result);
+        assert!(checked_at.starts_with("20"), "{checked_at}");
+        assert!(cached(&cache, &s, "b2").is_none(), "another build");
+        // Edited to all-pass: not believed.
+        let file = cache_file(&cache, &s);
+        let text = std::fs::read_to_string(&file).unwrap();
+        let edited = text.replace("\"verdict\": \"fail\"", "\"verdict\": \"pass\"");
+        assert_ne!(edited, text, "the edit applies");
+        std::fs::write(&file, edited).unwrap();
+        assert!(
+            cached(&cache, &s, "b1").is_none(),
+            "an edited entry was believed"
+        );
+        // An entry of made-up cases beyond the limit is refused from its size.
+        let case = r#"{"case":"x","level":"fail","verdict":"pass","seen":""},"#;
+        let huge = format!(
+            r#"{{"subject":"tiny","build":"b1","cases":[{}{}]}}"#,
+            case.repeat(20_000),
+            &case[..case.len() - 1]
+        );
+        std::fs::write(&file, huge).unwrap();
+        assert!(std::fs::metadata(&file).unwrap().len() > ENTRY_LIMIT);
+        assert!(cached(&cache, &s, "b1").is_none());
+        // A pipe in its place does not hang.
+        std::fs::remove_file(&file).unwrap();
+        nix::unistd::mkfifo(&file, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (c, s2) = (cache.clone(), s.clone());
+        std::thread::spawn(move || {
+            let _ = tx.send(cached(&c, &s2, "b1").is_none());
+        });
+        assert!(
+            rx.recv_timeout(Duration::from_secs(10))
+                .expect("a pipe hung the cache read")
+        );
+    }
 }

@@ -367,7 +367,7 @@ fn checked_from_cache(subject: &Subject, cache: &Path) -> bool {
     let cached = RefCell::new(None);
     let report = session::conformance_subjects(&options, &|e: &Event| {
         if let RunEvent::Conformed { cached: c, .. } = e.kind {
-            *cached.borrow_mut() = Some(c);
+            *cached.borrow_mut() = Some(c.is_some());
         }
     });
     assert_eq!(report.subjects.len(), 1);

@@ -163,6 +163,8 @@ pub enum LimitedReadError {
     },
     #[error("{what} {path} is not UTF-8 text")]
     NotText { what: &'static str, path: PathBuf },
+    #[error("{what} {path} is not a regular file (a link, a pipe or a device): left unread")]
+    NotRegular { what: &'static str, path: PathBuf },
 }
 
 /// `64 MiB`, `16 KiB`, `100 bytes`: a limit as a message says it.
@@ -210,6 +212,79 @@ pub fn read_limited(
         return Err(too_large());
     }
     Ok(bytes)
+}
+
+/// Reads a file restbench wrote itself into its cache (costs.json, a conformance entry, a build
+/// stamp, the .NET SDK's marker), where no link, pipe or device belongs: opened without
+/// following a link (`O_NOFOLLOW`) and without waiting for a writer (`O_NONBLOCK`, so a pipe in
+/// its place never hangs the open), its type and size taken from the open descriptor (so
+/// nothing can be swapped in between), refused unless a regular file of at most `limit`
+/// bytes, and read with that cap.
+pub fn read_own_file(
+    path: &Path,
+    limit: u64,
+    what: &'static str,
+) -> Result<Vec<u8>, LimitedReadError> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|source| match source.raw_os_error() {
+            Some(libc::ELOOP) => LimitedReadError::NotRegular {
+                what,
+                path: path.to_path_buf(),
+            },
+            _ => LimitedReadError::Read {
+                what,
+                path: path.to_path_buf(),
+                source,
+            },
+        })?;
+    let meta = file.metadata().map_err(|source| LimitedReadError::Read {
+        what,
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if !meta.is_file() {
+        return Err(LimitedReadError::NotRegular {
+            what,
+            path: path.to_path_buf(),
+        });
+    }
+    let too_large = || LimitedReadError::TooLarge {
+        what,
+        path: path.to_path_buf(),
+        limit,
+    };
+    if meta.len() > limit {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize + 1);
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|source| LimitedReadError::Read {
+            what,
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// [`read_own_file`] for a text file.
+pub fn read_own_string(
+    path: &Path,
+    limit: u64,
+    what: &'static str,
+) -> Result<String, LimitedReadError> {
+    String::from_utf8(read_own_file(path, limit, what)?).map_err(|_| LimitedReadError::NotText {
+        what,
+        path: path.to_path_buf(),
+    })
 }
 
 /// [`read_limited`] for a text file.
@@ -289,6 +364,51 @@ mod tests {
 
     fn dir() -> PathBuf {
         let d = std::env::temp_dir().join(format!("restbench-model-io-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn an_own_file_that_is_a_link_a_pipe_or_too_large_is_refused_without_waiting() {
+        let d = tempfile_dir("own");
+        let ok = d.join("costs.json");
+        std::fs::write(&ok, "{}").unwrap();
+        assert_eq!(read_own_string(&ok, 16, "costs").unwrap(), "{}");
+        let link = d.join("link.json");
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        let e = read_own_file(&link, 1 << 20, "costs").unwrap_err();
+        assert!(matches!(e, LimitedReadError::NotRegular { .. }), "{e}");
+        let fifo = d.join("fifo.json");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        // Without a writer, a plain open would wait for ever.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let f = fifo.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(read_own_file(&f, 1 << 20, "the entry").map(|_| ()));
+        });
+        let got = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("a pipe must not hang the read");
+        assert!(matches!(got, Err(LimitedReadError::NotRegular { .. })));
+        let big = d.join("big.json");
+        std::fs::write(&big, vec![b' '; 100]).unwrap();
+        assert!(matches!(
+            read_own_file(&big, 99, "costs"),
+            Err(LimitedReadError::TooLarge { .. })
+        ));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    fn tempfile_dir(tag: &str) -> PathBuf {
+        let d =
+            std::env::temp_dir().join(format!("restbench-model-io-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d
     }

@@ -199,19 +199,104 @@ fn point(
         r#"<circle data-point r="4" cx="{px:.1}" cy="{py:.1}"><title>{}</title></circle>"#,
         escape(&title)
     );
-    match (p.revision.as_deref(), commit_url) {
+    match (
+        p.revision.as_deref(),
+        commit_url.and_then(|u| commit_url_checked(u).ok()),
+    ) {
         (Some(rev), Some(url)) => format!(
             r#"<a href="{}">{circle}</a>"#,
-            escape(&url.replace("{rev}", rev))
+            escape(&url.replace("{rev}", &url_component(rev)))
         ),
         _ => circle,
     }
+}
+
+/// The most a `--commit-url` may hold: a link, not a document.
+pub const COMMIT_URL_LIMIT: usize = 2048;
+
+/// `--commit-url` checked: an `http://` or `https://` URL (the scheme in any case) with a host,
+/// of printable characters, at most [`COMMIT_URL_LIMIT`] bytes. Any other scheme
+/// (`javascript:`, `data:`, `file:`) would run or open something when the point is clicked.
+pub fn commit_url_checked(url: &str) -> Result<&str, String> {
+    let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+    let rest = if lower.starts_with("https://") {
+        &url[8..]
+    } else if lower.starts_with("http://") {
+        &url[7..]
+    } else {
+        return Err(format!(
+            "{:?} is not an http(s) URL: give one such as https://github.com/me/my-server/commit/{{rev}}",
+            crate::escape::terminal(url.get(..80).unwrap_or(url))
+        ));
+    };
+    if url.len() > COMMIT_URL_LIMIT {
+        return Err(format!(
+            "the commit URL is {} bytes long: at most {COMMIT_URL_LIMIT}",
+            url.len()
+        ));
+    }
+    if url.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err("the commit URL holds spaces or control characters: encode them".into());
+    }
+    if rest.is_empty() || rest.starts_with(['/', '?', '#']) {
+        return Err(format!("{url:?} names no host"));
+    }
+    Ok(url)
+}
+
+/// A revision as one URL path segment: unreserved characters kept, every other byte
+/// percent-encoded, so a stored revision cannot add a path, a query or a scheme to the link.
+fn url_component(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            o.push(b as char);
+        } else {
+            o.push_str(&format!("%{b:02X}"));
+        }
+    }
+    o
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use restbench_model::documents::history::StoredFigure;
+
+    #[test]
+    fn a_commit_url_is_http_or_https_only() {
+        for good in [
+            "https://github.com/me/s/commit/{rev}",
+            "HTTP://example.invalid/{rev}",
+        ] {
+            assert_eq!(commit_url_checked(good), Ok(good));
+        }
+        for bad in [
+            "javascript:alert(1)//{rev}",
+            "JaVaScRiPt:alert(1)",
+            "data:text/html,<script>alert(1)</script>",
+            "file:///etc/passwd",
+            "https://",
+            "https:///path",
+            "https://a b/{rev}",
+            "//example.invalid/{rev}",
+            "",
+        ] {
+            assert!(commit_url_checked(bad).is_err(), "{bad:?} was taken");
+        }
+        // Nor does the page link to one, if handed one.
+        let points = [at(1, "6.1", 100.0), at(2, "6.1", 101.0)];
+        let html = page(&points, Some("JaVaScRiPt:alert(1)//{rev}"));
+        assert!(!html.to_ascii_lowercase().contains("javascript:"), "{html}");
+        // A revision cannot leave its path segment.
+        let mut odd = at(3, "6.1", 99.0);
+        odd.revision = Some("x/../../evil?q=\"".into());
+        let html = page(&[odd], Some("https://example.invalid/commit/{rev}"));
+        assert!(
+            html.contains("https://example.invalid/commit/x%2F..%2F..%2Fevil%3Fq%3D%22"),
+            "{html}"
+        );
+    }
 
     fn at(day: u32, kernel: &str, rps: f64) -> HistoryPoint {
         HistoryPoint {

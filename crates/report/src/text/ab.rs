@@ -6,15 +6,18 @@ use std::fmt::Write;
 use restbench_model::{AbReport, Check, GateReport, MeasureRatio, RatioRow};
 
 use super::table::wrap;
+use crate::escape::terminal;
 
 const WIDTH: usize = 80;
 
 /// The whole A/B: what was compared, how, each row, and the gate when there is one.
 pub fn ab(report: &AbReport) -> String {
     let mut o = String::new();
-    let side = |s: &restbench_model::AbSide| match &s.revision {
-        Some(rev) => format!("{} ({rev})", s.id),
-        None => format!("{} ({})", s.id, s.folder),
+    let side = |s: &restbench_model::AbSide| {
+        terminal(&match &s.revision {
+            Some(rev) => format!("{} ({rev})", s.id),
+            None => format!("{} ({})", s.id, s.folder),
+        })
     };
     for line in wrap(&format!("A: {}", side(&report.a)), WIDTH) {
         let _ = writeln!(o, "{line}");
@@ -22,7 +25,8 @@ pub fn ab(report: &AbReport) -> String {
     for line in wrap(&format!("B: {}", side(&report.b)), WIDTH) {
         let _ = writeln!(o, "{line}");
     }
-    for line in wrap(&format!("{}: {}", report.mode, report.mode_reason), WIDTH) {
+    let mode = terminal(&format!("{}: {}", report.mode, report.mode_reason));
+    for line in wrap(&mode, WIDTH) {
         let _ = writeln!(o, "{line}");
     }
     if report.rows.is_empty() {
@@ -44,7 +48,7 @@ pub fn ab(report: &AbReport) -> String {
 
 /// One row: its cell, then a line per measure.
 pub fn ratio_rows(row: &RatioRow, with_subject: bool) -> String {
-    let mut o = format!("{}  (B ÷ A)\n", row.label(with_subject));
+    let mut o = format!("{}  (B ÷ A)\n", terminal(&row.label(with_subject)));
     for r in &row.ratios {
         let _ = writeln!(o, "{}", measure_line(r));
     }
@@ -80,7 +84,7 @@ pub fn gate_lines(gate: &GateReport) -> String {
         let _ = writeln!(
             o,
             "across machines (--across-machines): {}",
-            gate.machine_differences.join("; ")
+            terminal(&gate.machine_differences.join("; "))
         );
     }
     for c in &gate.checks {
@@ -90,12 +94,15 @@ pub fn gate_lines(gate: &GateReport) -> String {
             Check::Pass => "ok",
             Check::NoInterval => "n/a",
         };
-        for (i, line) in wrap(&c.sentence, WIDTH - 8).into_iter().enumerate() {
+        for (i, line) in wrap(&terminal(&c.sentence), WIDTH - 8)
+            .into_iter()
+            .enumerate()
+        {
             let head = if i == 0 { mark } else { "" };
             let _ = writeln!(o, "  {head:<5} {line}");
         }
     }
-    for line in wrap(&gate.summary(), WIDTH) {
+    for line in wrap(&terminal(&gate.summary()), WIDTH) {
         let _ = writeln!(o, "{line}");
     }
     o
@@ -104,11 +111,7 @@ pub fn gate_lines(gate: &GateReport) -> String {
 /// GitHub Actions workflow commands: an `::error` per failed check, a `::warning` per check
 /// beyond its threshold within noise.
 pub fn github_annotations(gate: &GateReport) -> Vec<String> {
-    let clean = |s: &str| {
-        s.replace('%', "%25")
-            .replace('\r', "%0D")
-            .replace('\n', "%0A")
-    };
+    let clean = |s: &str| crate::escape::workflow_message(&crate::escape::terminal(s));
     gate.checks
         .iter()
         .filter_map(|c| match c.check {

@@ -57,9 +57,9 @@ pub struct HistoryShowArgs {
     /// Where to write the page.
     #[arg(long, value_name = "FILE", default_value = "history.html")]
     pub out: PathBuf,
-    /// A revision's page: points link to this URL with {rev} replaced (such as
-    /// https://github.com/me/my-server/commit/{rev}).
-    #[arg(long, value_name = "URL")]
+    /// A revision's page, http or https only: points link to this URL with {rev} replaced
+    /// (such as https://github.com/me/my-server/commit/{rev}).
+    #[arg(long, value_name = "URL", value_parser = parse_commit_url)]
     pub commit_url: Option<String>,
     #[command(flatten)]
     pub store: HistoryStoreArgs,
@@ -80,10 +80,27 @@ pub struct HistoryCheckArgs {
     pub store: HistoryStoreArgs,
 }
 
-/// `last:N` with N at least 2.
+/// `--commit-url`: http(s) only.
+fn parse_commit_url(text: &str) -> Result<String, String> {
+    restbench_report::html::history::commit_url_checked(text).map(str::to_string)
+}
+
+/// The most runs `history check --against last:N` takes as its baseline: more is not a recent
+/// history, and reads the whole table.
+pub const AGAINST_LIMIT: u32 = 1000;
+
+/// `last:N` with N from 2 to [`AGAINST_LIMIT`].
 pub fn parse_last(text: &str) -> Result<u32, String> {
-    text.strip_prefix("last:")
-        .and_then(|n| n.parse::<u32>().ok())
-        .filter(|n| *n >= 2)
-        .ok_or_else(|| format!("{text:?} is not last:N with N at least 2 (such as last:5)"))
+    let shape = || format!("{text:?} is not last:N with N at least 2 (such as last:5)");
+    let digits = text.strip_prefix("last:").ok_or_else(shape)?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(shape());
+    }
+    match digits.parse::<u32>() {
+        Ok(n) if n < 2 => Err(shape()),
+        Ok(n) if n <= AGAINST_LIMIT => Ok(n),
+        _ => Err(format!(
+            "{text:?}: N is at most {AGAINST_LIMIT} (a baseline of the recent runs, such as last:5)"
+        )),
+    }
 }

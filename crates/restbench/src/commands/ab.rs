@@ -73,12 +73,14 @@ pub fn run(args: AbArgs) -> anyhow::Result<ExitCode> {
     let ab_file = out_dir.join("ab.json");
     std::fs::write(&ab_file, &json)
         .with_context(|| format!("cannot write {}", ab_file.display()))?;
+    // What a document carries never becomes a GitHub Actions workflow command (`escape`).
+    use restbench_report::escape::{workflow, workflow_json};
     let text = if args.json {
-        json
+        workflow_json(&json)
     } else if args.markdown {
-        restbench_report::markdown::ab::ab(&report)
+        workflow(&restbench_report::markdown::ab::ab(&report))
     } else {
-        restbench_report::text::ab::ab(&report)
+        workflow(&restbench_report::text::ab::ab(&report))
     };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
@@ -106,6 +108,14 @@ fn the_pair(args: &AbArgs, root: &Path, cache: &Path) -> anyhow::Result<AbPair> 
         ([a, b], []) => Ok(sides::from_folders(a, b, cache)?),
         ([id], [rev_a, rev_b]) => {
             let id = id.to_str().unwrap_or_default();
+            if !restbench_subject::is_id(id) {
+                return Err(BadArgument(format!(
+                    "{:?} is not a subject id: with --rev, give one of `restbench subjects` \
+                     (lowercase letters, digits and '-')",
+                    restbench_report::escape::terminal(id)
+                ))
+                .into());
+            }
             Ok(sides::from_revisions(root, id, rev_a, rev_b, cache)?)
         }
         ([_], _) => Err(BadArgument(

@@ -52,12 +52,17 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         crate::gate::machines(&a.environment, &b.environment, args.gate.across_machines)?
     };
     let comparison = restbench_report::compare::compare(&a, &b);
+    // What a document carries never becomes a GitHub Actions workflow command (`escape`).
+    use restbench_report::escape::{workflow, workflow_json};
     let text = if args.json {
-        serde_json::to_string_pretty(&Versioned::new(comparison))? + "\n"
+        workflow_json(&(serde_json::to_string_pretty(&Versioned::new(comparison))? + "\n"))
     } else if args.markdown {
-        restbench_report::markdown::comparison(&comparison)
+        workflow(&restbench_report::markdown::comparison(&comparison))
     } else {
-        restbench_report::text::comparison_at(&comparison, crate::output::table_width())
+        workflow(&restbench_report::text::comparison_at(
+            &comparison,
+            crate::output::table_width(),
+        ))
     };
     write_out(&text)?;
     if args.gate.fail_if.is_empty() {
@@ -66,11 +71,11 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let rows = restbench_model::statistics::ab_ratios::run_rows(&a.cells, &b.cells);
     let mut gate = restbench_model::statistics::gate::evaluate(&args.gate.fail_if, &rows);
     gate.machine_differences = differences;
-    let lines = if args.markdown {
+    let lines = workflow(&if args.markdown {
         restbench_report::markdown::ab::gate_summary(&gate)
     } else {
         restbench_report::text::ab::gate_lines(&gate)
-    };
+    });
     // The JSON on stdout stays one document; the gate's lines go beside it.
     if args.json {
         eprint!("{lines}");

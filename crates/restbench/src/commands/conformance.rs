@@ -79,7 +79,7 @@ fn print_report(
 ) -> std::io::Result<()> {
     if verbose {
         for s in &report.subjects {
-            writeln!(out, "{}", conformance_summary(s, false))?;
+            writeln!(out, "{}", conformance_summary(s, None))?;
             let rows: Vec<Vec<String>> = s
                 .cases
                 .iter()

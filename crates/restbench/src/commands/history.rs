@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use restbench_history::{self as history, History};
 use restbench_model::documents::history::{HistoryPoint, MachineFacts, split_revision};
 use restbench_model::statistics::ab_ratios::{
@@ -152,25 +152,31 @@ pub fn check(args: HistoryCheckArgs) -> anyhow::Result<ExitCode> {
         rows.push(row_against(cell, recent));
     }
     if rows.is_empty() {
-        bail!(
-            "no cell of {} has a history to check against: import earlier runs first",
-            args.run.display()
+        // A CI job's first run has no history yet: that is not a regression (exit 1 is kept for
+        // one), so nothing is judged and the job goes on; the message says so.
+        eprintln!(
+            "no cell of {} has a history to check against yet: nothing judged (import this run \
+             with `restbench history import` to begin one)",
+            restbench_report::escape::terminal(&args.run.display().to_string())
         );
+        return Ok(ExitCode::SUCCESS);
     }
     let mut gate = restbench_model::statistics::gate::evaluate(&args.gate.fail_if, &rows);
     gate.machine_differences = differences;
     let mut out = std::io::stdout().lock();
-    out.write_all(restbench_report::text::ab::gate_lines(&gate).as_bytes())?;
+    let lines = restbench_report::escape::workflow(&restbench_report::text::ab::gate_lines(&gate));
+    out.write_all(lines.as_bytes())?;
     out.flush()?;
     drop(out);
     crate::gate::finish(&gate)
 }
 
+/// The cell's name for a line on stderr: one line, no workflow command (`escape`).
 fn row_label(cell: &Cell) -> String {
-    format!(
+    restbench_report::escape::workflow(&restbench_report::escape::terminal(&format!(
         "{} {} {} {}",
         cell.subject, cell.workload, cell.scenario, cell.protocol
-    )
+    )))
 }
 
 fn environment(m: &MachineFacts) -> Environment {

@@ -220,3 +220,45 @@ fn a_server_that_dies_during_a_measured_slice_fails_its_cell_with_why() {
     assert!(reason.contains("exit status: 3"), "{reason}");
     assert!(reason.contains("giving up after 1500 answers"), "{reason}");
 }
+
+/// A server stopped (SIGSTOP) in the middle of the run answers nothing more, and reports no
+/// error either (its connections stay open): its cell fails with "the server stopped
+/// answering" instead of standing "ok" at 0 req/s, and the run ends.
+#[test]
+fn a_server_stopped_mid_run_fails_its_cell_as_no_longer_answering() {
+    let _turn = turn::take(module_path!());
+    let Some(python) = python() else {
+        eprintln!("skipped: python3 is not installed, so there is no test server");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // The contract's server, which stops itself after 1,500 answers: the verifier and the
+    // first slice get answers, the later slices none.
+    let stopping = SERVER.replace(
+        "        self.wfile.write(body)\n",
+        "        self.wfile.write(body)\n        \
+         Hello.answered = getattr(Hello, 'answered', 0) + 1\n        \
+         if Hello.answered == 1500:\n            \
+         self.wfile.flush()\n            \
+         import os, signal; os.kill(os.getpid(), signal.SIGSTOP)\n",
+    );
+    assert_ne!(stopping, SERVER, "the patch applies");
+    std::fs::write(dir.path().join("hello.py"), stopping).unwrap();
+    let out = dir.path().join("out");
+    let o = restbench()
+        .current_dir(dir.path())
+        .args(["bench", "--cmd", &format!("{python} hello.py {{port}}")])
+        .args(["--workloads", "plaintext", "--scenarios", "single-thread"])
+        .args(["--warmup", "0s", "--duration", "1s", "--repeats", "3"])
+        .args(["-c", "2", "--no-calibrate", "--no-cgroups", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap())
+            .unwrap_or_else(|e| panic!("{e}: {}", o.stderr_text()));
+    let cell = &results["cells"][0];
+    assert_eq!(cell["status"], "failed", "{cell}");
+    let reason = cell["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("the server stopped answering"), "{reason}");
+}

@@ -207,3 +207,57 @@ fn github_output_only_when_its_summary_file_is_set() {
     o.assert_exit(1);
     assert!(!o.stdout_text().contains("::error"), "{}", o.stdout_text());
 }
+
+/// What a results.json or a folder's name carries cannot become a GitHub Actions workflow
+/// command: with `GITHUB_STEP_SUMMARY` set, every line restbench prints (stdout and stderr)
+/// that GitHub would run is one of the gate's own `::error`/`::warning` lines.
+#[test]
+fn hostile_names_print_no_workflow_command_of_their_own() {
+    let _turn = turn::take(module_path!());
+    let dir = tempfile::tempdir().unwrap();
+    let evil = "x\n::set-env name=PATH::/tmp/evil\n##[error]forged\r\n::error::forged %0A";
+    let hostile = |figures: &[(f64, f64)]| {
+        let mut c = cell(figures);
+        c.workload = format!("plaintext{evil}");
+        c.scenario = format!("::warning::{evil}");
+        c.protocol = format!("##[group]{evil}");
+        c.subject = format!("::add-mask::{evil}");
+        c
+    };
+    let base = write_run(dir.path(), "base\n::error::folder", hostile(&STEADY), "6.1");
+    let costlier = STEADY.map(|(cpu, rps)| (cpu * 1.2, rps * 0.8));
+    let head = write_run(dir.path(), "##[error]head", hostile(&costlier), "6.1");
+    let summary = dir.path().join("summary.md");
+    for format in [None, Some("--markdown")] {
+        let o = restbench()
+            .args(["compare", &base, &head, "--fail-if", "cpu_us_per_req>+5%"])
+            .args(format)
+            .env("GITHUB_STEP_SUMMARY", &summary)
+            .output()
+            .unwrap();
+        o.assert_exit(1);
+        let (out, err) = (o.stdout_text(), o.stderr_text());
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with("::error title=restbench gate::")),
+            "{out}"
+        );
+        for line in out.lines().chain(err.lines()) {
+            let command = line.trim_start();
+            assert!(
+                !command.starts_with("::")
+                    || command.starts_with("::error title=restbench gate::")
+                    || command.starts_with("::warning title=restbench gate::"),
+                "a workflow command of the document's: {line:?}"
+            );
+            assert!(!line.contains("##["), "a v1 workflow command: {line:?}");
+            if command.starts_with("::") {
+                let message = command.splitn(3, "::").nth(2).unwrap_or_default();
+                assert!(
+                    !message.contains('\r') && !message.contains('\n'),
+                    "{line:?}"
+                );
+            }
+        }
+    }
+}

@@ -180,5 +180,146 @@ fn import_show_and_check_on_a_sqlite_file() {
         "{}",
         o.stderr_text()
     );
-    assert!(!o.status.success(), "nothing to judge it against");
+    o.assert_exit(0);
+    assert!(
+        o.stderr_text().contains("nothing judged"),
+        "nothing to judge it against: {}",
+        o.stderr_text()
+    );
+}
+
+/// A CI job's first run checks against an empty history: nothing is judged, and that is not a
+/// regression (exit 1), so the job's own gate does not fail it.
+#[test]
+fn a_check_against_an_empty_history_exits_0_and_says_nothing_was_judged() {
+    let _turn = turn::take(module_path!());
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("empty.sqlite").display().to_string();
+    let run = write_run(dir.path(), 1, 10.0, "6.1");
+    let o = restbench()
+        .args(["history", "check", &run, "--history", &db])
+        .args(["--fail-if", "cpu_us_per_req>+5%"])
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    o.assert_exit(0);
+    assert!(
+        o.stderr_text().contains("nothing judged"),
+        "{}",
+        o.stderr_text()
+    );
+}
+
+/// `--against last:N` is bounded, and says so; `--commit-url` takes http(s) only.
+#[test]
+fn history_arguments_out_of_range_are_refused_with_the_reason() {
+    let _turn = turn::take(module_path!());
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite").display().to_string();
+    let run = write_run(dir.path(), 1, 10.0, "6.1");
+    let o = restbench()
+        .args(["history", "check", &run, "--history", &db])
+        .args(["--against", "last:999999999999", "--fail-if", "rps<-5%"])
+        .output()
+        .unwrap();
+    o.assert_exit(2);
+    assert!(
+        o.stderr_text().contains("N is at most 1000"),
+        "{}",
+        o.stderr_text()
+    );
+    for url in [
+        "javascript:alert(1)//{rev}",
+        "JaVaScRiPt:alert(document.cookie)",
+        "data:text/html,<script>alert(1)</script>",
+    ] {
+        let page = dir.path().join("t.html");
+        let o = restbench()
+            .args(["history", "show", "--history", &db, "--commit-url", url])
+            .arg("--out")
+            .arg(&page)
+            .output()
+            .unwrap();
+        o.assert_exit(2);
+        assert!(
+            o.stderr_text().contains("not an http(s) URL"),
+            "{url}: {}",
+            o.stderr_text()
+        );
+        assert!(!page.exists(), "{url}: no page written");
+    }
+}
+
+/// A run of `cells` cells (rust-hyper plaintext under as many scenario names).
+fn write_big_run(dir: &Path, name: &str, cells: usize) -> String {
+    let cells = (0..cells)
+        .map(|i| {
+            let mut c: Cell = fixtures::cell("rust-hyper", 1000.0 + i as f64);
+            c.scenario = format!("scenario-{i}");
+            c
+        })
+        .collect();
+    let run = fixtures::run_results(cells);
+    let folder = dir.join(name);
+    std::fs::create_dir_all(&folder).unwrap();
+    write_results(&folder, &run).unwrap();
+    folder.display().to_string()
+}
+
+/// A disk that fills halfway through an import leaves no part of the run: the import fails
+/// with the reason, and the next one (room again) stores the run whole, not "already stored".
+/// The full disk is the kernel's own: the file size limit (`RLIMIT_FSIZE`) of the importing
+/// process, which makes its writes beyond it fail as a full disk's do.
+#[test]
+fn an_import_that_runs_out_of_disk_stores_nothing_and_the_next_stores_it_whole() {
+    let _turn = turn::take(module_path!());
+    if std::process::Command::new("prlimit")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no prlimit (util-linux)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.sqlite").display().to_string();
+    let small = write_run(dir.path(), 1, 10.0, "6.1");
+    restbench()
+        .args(["history", "import", "--history", &db, &small])
+        .output()
+        .unwrap()
+        .assert_exit(0);
+    let big = write_big_run(dir.path(), "big", 2000);
+    let room = std::fs::metadata(&db).unwrap().len() + 64 * 1024;
+    // SIGXFSZ ignored (as `trap ''` leaves it across exec), the write beyond the limit fails
+    // with EFBIG rather than killing the process.
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"trap '' XFSZ; exec prlimit --fsize="$0" "$@""#)
+        .arg(room.to_string())
+        .arg(env!("CARGO_BIN_EXE_restbench"))
+        .args(["history", "import", "--history", &db, &big])
+        .output()
+        .unwrap();
+    o.assert_exit(1);
+    assert!(
+        o.stderr_text().contains("history"),
+        "the reason: {}",
+        o.stderr_text()
+    );
+    let o = restbench()
+        .args(["history", "import", "--history", &db, &big])
+        .output()
+        .unwrap();
+    o.assert_exit(0);
+    assert!(
+        o.stdout_text().contains("stored") && !o.stdout_text().contains("already"),
+        "{}",
+        o.stdout_text()
+    );
+    assert!(
+        o.stderr_text().contains("2 runs, 2001 cells"),
+        "{}",
+        o.stderr_text()
+    );
 }

@@ -15,6 +15,7 @@ mod history_cli;
 mod hostile;
 mod hostile_documents;
 mod hostile_files;
+mod large_documents;
 mod live;
 mod load_habits;
 mod load_signals;
