@@ -179,7 +179,7 @@ fn group_view(g: &GroupRounds, policy: Option<&RoundsPolicy>, group_cells: &[&Ce
         ),
         rounds: rounds_line(g, policy),
         rows,
-        not_ranked: not_ranked(g, &group_cells),
+        not_ranked: not_ranked(g, group_cells),
         method: method_line(g),
         excluded: g.excluded.iter().map(excluded_line).collect(),
     }
