@@ -27,8 +27,11 @@ fn python() -> Option<&'static str> {
 fn bench_hello(python: &str, dir: &Path, extra: &[&str]) -> serde_json::Value {
     std::fs::write(dir.join("hello.py"), SERVER).unwrap();
     let out = dir.join("out");
+    // Its own cache: the ad-hoc subject's log is kept there, and this file's tests run at once.
+    let cache = tempfile::tempdir().unwrap();
     let o = restbench()
         .current_dir(dir)
+        .env("RESTBENCH_CACHE", cache.path())
         .args(["bench", "--cmd", &format!("{python} hello.py {{port}}")])
         .args(extra)
         .args([
@@ -201,8 +204,10 @@ fn a_server_that_dies_during_a_measured_slice_fails_its_cell_with_why() {
     assert_ne!(dying, SERVER, "the patch applies");
     std::fs::write(dir.path().join("hello.py"), dying).unwrap();
     let out = dir.path().join("out");
+    // Its own cache: the ad-hoc subject's log is kept there, and this file's tests run at once.
     let o = restbench()
         .current_dir(dir.path())
+        .env("RESTBENCH_CACHE", dir.path().join("cache"))
         .args(["bench", "--cmd", &format!("{python} hello.py {{port}}")])
         .args(["--workloads", "plaintext", "--scenarios", "single-thread"])
         .args(["--warmup", "0s", "--duration", "1s", "--repeats", "3"])
@@ -245,8 +250,10 @@ fn a_server_stopped_mid_run_fails_its_cell_as_no_longer_answering() {
     assert_ne!(stopping, SERVER, "the patch applies");
     std::fs::write(dir.path().join("hello.py"), stopping).unwrap();
     let out = dir.path().join("out");
+    // Its own cache: the ad-hoc subject's log is kept there, and this file's tests run at once.
     let o = restbench()
         .current_dir(dir.path())
+        .env("RESTBENCH_CACHE", dir.path().join("cache"))
         .args(["bench", "--cmd", &format!("{python} hello.py {{port}}")])
         .args(["--workloads", "plaintext", "--scenarios", "single-thread"])
         .args(["--warmup", "0s", "--duration", "1s", "--repeats", "3"])
