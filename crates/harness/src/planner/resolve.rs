@@ -686,7 +686,8 @@ impl Resolved {
         }
     }
 
-    /// Calibrates when the plan does, then runs it: the database stays up until `self` drops.
+    /// Connects the remote hosts (when there are any), calibrates when the plan does, then runs
+    /// it: the database stays up until `self` drops.
     ///
     /// The run's results file is the first of its observers, then `observer` (the caller's
     /// display); both see every event with the same time.
@@ -695,9 +696,10 @@ impl Resolved {
         stop: &AtomicBool,
         observer: &dyn Observer,
     ) -> Result<RunResults, HarnessError> {
+        // Hosts first: their connections' note belongs in the document the file starts with.
+        self.connect_hosts(&Events::new(vec![observer]))?;
         let file = ResultsFile::create(&self.plan)?;
         let events = Events::new(vec![&file, observer]);
-        self.connect_hosts(&events)?;
         self.calibrate(stop, &events);
         crate::runner::run(&self.plan, stop, &events)?;
         file.into_results()
