@@ -52,8 +52,15 @@ pub fn exchange(
     limits: Limits,
 ) -> Result<Response, HttpError> {
     let mut conn = Conn::open(addr, timeout)?;
-    conn.write(&opening(addr, method, path, headers, body)?)?;
     let mut upload = Upload::new(body);
+    // The body's first frames (the default windows allow them before the server's SETTINGS)
+    // go in the same write as HEADERS. Tomcat with one worker thread hands the stream to that
+    // thread on HEADERS; had DATA come in a later segment, the thread would wait for a body
+    // that no thread is left to read off the socket, and the answer would never come.
+    let mut first = opening(addr, method, path, headers, body)?;
+    first.extend_from_slice(&upload.data_frames());
+    conn.write(&first)?;
+    upload.after_sending(&mut conn);
     let mut answer = Answer::new(limits);
     loop {
         if upload.sending {
@@ -228,6 +235,11 @@ impl<'a> Upload<'a> {
         if !out.is_empty() && conn.write(&out).is_err() {
             self.sending = false;
         }
+        self.after_sending(conn);
+    }
+
+    /// Sending ends with the body; then the answer's clock starts.
+    fn after_sending(&mut self, conn: &mut Conn) {
         if self.sent == self.body.len() {
             self.sending = false;
         }
