@@ -61,8 +61,14 @@ mod tests {
 
     #[test]
     fn same_and_opposite_orders_give_one_and_minus_one() {
-        assert_eq!(kendall_tau_b(&[3.0, 2.0, 1.0], &[30.0, 20.0, 10.0]), Some(1.0));
-        assert_eq!(kendall_tau_b(&[3.0, 2.0, 1.0], &[10.0, 20.0, 30.0]), Some(-1.0));
+        assert_eq!(
+            kendall_tau_b(&[3.0, 2.0, 1.0], &[30.0, 20.0, 10.0]),
+            Some(1.0)
+        );
+        assert_eq!(
+            kendall_tau_b(&[3.0, 2.0, 1.0], &[10.0, 20.0, 30.0]),
+            Some(-1.0)
+        );
     }
 
     #[test]

@@ -13,6 +13,10 @@ use super::markup::{anchor, dl, flag_badge};
 
 /// The "Study" section: the seed's setting, one ratio table per scenario, what was not run.
 pub fn study(o: &mut String, r: &RunResults, info: &StudyInfo) {
+    if let Some(tfb) = crate::tfb_ratios::for_run(r) {
+        super::tfb::tfb(o, info, &tfb);
+        return;
+    }
     o.push_str("<section id=\"study\">");
     let Some(StudyTables { study: s, tables }) = study_ratios::for_run(r) else {
         let _ = write!(
@@ -93,6 +97,11 @@ fn ratio_table(o: &mut String, workload: &str, t: &RatioTable) {
         escape(workload),
         escape(&t.scenario)
     );
+    ratio_rows(o, t);
+}
+
+/// A ratio table without its heading: the baseline note, the rows with bars, the order notes.
+pub(super) fn ratio_rows(o: &mut String, t: &RatioTable) {
     if let Some(n) = &t.baseline_note {
         let _ = write!(o, "<p class=\"banner info small\">{}</p>", escape(n));
     }

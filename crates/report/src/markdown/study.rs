@@ -11,6 +11,9 @@ use crate::units::{ratio, thousands};
 
 /// The "Study" section of `report.md`.
 pub fn study(info: &StudyInfo, r: &RunResults) -> String {
+    if let Some(tfb) = crate::tfb_ratios::for_run(r) {
+        return super::tfb::tfb(info, &tfb);
+    }
     let mut o = String::new();
     let Some(st) = study_ratios::for_run(r) else {
         let _ = writeln!(
@@ -79,6 +82,11 @@ fn heading(o: &mut String, s: &PublishedStudy, info: &StudyInfo) {
 /// One scenario's table, then whether the measured order matches the published one.
 fn ratio_table(o: &mut String, workload: &str, t: &RatioTable) {
     let _ = writeln!(o, "### {} · {}\n", escape(workload), escape(&t.scenario));
+    ratio_rows(o, t);
+}
+
+/// A ratio table's body: its baseline note, the rows, and whether the orders agree.
+pub(super) fn ratio_rows(o: &mut String, t: &RatioTable) {
     if let Some(n) = &t.baseline_note {
         let _ = writeln!(o, "{}\n", escape(n));
     }

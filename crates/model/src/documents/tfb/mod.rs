@@ -193,7 +193,10 @@ impl Round23 {
             Some(s) => match (&s.no_figure, &s.framework) {
                 (Some(why), _) => format!("no Round 23 figure: {why}"),
                 (None, Some(f)) => {
-                    format!("no Round 23 figure: none was found for {f} in {}", test.title())
+                    format!(
+                        "no Round 23 figure: none was found for {f} in {}",
+                        test.title()
+                    )
                 }
                 (None, None) => "no Round 23 figure".into(),
             },
@@ -282,8 +285,7 @@ pub fn parse_round23(file: &str, text: &str) -> Result<Round23, Round23Error> {
     let mut subjects: Vec<Round23Subject> = Vec::new();
     for (i, value) in raw.subjects.into_iter().enumerate() {
         let at = format!("subjects[{i}]");
-        let s: RawSubject =
-            serde_json::from_value(value).map_err(|e| fail(&at, first_line(e)))?;
+        let s: RawSubject = serde_json::from_value(value).map_err(|e| fail(&at, first_line(e)))?;
         if s.subject.trim().is_empty() {
             return Err(fail(&format!("{at}.subject"), "is empty".into()));
         }
@@ -411,7 +413,10 @@ mod tests {
             r.why_no_figure("rust-hyper", TfbTest::Db)
                 .contains("none was found for hyper in Single query")
         );
-        assert!(r.why_no_figure("nobody", TfbTest::Db).contains("no TFB framework"));
+        assert!(
+            r.why_no_figure("nobody", TfbTest::Db)
+                .contains("no TFB framework")
+        );
     }
 
     #[test]
@@ -419,7 +424,10 @@ mod tests {
         assert_eq!(TfbTest::SITE_ORDER[0].title(), "JSON serialization");
         assert_eq!(TfbTest::Plaintext.cell_label(), "plaintext-pipelined-16");
         assert_eq!(TfbTest::Queries.cell_label(), "queries");
-        assert_eq!(TfbTest::parse("cached-queries"), Some(TfbTest::CachedQueries));
+        assert_eq!(
+            TfbTest::parse("cached-queries"),
+            Some(TfbTest::CachedQueries)
+        );
         assert_eq!(TfbTest::parse("todo"), None);
         assert!(TfbTest::Queries.load().starts_with("20 queries"));
     }
@@ -441,7 +449,8 @@ mod tests {
 
     #[test]
     fn a_malformed_file_names_the_file_the_field_and_the_reason() {
-        let ok = r#"{"test": "json", "rps": 1.0, "source": "https://a.example/r", "firmness": "F"}"#;
+        let ok =
+            r#"{"test": "json", "rps": 1.0, "source": "https://a.example/r", "firmness": "F"}"#;
         assert!(parse_round23("round23.json", &with_figure(ok)).is_ok());
         let cases = [
             (
