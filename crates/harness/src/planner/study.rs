@@ -18,7 +18,7 @@ use super::request::{
     ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, RemoteRequest,
 };
 use super::resolve::{self, Parts, PlanError, Resolved, Site, assemble, place};
-use crate::runner::{LoadShape, RunEntry};
+use crate::runner::{LoadShape, RunEntry, RunPlan};
 use restbench_host::placement::Placement;
 use restbench_subject::Subject;
 
@@ -30,7 +30,7 @@ pub struct StudyRequest {
     /// Every subject of the subjects folder.
     pub subjects: Vec<Subject>,
     pub protocols: Vec<Protocol>,
-    /// `--duration`: the measuring time of the timed studies (a, d); the counted ones keep theirs.
+    /// `--duration`: the measuring time of the timed studies (a, d, tfb); the counted ones keep theirs.
     pub duration: Option<Duration>,
     pub repeats: Option<u32>,
     pub restarts: Option<u32>,
@@ -106,31 +106,31 @@ impl StudyRequest {
         )
     }
 
-    /// The plan of a study whose cells are chosen: its shape, repeats, rounds, then its database.
-    #[allow(clippy::too_many_arguments)]
-    fn plan(
+    /// `study tfb`'s plan before its database and placement are settled: its cells, shape,
+    /// repeats and rounds, as `resolve` runs it (nothing built, started or connected).
+    pub fn tfb_plan(&self, site: &Site, out_dir: PathBuf) -> Result<RunPlan, PlanError> {
+        let (entries, _) = tfb_entries(&self.subjects, &self.only);
+        let workloads = TfbTest::SITE_ORDER.map(TfbTest::workload).to_vec();
+        Ok(self
+            .assembled(TFB_STUDY_ID, site, out_dir, entries, workloads)?
+            .0)
+    }
+
+    /// A study's plan from its chosen cells: shape, repeats, rounds; its database not yet
+    /// placed. Also the sentence on its shortening and its repeats, for `study_info`.
+    fn assembled(
         &self,
         id: &str,
         site: &Site,
         out_dir: PathBuf,
         entries: Vec<RunEntry>,
         workloads: Vec<Workload>,
-        missing: Vec<String>,
-        study: Option<PublishedStudy>,
-    ) -> Result<StudyRun, PlanError> {
+    ) -> Result<(RunPlan, String, u32), PlanError> {
         let (shape, shortening) = self.shape(id, site);
         let repeats = resolve::repeats(self.repeats, self.length);
         let open_loop = resolve::open_loop(&self.open_loop, self.length)?;
         let mut rounds = resolve::rounds(&self.rounds, self.length, repeats, &open_loop)?;
         let method_note = resolve::duets_here(&mut rounds, self.remote.as_deref());
-        let info = study_info(id, self.length, &shortening, &site.placement, repeats);
-        let (title, seed) = info
-            .as_ref()
-            .map(|i| match study {
-                Some(_) => (i.title.clone(), format!("seed {}", i.seed)),
-                None => (i.title.clone(), i.seed.clone()),
-            })
-            .unwrap_or_default();
         let parts = Parts {
             kind: format!("study {id}"),
             entries,
@@ -142,7 +142,7 @@ impl StudyRequest {
             out_dir,
             cache: self.cache.clone(),
             note: method_note,
-            study: info,
+            study: study_info(id, self.length, &shortening, &site.placement, repeats),
             open_loop,
             rounds,
             db_pool: self.database.pool,
@@ -150,6 +150,30 @@ impl StudyRequest {
         };
         let mut plan = assemble(parts, site.clone(), self.remote.as_deref());
         plan.profile = resolve::profile_slice(self.profile, self.length);
+        Ok((plan, shortening, repeats))
+    }
+
+    /// The plan of a study whose cells are chosen, then its database.
+    #[allow(clippy::too_many_arguments)]
+    fn plan(
+        &self,
+        id: &str,
+        site: &Site,
+        out_dir: PathBuf,
+        entries: Vec<RunEntry>,
+        workloads: Vec<Workload>,
+        missing: Vec<String>,
+        study: Option<PublishedStudy>,
+    ) -> Result<StudyRun, PlanError> {
+        let (plan, shortening, repeats) = self.assembled(id, site, out_dir, entries, workloads)?;
+        let (title, seed) = plan
+            .study
+            .as_ref()
+            .map(|i| match study {
+                Some(_) => (i.title.clone(), format!("seed {}", i.seed)),
+                None => (i.title.clone(), i.seed.clone()),
+            })
+            .unwrap_or_default();
         if plan.cells() == 0 {
             return Ok(StudyRun {
                 study,
@@ -210,17 +234,19 @@ pub fn tfb_entries(subjects: &[Subject], only: &[String]) -> (Vec<RunEntry>, Vec
     (entries, missing)
 }
 
-/// `study tfb`'s cells as `(subject, workload label, scenario)`, in run order: what the plan of
-/// [`tfb_entries`] measures, without starting anything.
-pub fn tfb_cells(entries: &[RunEntry]) -> Vec<(String, String, Scenario)> {
+/// A plan's cells as `(subject, workload label, scenario)`, in the order of its entries and
+/// workloads, labelled as the runner labels them (`plaintext-pipelined-16` under a pipelined
+/// shape): what [`StudyRequest::tfb_plan`] will measure, without starting anything.
+pub fn planned_cell_labels(plan: &RunPlan) -> Vec<(String, String, Scenario)> {
     let mut out = Vec::new();
-    for e in entries {
-        for t in TfbTest::SITE_ORDER {
-            if !e.subject.supports(t.workload()) {
-                continue;
-            }
+    for e in &plan.entries {
+        for (workload, _) in plan.cells_of(&e.subject) {
             for scenario in &e.scenarios {
-                out.push((e.subject.id.clone(), t.cell_label(), *scenario));
+                out.push((
+                    e.subject.id.clone(),
+                    workload.cell_label(plan.shape.pipeline),
+                    *scenario,
+                ));
             }
         }
     }
@@ -545,7 +571,40 @@ mod tests {
         }
         // A subject declaring none of TFB's types gets no entry.
         assert!(!ids.contains(&"go-gorilla"), "{ids:?}");
-        let cells = tfb_cells(&entries);
+        let request = StudyRequest {
+            length: Length::Quick,
+            only: Vec::new(),
+            subjects: subjects(),
+            protocols: vec![Protocol::H1],
+            duration: None,
+            repeats: None,
+            restarts: None,
+            rounds: Default::default(),
+            machine: Default::default(),
+            database: DatabaseRequest {
+                url: None,
+                pool: resolve::DEFAULT_DB_POOL,
+            },
+            open_loop: Default::default(),
+            remote: None,
+            cache: PathBuf::new(),
+            conformance: ConformanceStep::Check,
+            profile: false,
+        };
+        let site = Site {
+            placement: Placement::split(&[0, 1]),
+            backend: restbench_host::cgroup::Backend::affinity_only("test"),
+        };
+        let plan = request.tfb_plan(&site, PathBuf::new()).unwrap();
+        assert_eq!(plan.kind, "study tfb");
+        assert!(resolve::needs_database(&plan));
+        let study = plan.study.as_ref().unwrap();
+        assert!(
+            study.shortened && study.note.contains("--quick"),
+            "{study:?}"
+        );
+        let cells = planned_cell_labels(&plan);
+        assert_eq!(cells.len(), 5 * 7, "{cells:?}");
         let of = |id: &str| -> Vec<String> {
             cells
                 .iter()
@@ -562,7 +621,7 @@ mod tests {
                 "cached-queries",
                 "fortunes",
                 "updates",
-                "plaintext-pipelined-16"
+                "plaintext-pipelined-16",
             ]
         );
         assert!(cells.iter().all(|c| c.2 == Scenario::AllCores));

@@ -13,10 +13,6 @@ use super::markup::{anchor, dl, flag_badge};
 
 /// The "Study" section: the seed's setting, one ratio table per scenario, what was not run.
 pub fn study(o: &mut String, r: &RunResults, info: &StudyInfo) {
-    if let Some(tfb) = crate::tfb_ratios::for_run(r) {
-        super::tfb::tfb(o, info, &tfb);
-        return;
-    }
     o.push_str("<section id=\"study\">");
     let Some(StudyTables { study: s, tables }) = study_ratios::for_run(r) else {
         let _ = write!(

@@ -196,7 +196,10 @@ pub fn report(r: &RunResults) -> String {
         let _ = writeln!(o, "PostgreSQL (users workload): {}.\n", escape(db));
     }
     if let Some(info) = &r.study {
-        o.push_str(&study(info, r));
+        match crate::tfb_ratios::for_run(r) {
+            Some(tables) => o.push_str(&tfb::tfb(info, &tables)),
+            None => o.push_str(&study(info, r)),
+        }
     }
     workloads(&mut o, r);
     o.push_str(&profile::section(r));

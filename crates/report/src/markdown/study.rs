@@ -11,9 +11,6 @@ use crate::units::{ratio, thousands};
 
 /// The "Study" section of `report.md`.
 pub fn study(info: &StudyInfo, r: &RunResults) -> String {
-    if let Some(tfb) = crate::tfb_ratios::for_run(r) {
-        return super::tfb::tfb(info, &tfb);
-    }
     let mut o = String::new();
     let Some(st) = study_ratios::for_run(r) else {
         let _ = writeln!(

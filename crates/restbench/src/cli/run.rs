@@ -90,7 +90,7 @@ pub struct StudyArgs {
     /// Only these subjects of the study, comma-separated [default: all of the study's].
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub subjects: Vec<String>,
-    /// Measuring time per repeat for the timed studies (a, d).
+    /// Measuring time per repeat for the timed studies (a, d, tfb).
     ///
     /// [default: the study's, shortened unless --faithful]
     #[arg(value_name = "D", help_heading = LOAD_SHAPE, long, value_parser = parse_duration)]
