@@ -184,8 +184,9 @@ pub fn why_absolutes_differ(round23: &Round23) -> String {
         "Absolute figures cannot agree and are not compared: Round {} ran on {} (source: {}), \
         with the database and the load generator on machines of their own; here each server gets \
         the cores this run's placement gives it (one core on a two-core machine), beside the \
-        generator and the database on the same host. What a core, a link and a database round \
-        trip cost differs by orders of magnitude between the two, so only the ratios between \
+        generator and the database on the same host. Fifty-six cores against one, a 40 GbE link \
+        against loopback, a database on its own machine against one sharing this host: req/s \
+        here are a small and unequal fraction of Round 23's, so only the ratios between \
         subjects, and their order, can be set side by side.",
         round23.round, round23.hardware, round23.hardware_source
     )
