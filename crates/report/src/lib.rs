@@ -9,6 +9,8 @@
 //! - leaves: [`escape`], [`units`], [`noise`], [`cells`], [`vocabulary`], [`document`],
 //!   [`mod@conformance`] (its words, and the rule that ranks nonconformant cells apart);
 //! - computing (data in, data out, no markup): [`mod@compare`], [`load_compare`],
+//!   [`tfb_ratios`] (`study tfb`'s tables: ours and Round 23's per TechEmpower test type, as
+//!   ratios to one baseline, with Kendall's tau-b and the reversals),
 //!   [`study_ratios`] (a study's ratio tables: published and measured figures as ratios to its
 //!   baseline; the A/B ratios are the model's `statistics::ab_ratios`), [`open_loop`], [`timeline`], [`rankings`] (a group's rounds: rankings with ties, the
 //!   efficiency ranking, intervals, rounds needed, unsettled ratios, contended cells),
@@ -44,6 +46,7 @@ pub mod profiles;
 pub mod rankings;
 pub mod study_ratios;
 pub mod text;
+pub mod tfb_ratios;
 pub mod timeline;
 pub mod units;
 pub mod vocabulary;

@@ -1,5 +1,7 @@
 //! Planning a seed study's run from its published figures (`restbench_model::documents::published`): the
-//! cells every figure needs, the Rust contenders beside them, and the seed's load shape.
+//! cells every figure needs, the Rust contenders beside them, and the seed's load shape; and
+//! `study tfb`'s: every subject that declares a TechEmpower workload, over TFB's seven test types
+//! (`restbench_model::documents::tfb`), in the `all-cores` scenario, with TFB's load.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -7,7 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use restbench_loadgen::{HttpVersion, StopAt};
-use restbench_model::documents::published::{PublishedStudy, published_study};
+use restbench_model::documents::published::{PublishedStudy, TFB_STUDY_ID, published_study};
+use restbench_model::documents::tfb::TfbTest;
 use restbench_model::vocabulary::cpus::format_cpu_list;
 use restbench_model::{Protocol, Scenario, StudyInfo, UnknownName, Workload};
 
@@ -15,7 +18,7 @@ use super::request::{
     ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, RemoteRequest,
 };
 use super::resolve::{self, Parts, PlanError, Resolved, Site, assemble, place};
-use crate::runner::{LoadShape, RunEntry};
+use crate::runner::{LoadShape, RunEntry, RunPlan};
 use restbench_host::placement::Placement;
 use restbench_subject::Subject;
 
@@ -27,7 +30,7 @@ pub struct StudyRequest {
     /// Every subject of the subjects folder.
     pub subjects: Vec<Subject>,
     pub protocols: Vec<Protocol>,
-    /// `--duration`: the measuring time of the timed studies (a, d); the counted ones keep theirs.
+    /// `--duration`: the measuring time of the timed studies (a, d, tfb); the counted ones keep theirs.
     pub duration: Option<Duration>,
     pub repeats: Option<u32>,
     pub restarts: Option<u32>,
@@ -47,7 +50,11 @@ pub struct StudyRequest {
 /// One study planned: the published figures it is set against, the subjects it names that the
 /// subjects folder lacks, and the plan (`None`: no cell to run).
 pub struct StudyRun {
-    pub study: PublishedStudy,
+    /// The seed study's published figures; `None` for `study tfb`, whose figures are Round 23's.
+    pub study: Option<PublishedStudy>,
+    /// The study's title and what it re-runs (`seed 000`, `TFB Round 23`), for the terminal.
+    pub title: String,
+    pub seed: String,
     pub missing: Vec<String>,
     pub resolved: Option<Resolved>,
 }
@@ -72,6 +79,11 @@ impl StudyRequest {
 
     /// Plans study `id` into `out_dir`: its cells, shape, repeats, then its database.
     pub fn resolve(&self, id: &str, site: &Site, out_dir: PathBuf) -> Result<StudyRun, PlanError> {
+        if id == TFB_STUDY_ID {
+            let (entries, missing) = tfb_entries(&self.subjects, &self.only);
+            let workloads = TfbTest::SITE_ORDER.map(TfbTest::workload).to_vec();
+            return self.plan(id, site, out_dir, entries, workloads, missing, None);
+        }
         let study = published_study(id)
             .ok_or_else(|| PlanError::BadArgument(format!("unknown study {id:?}")))?;
         let (entries, missing) = study_entries(&study, &self.subjects, &self.only);
@@ -83,6 +95,37 @@ impl StudyRequest {
                     id: id.to_string(),
                     source,
                 })?;
+        self.plan(
+            id,
+            site,
+            out_dir,
+            entries,
+            vec![workload],
+            missing,
+            Some(study),
+        )
+    }
+
+    /// `study tfb`'s plan before its database and placement are settled: its cells, shape,
+    /// repeats and rounds, as `resolve` runs it (nothing built, started or connected).
+    pub fn tfb_plan(&self, site: &Site, out_dir: PathBuf) -> Result<RunPlan, PlanError> {
+        let (entries, _) = tfb_entries(&self.subjects, &self.only);
+        let workloads = TfbTest::SITE_ORDER.map(TfbTest::workload).to_vec();
+        Ok(self
+            .assembled(TFB_STUDY_ID, site, out_dir, entries, workloads)?
+            .0)
+    }
+
+    /// A study's plan from its chosen cells: shape, repeats, rounds; its database not yet
+    /// placed. Also the sentence on its shortening and its repeats, for `study_info`.
+    fn assembled(
+        &self,
+        id: &str,
+        site: &Site,
+        out_dir: PathBuf,
+        entries: Vec<RunEntry>,
+        workloads: Vec<Workload>,
+    ) -> Result<(RunPlan, String, u32), PlanError> {
         let (shape, shortening) = self.shape(id, site);
         let repeats = resolve::repeats(self.repeats, self.length);
         let open_loop = resolve::open_loop(&self.open_loop, self.length)?;
@@ -91,7 +134,7 @@ impl StudyRequest {
         let parts = Parts {
             kind: format!("study {id}"),
             entries,
-            workloads: vec![workload],
+            workloads,
             protocols: self.protocols.clone(),
             shape,
             repeats,
@@ -107,9 +150,35 @@ impl StudyRequest {
         };
         let mut plan = assemble(parts, site.clone(), self.remote.as_deref());
         plan.profile = resolve::profile_slice(self.profile, self.length);
+        Ok((plan, shortening, repeats))
+    }
+
+    /// The plan of a study whose cells are chosen, then its database.
+    #[allow(clippy::too_many_arguments)]
+    fn plan(
+        &self,
+        id: &str,
+        site: &Site,
+        out_dir: PathBuf,
+        entries: Vec<RunEntry>,
+        workloads: Vec<Workload>,
+        missing: Vec<String>,
+        study: Option<PublishedStudy>,
+    ) -> Result<StudyRun, PlanError> {
+        let (plan, shortening, repeats) = self.assembled(id, site, out_dir, entries, workloads)?;
+        let (title, seed) = plan
+            .study
+            .as_ref()
+            .map(|i| match study {
+                Some(_) => (i.title.clone(), format!("seed {}", i.seed)),
+                None => (i.title.clone(), i.seed.clone()),
+            })
+            .unwrap_or_default();
         if plan.cells() == 0 {
             return Ok(StudyRun {
                 study,
+                title,
+                seed,
                 missing,
                 resolved: None,
             });
@@ -129,10 +198,59 @@ impl StudyRequest {
         }
         Ok(StudyRun {
             study,
+            title,
+            seed,
             missing,
             resolved: Some(resolved),
         })
     }
+}
+
+/// The scenario `study tfb` runs in: TFB ran every framework in its production configuration, a
+/// worker per core of its 56-core server, which is restbench's `all-cores` (a worker per core
+/// the server is given, one core on a two-core machine).
+pub const TFB_SCENARIO: Scenario = Scenario::AllCores;
+
+/// The cells of `study tfb`: every subject that declares at least one of TFB's own six workloads
+/// (plaintext alone does not count: every subject serves it, for the seeds), over the seven types
+/// it declares, in the subjects folder's order, in
+/// [`TFB_SCENARIO`]. `only` names the subjects wanted; one it names that does not exist, or
+/// that declares no TFB workload, is returned as missing.
+pub fn tfb_entries(subjects: &[Subject], only: &[String]) -> (Vec<RunEntry>, Vec<String>) {
+    let declares_tfb = |s: &Subject| s.workloads.iter().any(|w| w.is_tfb());
+    let entries: Vec<RunEntry> = subjects
+        .iter()
+        .filter(|s| declares_tfb(s) && (only.is_empty() || only.contains(&s.id)))
+        .map(|s| RunEntry {
+            subject: s.clone(),
+            scenarios: vec![TFB_SCENARIO],
+        })
+        .collect();
+    let missing = only
+        .iter()
+        .filter(|o| !entries.iter().any(|e| &e.subject.id == *o))
+        .cloned()
+        .collect();
+    (entries, missing)
+}
+
+/// A plan's cells as `(subject, workload label, scenario)`, in the order of its entries and
+/// workloads, labelled as the runner labels them (`plaintext-pipelined-16` under a pipelined
+/// shape): what [`StudyRequest::tfb_plan`] will measure, without starting anything.
+pub fn planned_cell_labels(plan: &RunPlan) -> Vec<(String, String, Scenario)> {
+    let mut out = Vec::new();
+    for e in &plan.entries {
+        for (workload, _) in plan.cells_of(&e.subject) {
+            for scenario in &e.scenarios {
+                out.push((
+                    e.subject.id.clone(),
+                    workload.cell_label(plan.shape.pipeline),
+                    *scenario,
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// A subject × scenario (× settings) a study run needs so that every figure has a measured
@@ -198,6 +316,10 @@ pub fn study_info(
     )
 }
 
+/// The concurrency of `study tfb`: TFB's highest level for json, db, fortunes, and the one it
+/// ran queries, updates and cached-queries at.
+pub const TFB_CONNECTIONS: u32 = 512;
+
 /// The contenders restbench adds to every study.
 const RUST_CONTENDERS: [&str; 4] = ["rust-hyper", "rust-axum", "rust-actix", "rust-reference"];
 
@@ -214,6 +336,27 @@ pub fn study_shape(id: &str, length: Length, loadgen_cpus: usize) -> (LoadShape,
     let warmup = secs(3, 3, 1);
     let warmup_max = secs(30, 30, 8);
     match id {
+        TFB_STUDY_ID => (
+            LoadShape {
+                connections: TFB_CONNECTIONS,
+                threads: 8.max(loadgen_cpus as u32),
+                stop: StopAt::Duration(secs(15, 15, 3)),
+                warmup,
+                warmup_max,
+                pipeline: restbench_model::TFB_PIPELINE,
+                ..LoadShape::default()
+            },
+            format!(
+                "{} per repeat at concurrency {TFB_CONNECTIONS}, TFB's highest level but for plaintext (TFB's best of 256 to 16,384 connections); plaintext pipelined {} deep as TFB's pipeline.lua, the other types one request at a time; queries and updates {} rows per request, cached-queries {}; in the all-cores scenario.",
+                match length {
+                    Quick => "3 s (--quick; TFB's sample was 15 s)",
+                    _ => "15 s (TFB's sample)",
+                },
+                restbench_model::TFB_PIPELINE,
+                restbench_model::TFB_QUERIES,
+                restbench_model::TFB_CACHED_COUNT,
+            ),
+        ),
         "a" => (
             LoadShape {
                 connections: 10,
@@ -410,5 +553,100 @@ mod tests {
         let (a, note) = study_shape("a", Length::Quick, 1);
         assert_eq!((a.connections, a.threads), (10, 2));
         assert!(note.contains("--quick"));
+    }
+
+    #[test]
+    fn study_tfb_plans_every_subject_that_declares_a_tfb_type_over_the_seven() {
+        let (entries, missing) = tfb_entries(&subjects(), &[]);
+        assert!(missing.is_empty(), "{missing:?}");
+        let ids: Vec<&str> = entries.iter().map(|e| e.subject.id.as_str()).collect();
+        for id in [
+            "rust-actix",
+            "rust-axum",
+            "rust-hyper",
+            "rust-iron",
+            "rust-reference",
+        ] {
+            assert!(ids.contains(&id), "{ids:?}");
+        }
+        // A subject declaring none of TFB's types gets no entry.
+        assert!(!ids.contains(&"go-gorilla"), "{ids:?}");
+        let request = StudyRequest {
+            length: Length::Quick,
+            only: Vec::new(),
+            subjects: subjects(),
+            protocols: vec![Protocol::H1],
+            duration: None,
+            repeats: None,
+            restarts: None,
+            rounds: Default::default(),
+            machine: Default::default(),
+            database: DatabaseRequest {
+                url: None,
+                pool: resolve::DEFAULT_DB_POOL,
+            },
+            open_loop: Default::default(),
+            remote: None,
+            cache: PathBuf::new(),
+            conformance: ConformanceStep::Check,
+            profile: false,
+        };
+        let site = Site {
+            placement: Placement::split(&[0, 1]),
+            backend: restbench_host::cgroup::Backend::affinity_only("test"),
+        };
+        let plan = request.tfb_plan(&site, PathBuf::new()).unwrap();
+        assert_eq!(plan.kind, "study tfb");
+        assert!(resolve::needs_database(&plan));
+        let study = plan.study.as_ref().unwrap();
+        assert!(
+            study.shortened && study.note.contains("--quick"),
+            "{study:?}"
+        );
+        let cells = planned_cell_labels(&plan);
+        assert_eq!(cells.len(), 5 * 7, "{cells:?}");
+        let of = |id: &str| -> Vec<String> {
+            cells
+                .iter()
+                .filter(|c| c.0 == id)
+                .map(|c| c.1.clone())
+                .collect()
+        };
+        assert_eq!(
+            of("rust-axum"),
+            [
+                "json",
+                "db",
+                "queries",
+                "cached-queries",
+                "fortunes",
+                "updates",
+                "plaintext-pipelined-16",
+            ]
+        );
+        assert!(cells.iter().all(|c| c.2 == Scenario::AllCores));
+        // Only the subjects asked for; one unknown or without TFB types is said to be missing.
+        let (only, missing) = tfb_entries(&subjects(), &["rust-hyper".into(), "go-gorilla".into()]);
+        assert_eq!(only.len(), 1);
+        assert_eq!(missing, ["go-gorilla"]);
+    }
+
+    #[test]
+    fn study_tfb_quick_loads_as_tfb_but_shorter() {
+        let (quick, note) = study_shape(TFB_STUDY_ID, Length::Quick, 1);
+        assert_eq!((quick.connections, quick.pipeline), (512, 16));
+        assert!(matches!(quick.stop, StopAt::Duration(t) if t == Duration::from_secs(3)));
+        assert!(
+            note.contains("--quick") && note.contains("all-cores"),
+            "{note}"
+        );
+        assert!(note.contains("20 rows"), "{note}");
+        let (full, _) = study_shape(TFB_STUDY_ID, Length::Default, 1);
+        assert!(matches!(full.stop, StopAt::Duration(t) if t == Duration::from_secs(15)));
+        // Pipelining reaches plaintext alone: every other type stays one request at a time.
+        for t in TfbTest::SITE_ORDER {
+            let depth = t.workload().pipeline_under(quick.pipeline);
+            assert_eq!(depth, if t == TfbTest::Plaintext { 16 } else { 1 }, "{t:?}");
+        }
     }
 }

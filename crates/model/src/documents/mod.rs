@@ -5,8 +5,9 @@
 //!   [`capacity`] search), [`ab`] (`ab --json`), [`history`] (a stored cell read back),
 //!   [`comparison`] (`compare --json`), [`conformance`] (how each subject reads HTTP), [`profile`]
 //!   (a cell's profiling slice), [`outputs`] (the smaller `--json` outputs: verify, subjects,
-//!   doctor, and the envelope that versions another document) and [`published`] (the seed
-//!   studies' published figures, as data).
+//!   doctor, and the envelope that versions another document), [`published`] (the seed
+//!   studies' published figures, as data) and [`tfb`] (TechEmpower's test types and Round 23's
+//!   figures for `study tfb`, as data).
 //! - Reading and writing them: [`io`] (bounded reads, atomic writes, the version check),
 //!   [`validate`] (the shared checks each document's [`Document::validate`] is made of),
 //!   [`merge`] (several generators' load results merged into one, exactly) and [`histogram`]
@@ -25,6 +26,7 @@ pub mod outputs;
 pub mod profile;
 pub mod published;
 pub mod run;
+pub mod tfb;
 pub mod validate;
 
 use validate::Invalid;

@@ -17,6 +17,9 @@ use serde::{Deserialize, Serialize};
 /// The scenarios, in the order reports show them.
 pub use crate::vocabulary::scenario::SCENARIO_ORDER;
 
+/// The id of `study tfb`, whose figures are Round 23's (`documents::tfb`), not a seed's.
+pub const TFB_STUDY_ID: &str = "tfb";
+
 /// What `results.json` records about a study run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StudyInfo {
@@ -35,6 +38,15 @@ pub struct StudyInfo {
 impl StudyInfo {
     /// The info for a study id, with the title and seed filled in from [`published_study`].
     pub fn new(id: &str, shortened: bool, note: impl Into<String>) -> Option<Self> {
+        if id == TFB_STUDY_ID {
+            return Some(Self {
+                id: TFB_STUDY_ID.into(),
+                title: "TechEmpower's seven test types beside Round 23".into(),
+                seed: "TFB Round 23".into(),
+                shortened,
+                note: note.into(),
+            });
+        }
         let s = published_study(id)?;
         Some(Self {
             id: s.id,

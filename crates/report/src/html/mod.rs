@@ -12,7 +12,7 @@
 //! tables; [`charts`] the figures of a group, drawn by [`svg`] (scales, ticks, and one
 //! [`svg::Axes`] for every chart's grid and axes) and [`timeline`] (rate and p99 over time, one
 //! small panel per cell); [`mod@rankings`] a group's ranking with ties and its efficiency
-//! ranking (runs measured in rounds); [`study`] the ratio tables; [`mod@conformance`] each subject's
+//! ranking (runs measured in rounds); [`study`] the ratio tables, and [`tfb`] `study tfb`'s (one per TechEmpower test type); [`mod@conformance`] each subject's
 //! conformance cases; [`profile`] the profiles (`--profile`): the CPU split's stacked bars,
 //! per-request counts and inferno's flame graphs, each in an iframe of its own;
 //! [`mod@history`] the `restbench history show` timeline (a page of its own);
@@ -29,6 +29,7 @@ pub mod rankings;
 pub mod study;
 pub mod svg;
 pub mod tables;
+pub mod tfb;
 pub mod timeline;
 
 pub use page::{render, render_many};

@@ -15,7 +15,7 @@ use crate::vocabulary::{
 };
 
 use super::markup::{anchor, dl, flag_badge};
-use super::{charts, conformance, profile, rankings, study, tables};
+use super::{charts, conformance, profile, rankings, study, tables, tfb};
 use crate::rankings::{group_views, policy_line, views_of};
 
 /// The page's style sheet, inlined so the page needs nothing else.
@@ -103,7 +103,10 @@ fn body(r: &RunResults) -> String {
     let colors = colors(&groups);
     toc(&mut o, r, &groups);
     if let Some(info) = &r.study {
-        study::study(&mut o, r, info);
+        match crate::tfb_ratios::for_run(r) {
+            Some(tables) => tfb::tfb(&mut o, info, &tables),
+            None => study::study(&mut o, r, info),
+        }
     }
     let views = group_views(r);
     let mut i = 0;
@@ -503,6 +506,57 @@ mod tests {
             assert!(unique.contains(target), "dangling link #{target}");
         }
         assert_eq!(html.matches("<figure class=\"chart\"").count(), 8);
+    }
+
+    #[test]
+    fn a_tfb_study_has_one_section_per_type_in_the_order_of_tfbs_site() {
+        let cell = |s: &str, w: &str, rps: f64| {
+            let mut c = crate::test_support::cell(s, "json", "all-cores", rps);
+            c.workload = w.into();
+            c
+        };
+        let r = RunResults {
+            schema_version: 1,
+            kind: "study tfb".into(),
+            started_at: "t".into(),
+            finished_at: None,
+            interrupted: false,
+            environment: Default::default(),
+            protocol: Default::default(),
+            cells: vec![
+                cell("rust-hyper", "json", 90_000.0),
+                cell("rust-axum", "json", 100_000.0),
+                cell("rust-axum", "plaintext-pipelined-16", 500_000.0),
+            ],
+            study: StudyInfo::new("tfb", true, "3 s per repeat"),
+            noisy_machine: None,
+            conformance: Vec::new(),
+            groups: Vec::new(),
+        };
+        let html = render(&r);
+        let md = crate::markdown::report(&r);
+        let titles = [
+            "JSON serialization",
+            "Single query",
+            "Multiple queries",
+            "Cached queries",
+            "Fortunes",
+            "Data updates",
+            "Plaintext",
+        ];
+        for page in [&html, &md] {
+            let at: Vec<usize> = titles.iter().map(|t| page.find(t).unwrap()).collect();
+            assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
+            assert!(page.contains("56 logical cores") && page.contains("40 GbE"));
+            // json: hyper ahead in Round 23, axum ahead here: one pair, reversed.
+            assert!(page.contains("order and ours: -1.00 over 2 subjects."));
+            assert!(page.contains("rust-hyper ⇅ rust-axum"));
+            assert!(page.contains("tfb-status.techempower.com/results/91a66052"));
+        }
+        assert!(html.contains("<section id=\"study\" data-study=\"tfb\">"));
+        assert!(html.contains("<table class=\"ratios\">"));
+        assert!(md.contains("### Multiple queries (`queries`, 20 queries per request)"));
+        assert!(md.contains("No cell of this type was measured."));
     }
 
     #[test]

@@ -93,6 +93,11 @@ fn ratio_table(o: &mut String, workload: &str, t: &RatioTable) {
         escape(workload),
         escape(&t.scenario)
     );
+    ratio_rows(o, t);
+}
+
+/// A ratio table without its heading: the baseline note, the rows with bars, the order notes.
+pub(super) fn ratio_rows(o: &mut String, t: &RatioTable) {
     if let Some(n) = &t.baseline_note {
         let _ = write!(o, "<p class=\"banner info small\">{}</p>", escape(n));
     }

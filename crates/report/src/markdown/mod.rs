@@ -2,7 +2,8 @@
 //! section and its conformance section ([`mod@conformance`], also `restbench conformance
 //! --markdown`), the rankings of groups measured in rounds ([`mod@rankings`]), its profiles'
 //! split tables ([`mod@profile`]), `restbench compare --markdown` ([`mod@comparison`]), and
-//! `restbench ab --markdown` with the gate's CI summary ([`mod@ab`]). A sibling of `text`: the lines
+//! `restbench ab --markdown` with the gate's CI summary ([`mod@ab`]); `study tfb`'s section, one
+//! table per TechEmpower test type, is [`mod@tfb`]. A sibling of `text`: the lines
 //! both say alike are in `lines`.
 
 pub mod ab;
@@ -11,6 +12,7 @@ pub mod conformance;
 pub mod profile;
 pub mod rankings;
 pub mod study;
+pub mod tfb;
 
 use std::fmt::Write;
 
@@ -194,7 +196,10 @@ pub fn report(r: &RunResults) -> String {
         let _ = writeln!(o, "PostgreSQL (users workload): {}.\n", escape(db));
     }
     if let Some(info) = &r.study {
-        o.push_str(&study(info, r));
+        match crate::tfb_ratios::for_run(r) {
+            Some(tables) => o.push_str(&tfb::tfb(info, &tables)),
+            None => o.push_str(&study(info, r)),
+        }
     }
     workloads(&mut o, r);
     o.push_str(&profile::section(r));

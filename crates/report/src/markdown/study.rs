@@ -79,6 +79,11 @@ fn heading(o: &mut String, s: &PublishedStudy, info: &StudyInfo) {
 /// One scenario's table, then whether the measured order matches the published one.
 fn ratio_table(o: &mut String, workload: &str, t: &RatioTable) {
     let _ = writeln!(o, "### {} · {}\n", escape(workload), escape(&t.scenario));
+    ratio_rows(o, t);
+}
+
+/// A ratio table's body: its baseline note, the rows, and whether the orders agree.
+pub(super) fn ratio_rows(o: &mut String, t: &RatioTable) {
     if let Some(n) = &t.baseline_note {
         let _ = writeln!(o, "{}\n", escape(n));
     }

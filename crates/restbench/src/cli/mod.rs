@@ -145,7 +145,7 @@ pub enum Command {
     /// What this machine can run and enforce: cores, cgroup backend, toolchains, PostgreSQL.
     Doctor(DoctorArgs),
     /// Re-run a seed study (a: JSON echo, b: todo list, c: users from PostgreSQL, d: plaintext)
-    /// and report it against the published figures.
+    /// or TechEmpower's seven test types (tfb), and report it against the published figures.
     Study(StudyArgs),
     /// Set two runs (or two `load` results) side by side as ratios and name what got faster or
     /// slower beyond the noise.

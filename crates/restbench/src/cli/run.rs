@@ -67,13 +67,18 @@ Studies:
   c  seed 003: 100 users from PostgreSQL with a Caesar cipher; 10,000 requests at concurrency 128,
      a new connection per request as ab; all cores; a pool of 100; Go, Node, Python stacks
   d  seed 004: plaintext hello; wrk -t8 -c512 --timeout 1m; eleven stacks
-Every study adds rust-hyper, rust-axum, rust-actix and rust-reference. By
+  tfb  TechEmpower's seven test types (json, db, queries at 20 per request,
+     cached-queries, fortunes, updates at 20, plaintext pipelined 16 deep) for
+     every subject that declares one, at concurrency 512 in the all-cores
+     scenario (needs PostgreSQL), set beside Round 23's published figures as
+     ratios, with Kendall's tau-b between the two orders; not part of `all`
+Every seed study adds rust-hyper, rust-axum, rust-actix and rust-reference. By
 default durations are shortened so that `study all` finishes in reasonable
 time (the report says how); --faithful keeps the seeds' own (study d then
 takes 10 minutes per cell). Ratios against each study's first system are set
 beside the published ones, with every reversal of order marked.")]
 pub struct StudyArgs {
-    /// a, b, c, d or all.
+    /// a, b, c, d, all (the four seeds) or tfb.
     #[arg(value_enum)]
     pub study: StudyId,
     /// A first look: much shorter loads, one repeat.
@@ -85,7 +90,7 @@ pub struct StudyArgs {
     /// Only these subjects of the study, comma-separated [default: all of the study's].
     #[arg(long, value_delimiter = ',', value_name = "IDS")]
     pub subjects: Vec<String>,
-    /// Measuring time per repeat for the timed studies (a, d).
+    /// Measuring time per repeat for the timed studies (a, d, tfb).
     ///
     /// [default: the study's, shortened unless --faithful]
     #[arg(value_name = "D", help_heading = LOAD_SHAPE, long, value_parser = parse_duration)]
@@ -110,6 +115,7 @@ pub enum StudyId {
     C,
     D,
     All,
+    Tfb,
 }
 
 impl StudyId {
@@ -121,6 +127,7 @@ impl StudyId {
             StudyId::C => "c",
             StudyId::D => "d",
             StudyId::All => "all",
+            StudyId::Tfb => "tfb",
         }
     }
 

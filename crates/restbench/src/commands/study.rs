@@ -1,6 +1,6 @@
-//! `restbench study a|b|c|d|all`: the seed studies re-run with their own subjects, workload,
+//! `restbench study a|b|c|d|all|tfb`: the seed studies re-run with their own subjects, workload,
 //! scenarios and load shape, beside the Rust contenders, and reported against the published
-//! figures.
+//! figures; `tfb` runs TechEmpower's seven test types and reports them against Round 23's.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -88,14 +88,13 @@ fn run_one(
         eprintln!("study {id}: nothing to run");
         return Ok(None);
     };
-    let study = &planned.study;
     output::warn(&resolved.warnings);
     let total = resolved.plan.cells();
     let progress = TerminalProgress::new(total);
     progress.note(&format!(
-        "study {id} (seed {}): {} — {} cells; results: {}",
-        study.seed,
-        study.title,
+        "study {id} ({}): {} — {} cells; results: {}",
+        planned.seed,
+        planned.title,
         total,
         out_dir.display()
     ));
@@ -104,7 +103,7 @@ fn run_one(
     drop(resolved);
     let results = result?;
     output::write_reports(&results, &out_dir)?;
-    println!("\nStudy {id} (seed {}): {}\n", study.seed, study.title);
+    println!("\nStudy {id} ({}): {}\n", planned.seed, planned.title);
     output::print_cell_table(&results);
     Ok(Some(results))
 }

@@ -264,3 +264,22 @@ fn short_help_is_short_and_fits_80_columns() {
         }
     }
 }
+
+#[test]
+fn study_help_explains_study_tfb() {
+    let help = help_of(&["study"]);
+    assert!(help.contains("tfb"), "{help}");
+    for what in [
+        "TechEmpower's seven test types",
+        "queries at 20",
+        "pipelined 16",
+        "all-cores",
+        "Round 23",
+        "tau-b",
+        "not part of `all`",
+    ] {
+        assert!(help.contains(what), "{what:?} missing from:\n{help}");
+    }
+    // `study tfb --help` is the same help, and tfb is an accepted value.
+    assert_eq!(help_of(&["study", "tfb"]), help);
+}

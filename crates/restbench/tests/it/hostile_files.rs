@@ -138,7 +138,11 @@ fn study_refuses_an_out_folder_holding_a_run() {
     std::fs::create_dir_all(out.join("c")).unwrap();
     std::fs::write(out.join("results.json"), FINISHED).unwrap();
     std::fs::write(out.join("c").join("results.json"), FINISHED).unwrap();
-    for (study, named) in [("a", out.clone()), ("all", out.join("c"))] {
+    for (study, named) in [
+        ("a", out.clone()),
+        ("all", out.join("c")),
+        ("tfb", out.clone()),
+    ] {
         let o = restbench_within(
             &[
                 "study",
