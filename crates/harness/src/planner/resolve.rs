@@ -167,6 +167,29 @@ pub fn resolve(req: RunRequest) -> Result<Resolved, PlanError> {
     )
 }
 
+/// Why the memory limits the plan asks for (a scenario's `memory_limit`, `--memory-limit`) will
+/// not be enforced, if they will not: the backend has no usable memory controller (affinity
+/// only, `--no-cgroups`, no delegation). The servers then run unlimited, and each cell's
+/// enforcement says so too.
+fn unenforced_memory_limit(plan: &RunPlan) -> Option<String> {
+    let asked = plan.entries.iter().any(|e| {
+        e.scenarios.iter().any(|s| {
+            e.subject
+                .scenarios
+                .get(s)
+                .is_some_and(|s| s.memory_limit.is_some())
+        })
+    });
+    (asked && !plan.backend.capabilities.memory_accounting).then(|| {
+        format!(
+            "memory limits will not be enforced: the {} backend has no usable memory \
+             controller ({})",
+            plan.backend.kind.name(),
+            plan.backend.reason
+        )
+    })
+}
+
 /// The closed-loop shape of a `run`: 5 s slices after a 3 s warm-up (30 s at most), or with
 /// `--quick` 1 s slices in duets (2 s interleaved) after 1 s (8 s at most); one thread per
 /// generator CPU. Short slices and more rounds: a machine's drift, not a slice's length, is what
@@ -543,6 +566,14 @@ pub(crate) fn place(
     calibrate: bool,
     length: Length,
 ) -> Result<Resolved, PlanError> {
+    if let Some(bytes) = machine.memory_limit {
+        for entry in &mut plan.entries {
+            for settings in entry.subject.scenarios.values_mut() {
+                settings.memory_limit = Some(bytes);
+            }
+        }
+    }
+    let memory_note = unenforced_memory_limit(&plan);
     let needs_db = needs_database(&plan);
     let url = database.url.as_deref();
     let db_cpus = machine.db_cpus.as_deref();
@@ -585,7 +616,7 @@ pub(crate) fn place(
             )));
         }
     }
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = memory_note.into_iter().collect();
     if own && needed > 0 {
         let mb = db::SHARED_BUFFERS_MB + allowed * db::MB_PER_CONNECTION;
         if let Some(free) = restbench_host::environment::available_memory_mb()
