@@ -164,7 +164,9 @@ pub const ERROR_SHARE_LIMIT: f64 = 0.5;
 /// then that is the reason.
 pub fn not_answering(cell: &Cell, database: Option<&str>) -> Option<String> {
     let failed = cell.errors.total();
-    let sent = cell.requests + failed;
+    // An answer with a failing status (a 503 while the database is gone) is among the answered
+    // `requests` already; the other errors (connect, reset, timeout …) got no answer.
+    let sent = cell.requests + failed.saturating_sub(cell.errors.status);
     let silent = cell
         .repeats
         .iter()
@@ -505,20 +507,34 @@ mod tests {
             why.starts_with("the server stopped answering: slice 3 of 3"),
             "{why}"
         );
-        // The users cells of a run whose database was killed: most requests failed.
+        // The users cells of a run whose database was killed: most requests failed, with 503s,
+        // which are answers (counted in `requests`) as well as errors.
         cell.repeats.pop();
-        cell.requests = 511;
+        cell.requests = 3274;
         cell.errors.status = 2763;
         let why = not_answering(&cell, Some("killed by SIGKILL")).unwrap();
         assert_eq!(
             why,
             "the database went away (PostgreSQL killed by SIGKILL): 2763 of 3274 requests failed"
         );
+        // Every answer a 503 (a run the old rule let stand: half of answers plus errors).
+        cell.requests = 48194;
+        cell.errors.status = 48194;
+        assert_eq!(
+            not_answering(&cell, None).unwrap(),
+            "most requests failed: 48194 of 48194 requests failed"
+        );
+        // Errors without an answer add to what was sent.
+        cell.requests = 100;
+        cell.errors.status = 0;
+        cell.errors.reset = 101;
         assert!(
             not_answering(&cell, None)
                 .unwrap()
-                .starts_with("most requests failed")
+                .ends_with("101 of 201 requests failed")
         );
+        cell.errors.reset = 99;
+        assert_eq!(not_answering(&cell, None), None, "99 of 199 is not most");
     }
 
     #[test]
