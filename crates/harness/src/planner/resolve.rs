@@ -1053,6 +1053,66 @@ mod tests {
     }
 
     #[test]
+    fn memory_limit_is_set_for_every_scenario_and_said_unenforced_without_a_controller() {
+        use restbench_model::{Protocol, Scenario, Workload};
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../subjects");
+        let subjects = restbench_subject::discover(&root).unwrap();
+        let hyper = subjects.into_iter().find(|s| s.id == "rust-hyper").unwrap();
+        let parts = Parts {
+            kind: "run".into(),
+            entries: RunEntry::all(vec![hyper], &[Scenario::SingleThread]),
+            workloads: vec![Workload::Plaintext],
+            protocols: vec![Protocol::H1],
+            shape: LoadShape::default(),
+            repeats: 1,
+            restarts: 1,
+            out_dir: PathBuf::new(),
+            cache: PathBuf::new(),
+            note: None,
+            study: None,
+            open_loop: OpenLoop::default(),
+            rounds: None,
+            db_pool: DEFAULT_DB_POOL,
+            conformance: ConformanceStep::Check,
+        };
+        let site = Site {
+            placement: Placement::split(&[0, 1]),
+            backend: Backend::affinity_only("--no-cgroups"),
+        };
+        let machine = Machine {
+            loadgen_cpus: None,
+            db_cpus: None,
+            cgroups: false,
+            memory_limit: Some(512 << 20),
+        };
+        let database = DatabaseRequest {
+            url: None,
+            pool: DEFAULT_DB_POOL,
+        };
+        let resolved = place(
+            assemble(parts, site, None),
+            &machine,
+            &database,
+            None,
+            false,
+            Length::Quick,
+        )
+        .unwrap();
+        let settings = &resolved.plan.entries[0].subject.scenarios;
+        assert!(
+            settings.values().all(|s| s.memory_limit == Some(512 << 20)),
+            "{settings:?}"
+        );
+        assert!(
+            resolved.warnings.iter().any(|w| w
+                .starts_with("memory limits will not be enforced: the affinity-only backend")
+                && w.contains("--no-cgroups")),
+            "{:?}",
+            resolved.warnings
+        );
+    }
+
+    #[test]
     fn the_database_is_sized_for_every_pool_of_a_scenario_open_at_once() {
         use restbench_model::{Protocol, Scenario, Workload};
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../subjects");
