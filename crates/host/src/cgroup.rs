@@ -1,4 +1,5 @@
-//! CPU limits and accounting through Linux control groups, with CPU affinity as the fallback.
+//! CPU limits and accounting through Linux control groups, with CPU affinity as the fallback;
+//! a memory limit, and the OOM kills it caused, where the memory controller is usable.
 //!
 //! The backend is found by probing, not assumed: cgroup v2 when restbench's own cgroup can give
 //! its children the `cpu` controller; cgroup v1 when the `cpu` and `cpuacct` hierarchies are
@@ -313,6 +314,35 @@ impl ServerCgroup {
         })
     }
 
+    /// Limits the memory of the cgroup's processes to `bytes` (`memory.max` on v2,
+    /// `memory.limit_in_bytes` on v1): past it the kernel reclaims, then its OOM killer ends a
+    /// process of the group, which [`ServerCgroup::oom_kills`] counts. Returns the file it
+    /// wrote; `Ok(None)` when the cgroup has no memory controller (nothing is enforced).
+    pub fn limit_memory(&self, bytes: u64) -> Result<Option<&'static str>, HostError> {
+        let Some(dir) = &self.memory_dir else {
+            return Ok(None);
+        };
+        let file = match self.kind {
+            BackendKind::CgroupV2 => "memory.max",
+            _ => "memory.limit_in_bytes",
+        };
+        write(&dir.join(file), &bytes.to_string())?;
+        Ok(Some(file))
+    }
+
+    /// How many processes of the cgroup the kernel's OOM killer ended (`oom_kill` of
+    /// `memory.events` on v2, of `memory.oom_control` on v1); `None` without a memory
+    /// controller or on kernels that do not count them.
+    pub fn oom_kills(&self) -> Option<u64> {
+        let dir = self.memory_dir.as_ref()?;
+        let file = match self.kind {
+            BackendKind::CgroupV2 => "memory.events",
+            _ => "memory.oom_control",
+        };
+        let text = super::procfs::read_kernel_text(dir.join(file)).ok()?;
+        parse_oom_kills(&text)
+    }
+
     /// Periods in which the quota throttled the server, and for how long in all.
     pub fn throttling(&self) -> Option<(u64, Duration)> {
         let dir = self.dirs.first()?;
@@ -405,6 +435,14 @@ impl CgroupMemory {
             .unwrap_or(0);
         Some(usage.saturating_sub(inactive))
     }
+}
+
+/// The `oom_kill N` line of `memory.events` (v2) or `memory.oom_control` (v1).
+fn parse_oom_kills(text: &str) -> Option<u64> {
+    text.lines().find_map(|l| {
+        l.strip_prefix("oom_kill ")
+            .and_then(|v| v.trim().parse().ok())
+    })
 }
 
 /// Kills what is left in a cgroup folder and removes it, retrying for up to `wait`.
@@ -664,6 +702,16 @@ mod tests {
 34 25 0:30 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct
 40 25 8:1 / / rw - ext4 /dev/sda1 rw
 ";
+
+    #[test]
+    fn oom_kills_are_read_from_either_version_s_file() {
+        let v2 = "low 0\nhigh 0\nmax 17\noom 2\noom_kill 1\noom_group_kill 0\n";
+        assert_eq!(parse_oom_kills(v2), Some(1));
+        let v1 = "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n";
+        assert_eq!(parse_oom_kills(v1), Some(3));
+        // Kernels before 4.13 do not count kills: unknown, not zero.
+        assert_eq!(parse_oom_kills("oom_kill_disable 0\nunder_oom 0\n"), None);
+    }
 
     #[test]
     fn mounts_and_own_cgroups_are_parsed() {

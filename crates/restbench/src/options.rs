@@ -138,6 +138,7 @@ fn machine(m: &MeasureArgs) -> Machine {
         loadgen_cpus: m.loadgen_cpus.clone(),
         db_cpus: m.db_cpus.clone(),
         cgroups: !m.no_cgroups,
+        memory_limit: m.memory_limit,
     }
 }
 

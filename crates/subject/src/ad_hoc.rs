@@ -70,6 +70,7 @@ pub fn subject(
                     env: BTreeMap::new(),
                     processes: "1".into(),
                     limits_itself: None,
+                    memory_limit: None,
                 },
             )
         })

@@ -106,6 +106,8 @@ struct RawScenario {
     processes: Option<Count>,
     #[serde(default)]
     limits_itself: Option<String>,
+    #[serde(default)]
+    memory_limit: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -125,6 +127,10 @@ pub struct ScenarioSettings {
     /// (`serves one keep-alive connection at a time`), as subject.toml declares it: its slices
     /// then count as the server's own limit, not as CPU taken by something else.
     pub limits_itself: Option<String>,
+    /// `memory_limit = "512MiB"`: the most memory the server may use in this scenario (bytes),
+    /// set as its cgroup's `memory.max`; a server the kernel kills there fails its cell with
+    /// that reason. `--memory-limit` sets it for a whole run.
+    pub memory_limit: Option<u64>,
 }
 
 /// A checked subject.
@@ -409,12 +415,20 @@ impl ManifestFile<'_> {
                 ));
             };
             let processes = self.processes(&name, s.processes)?;
+            let memory_limit = s
+                .memory_limit
+                .map(|t| {
+                    restbench_model::documents::io::parse_size(&t)
+                        .map_err(|e| self.error(&format!("scenarios.{name}.memory_limit"), e))
+                })
+                .transpose()?;
             scenarios.insert(
                 scenario,
                 ScenarioSettings {
                     env: s.env,
                     processes,
                     limits_itself: s.limits_itself.filter(|w| !w.trim().is_empty()),
+                    memory_limit,
                 },
             );
         }
@@ -659,6 +673,39 @@ processes = "{cores}"
         assert_eq!(s.scenarios[&Scenario::AllCores].processes, "{cores}");
         assert_eq!(s.scenarios[&Scenario::SingleThread].processes, "1");
         assert!(s.unavailable_reason().is_none());
+    }
+
+    #[test]
+    fn a_scenario_memory_limit_is_read_in_bytes_and_a_bad_one_names_its_field() {
+        let with = |limit: &str| {
+            VALID.replace(
+                "env = { WORKERS = \"1\" }",
+                &format!("env = {{ WORKERS = \"1\" }}\nmemory_limit = {limit}"),
+            )
+        };
+        let (_root, dir) = write("demo-server", &with("\"512MiB\""));
+        let s = Subject::load(&dir).unwrap();
+        assert_eq!(
+            s.scenarios[&Scenario::SingleThread].memory_limit,
+            Some(512 << 20)
+        );
+        assert_eq!(s.scenarios[&Scenario::AllCores].memory_limit, None);
+        for (bad, says) in [
+            ("\"512MB\"", "is not a unit"),
+            ("\"lots\"", "is not a size"),
+            ("\"1KiB\"", "least allowed"),
+        ] {
+            let e = load_err("demo-server", &with(bad));
+            assert!(
+                e.contains("subject.toml")
+                    && e.contains(": scenarios.single-thread.memory_limit: ")
+                    && e.contains(says),
+                "{e}"
+            );
+        }
+        // A number where a text is expected is TOML's error, on the field's line.
+        let e = load_err("demo-server", &with("512"));
+        assert!(e.contains("memory_limit") && e.contains("line"), "{e}");
     }
 
     #[test]

@@ -87,6 +87,9 @@ pub struct Machine {
     pub db_cpus: Option<String>,
     /// False with `--no-cgroups`: CPU affinity only.
     pub cgroups: bool,
+    /// `--memory-limit`: every server's memory limit (bytes) in every scenario, over what each
+    /// subject.toml says.
+    pub memory_limit: Option<u64>,
 }
 
 /// The database of a run: an external one by URL, else a throwaway cluster when a cell needs one.

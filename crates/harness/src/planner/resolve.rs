@@ -167,6 +167,29 @@ pub fn resolve(req: RunRequest) -> Result<Resolved, PlanError> {
     )
 }
 
+/// Why the memory limits the plan asks for (a scenario's `memory_limit`, `--memory-limit`) will
+/// not be enforced, if they will not: the backend has no usable memory controller (affinity
+/// only, `--no-cgroups`, no delegation). The servers then run unlimited, and each cell's
+/// enforcement says so too.
+fn unenforced_memory_limit(plan: &RunPlan) -> Option<String> {
+    let asked = plan.entries.iter().any(|e| {
+        e.scenarios.iter().any(|s| {
+            e.subject
+                .scenarios
+                .get(s)
+                .is_some_and(|s| s.memory_limit.is_some())
+        })
+    });
+    (asked && !plan.backend.capabilities.memory_accounting).then(|| {
+        format!(
+            "memory limits will not be enforced: the {} backend has no usable memory \
+             controller ({})",
+            plan.backend.kind.name(),
+            plan.backend.reason
+        )
+    })
+}
+
 /// The closed-loop shape of a `run`: 5 s slices after a 3 s warm-up (30 s at most), or with
 /// `--quick` 1 s slices in duets (2 s interleaved) after 1 s (8 s at most); one thread per
 /// generator CPU. Short slices and more rounds: a machine's drift, not a slice's length, is what
@@ -543,6 +566,14 @@ pub(crate) fn place(
     calibrate: bool,
     length: Length,
 ) -> Result<Resolved, PlanError> {
+    if let Some(bytes) = machine.memory_limit {
+        for entry in &mut plan.entries {
+            for settings in entry.subject.scenarios.values_mut() {
+                settings.memory_limit = Some(bytes);
+            }
+        }
+    }
+    let memory_note = unenforced_memory_limit(&plan);
     let needs_db = needs_database(&plan);
     let url = database.url.as_deref();
     let db_cpus = machine.db_cpus.as_deref();
@@ -585,7 +616,7 @@ pub(crate) fn place(
             )));
         }
     }
-    let mut warnings = Vec::new();
+    let mut warnings: Vec<String> = memory_note.into_iter().collect();
     if own && needed > 0 {
         let mb = db::SHARED_BUFFERS_MB + allowed * db::MB_PER_CONNECTION;
         if let Some(free) = restbench_host::environment::available_memory_mb()
@@ -1018,6 +1049,66 @@ mod tests {
         assert!(
             !needs_database(&plan(vec![Workload::Users], Vec::new())),
             "no protocol, no cell"
+        );
+    }
+
+    #[test]
+    fn memory_limit_is_set_for_every_scenario_and_said_unenforced_without_a_controller() {
+        use restbench_model::{Protocol, Scenario, Workload};
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../subjects");
+        let subjects = restbench_subject::discover(&root).unwrap();
+        let hyper = subjects.into_iter().find(|s| s.id == "rust-hyper").unwrap();
+        let parts = Parts {
+            kind: "run".into(),
+            entries: RunEntry::all(vec![hyper], &[Scenario::SingleThread]),
+            workloads: vec![Workload::Plaintext],
+            protocols: vec![Protocol::H1],
+            shape: LoadShape::default(),
+            repeats: 1,
+            restarts: 1,
+            out_dir: PathBuf::new(),
+            cache: PathBuf::new(),
+            note: None,
+            study: None,
+            open_loop: OpenLoop::default(),
+            rounds: None,
+            db_pool: DEFAULT_DB_POOL,
+            conformance: ConformanceStep::Check,
+        };
+        let site = Site {
+            placement: Placement::split(&[0, 1]),
+            backend: Backend::affinity_only("--no-cgroups"),
+        };
+        let machine = Machine {
+            loadgen_cpus: None,
+            db_cpus: None,
+            cgroups: false,
+            memory_limit: Some(512 << 20),
+        };
+        let database = DatabaseRequest {
+            url: None,
+            pool: DEFAULT_DB_POOL,
+        };
+        let resolved = place(
+            assemble(parts, site, None),
+            &machine,
+            &database,
+            None,
+            false,
+            Length::Quick,
+        )
+        .unwrap();
+        let settings = &resolved.plan.entries[0].subject.scenarios;
+        assert!(
+            settings.values().all(|s| s.memory_limit == Some(512 << 20)),
+            "{settings:?}"
+        );
+        assert!(
+            resolved.warnings.iter().any(|w| w
+                .starts_with("memory limits will not be enforced: the affinity-only backend")
+                && w.contains("--no-cgroups")),
+            "{:?}",
+            resolved.warnings
         );
     }
 

@@ -13,6 +13,7 @@ use super::cell::CellRun;
 use super::plan::RunPlan;
 use crate::HarnessError;
 use crate::events::{Events, RunEvent};
+use crate::serve::RunningSubject;
 use restbench_host::placement::{Placement, pin_current_thread};
 use restbench_host::sample::ServerSample;
 use restbench_verify::requests;
@@ -163,6 +164,9 @@ pub(crate) const EXIT_GRACE: Duration = Duration::from_secs(1);
 /// The server of `cell` gone, in words, if it is: exited (its status and last lines), or a
 /// process of its group stopped (SIGSTOP, a debugger): the server stopped answering.
 pub(crate) fn server_gone(cell: &mut CellRun) -> Option<String> {
+    if let Some(killed) = killed_at_memory_limit(cell.server) {
+        return Some(killed);
+    }
     if let Err(exited) = check_alive(cell) {
         return Some(restbench_host::error::chain(&exited));
     }
@@ -184,6 +188,24 @@ pub(crate) fn server_gone(cell: &mut CellRun) -> Option<String> {
             cell.subject.id
         )
     })
+}
+
+/// The server killed by the kernel's OOM killer at the memory limit its cgroup was given, in
+/// words, if it was: `killed at its memory limit of 512 MiB (…)`. The kill is read from the
+/// cgroup's own count, so it names the limit even when the server's exit says only SIGKILL.
+pub(crate) fn killed_at_memory_limit(server: &RunningSubject) -> Option<String> {
+    let limit = server.limit.memory_limit_bytes?;
+    let kills = server.cgroup.as_ref()?.oom_kills().filter(|&n| n > 0)?;
+    let processes = if kills == 1 {
+        "1 of its processes".to_string()
+    } else {
+        format!("{kills} of its processes")
+    };
+    Some(format!(
+        "killed at its memory limit of {}: the kernel's OOM killer ended {processes} \
+         (oom_kill in its cgroup's memory events)",
+        restbench_model::documents::io::size_words(limit)
+    ))
 }
 
 /// Why a load of `cell` failed: the server's end ([`server_gone`]) when it is gone or goes

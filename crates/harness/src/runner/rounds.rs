@@ -750,9 +750,14 @@ impl Group<'_> {
         };
         let (excluded, counted) = slice_windows(members, reference.as_deref());
         for m in members.iter_mut() {
+            // A server the OOM killer ended at its memory limit fails its cell with that, the
+            // cause of whatever the load then saw; the run goes on.
+            let killed = measure::killed_at_memory_limit(&started[m.started].server);
             if let Some(why) = m.failed.take() {
                 m.cell.status = CellStatus::Failed;
-                m.cell.reason = Some(why);
+                m.cell.reason = Some(killed.unwrap_or(why));
+                // What the server ran under (its CPUs, its memory limit) stands beside why.
+                m.cell.placement = started[m.started].server.limit.clone();
                 continue;
             }
             let contention: Vec<String> = m
@@ -796,7 +801,9 @@ impl Group<'_> {
                 .database_pid
                 .filter(|_| self.workload.needs_database())
                 .and_then(restbench_host::process::exit_of_child);
-            if let Some(why) = verdict::not_answering(&m.cell, database.as_deref()) {
+            if let Some(why) =
+                killed.or_else(|| verdict::not_answering(&m.cell, database.as_deref()))
+            {
                 m.cell.status = CellStatus::Failed;
                 m.cell.reason = Some(why);
             }

@@ -24,6 +24,15 @@ pub fn fill_cell(
     loadgen_ceiling_rps: Option<f64>,
 ) {
     let waiting = in_flight_at_end(&m);
+    // Each server process's slices, in the order measured: a restart starts a new series.
+    let mut memory: Vec<Vec<u64>> = Vec::new();
+    for (i, slice) in m.repeats.iter().enumerate() {
+        let process = m.processes.get(i).copied().unwrap_or(0) as usize;
+        if memory.len() <= process {
+            memory.resize(process + 1, Vec::new());
+        }
+        memory[process].push(slice.sample.memory.rss_mean);
+    }
     let t = Totals::of(&m, cell);
     cell.rps = RpsStats {
         median: stats::median(&t.rps),
@@ -55,6 +64,9 @@ pub fn fill_cell(
         client_bound,
     };
     raise_flags(cell, client_bound, limit, m.warmup_settled);
+    if memory.iter().any(|series| memory_kept_growing(series)) {
+        cell.raise(Flag::MemoryGrowing);
+    }
     if let Some(w) = waiting {
         let answered_p99 = cell.latency_us.p99;
         let censored = restbench_model::InFlightAtEnd {
@@ -116,6 +128,32 @@ fn in_flight_at_end(m: &Measurement) -> Option<restbench_model::InFlightAtEnd> {
     })
 }
 
+/// The fewest slices a growth of memory is judged over: two are one step, not a trend.
+pub const MEMORY_GROWTH_SLICES: usize = 3;
+/// How many times its first slice's memory the last must reach to be growing: a server that
+/// settles (a pool filled, a JIT done) rises once and stays.
+pub const MEMORY_GROWTH_RATIO: f64 = 1.5;
+/// The least the memory must have grown by (bytes): below, half again of a small server is
+/// noise of its allocator, not a leak a reader must see.
+pub const MEMORY_GROWTH_BYTES: u64 = 64 << 20;
+
+/// Whether a server's memory kept growing through a cell (flag `memory_growing`), from the
+/// resident memory of its process tree averaged over each slice, in the order measured: no
+/// slice below the one before, and the last at least [`MEMORY_GROWTH_RATIO`] times the first
+/// and [`MEMORY_GROWTH_BYTES`] above it, over at least [`MEMORY_GROWTH_SLICES`] slices. A slice
+/// with no reading (0: a server on another host) leaves it unjudged. Each server process of a
+/// cell (`--restarts`) is judged over its own slices.
+pub fn memory_kept_growing(per_slice: &[u64]) -> bool {
+    let (Some(&first), Some(&last)) = (per_slice.first(), per_slice.last()) else {
+        return false;
+    };
+    per_slice.len() >= MEMORY_GROWTH_SLICES
+        && per_slice.iter().all(|&b| b > 0)
+        && per_slice.windows(2).all(|w| w[1] >= w[0])
+        && last as f64 >= first as f64 * MEMORY_GROWTH_RATIO
+        && last - first >= MEMORY_GROWTH_BYTES
+}
+
 /// The most a cell's failed requests may be of all it sent before the cell fails: beyond half,
 /// its figures describe the errors, not the server.
 pub const ERROR_SHARE_LIMIT: f64 = 0.5;
@@ -126,7 +164,9 @@ pub const ERROR_SHARE_LIMIT: f64 = 0.5;
 /// then that is the reason.
 pub fn not_answering(cell: &Cell, database: Option<&str>) -> Option<String> {
     let failed = cell.errors.total();
-    let sent = cell.requests + failed;
+    // An answer with a failing status (a 503 while the database is gone) is among the answered
+    // `requests` already; the other errors (connect, reset, timeout …) got no answer.
+    let sent = cell.requests + failed.saturating_sub(cell.errors.status);
     let silent = cell
         .repeats
         .iter()
@@ -408,6 +448,43 @@ mod tests {
     }
 
     #[test]
+    fn memory_that_rose_through_every_slice_by_half_and_64_mib_is_growing() {
+        const MIB: u64 = 1 << 20;
+        // The server of the issue: 40 MiB, then steadily up to 2.1 GiB.
+        assert!(memory_kept_growing(&[
+            40 * MIB,
+            600 * MIB,
+            1300 * MIB,
+            2150 * MIB
+        ]));
+        // Just at both bounds.
+        assert!(memory_kept_growing(&[128 * MIB, 150 * MIB, 192 * MIB]));
+        // Flat at the end still counts as never falling.
+        assert!(memory_kept_growing(&[100 * MIB, 200 * MIB, 200 * MIB]));
+        for (not, why) in [
+            (
+                vec![100 * MIB, 180 * MIB, 170 * MIB, 300 * MIB],
+                "fell once",
+            ),
+            (vec![128 * MIB, 150 * MIB, 191 * MIB], "under 1.5 times"),
+            (
+                vec![20 * MIB, 40 * MIB, 80 * MIB],
+                "4 times, but only 60 MiB more",
+            ),
+            (
+                vec![2000 * MIB, 2500 * MIB, 2900 * MIB],
+                "900 MiB more, but under 1.5 times",
+            ),
+            (vec![40 * MIB, 400 * MIB], "two slices are one step"),
+            (vec![40 * MIB, 0, 400 * MIB], "a slice without a reading"),
+            (vec![300 * MIB, 30 * MIB, 60 * MIB], "fell at the start"),
+            (vec![], "no slices"),
+        ] {
+            assert!(!memory_kept_growing(&not), "{why}: {not:?}");
+        }
+    }
+
+    #[test]
     fn a_silent_slice_or_mostly_errors_fail_the_cell_and_a_dead_database_is_named() {
         let slice = |requests: u64| RepeatResult {
             rps: requests as f64,
@@ -430,20 +507,34 @@ mod tests {
             why.starts_with("the server stopped answering: slice 3 of 3"),
             "{why}"
         );
-        // The users cells of a run whose database was killed: most requests failed.
+        // The users cells of a run whose database was killed: most requests failed, with 503s,
+        // which are answers (counted in `requests`) as well as errors.
         cell.repeats.pop();
-        cell.requests = 511;
+        cell.requests = 3274;
         cell.errors.status = 2763;
         let why = not_answering(&cell, Some("killed by SIGKILL")).unwrap();
         assert_eq!(
             why,
             "the database went away (PostgreSQL killed by SIGKILL): 2763 of 3274 requests failed"
         );
+        // Every answer a 503 (a run the old rule let stand: half of answers plus errors).
+        cell.requests = 48194;
+        cell.errors.status = 48194;
+        assert_eq!(
+            not_answering(&cell, None).unwrap(),
+            "most requests failed: 48194 of 48194 requests failed"
+        );
+        // Errors without an answer add to what was sent.
+        cell.requests = 100;
+        cell.errors.status = 0;
+        cell.errors.reset = 101;
         assert!(
             not_answering(&cell, None)
                 .unwrap()
-                .starts_with("most requests failed")
+                .ends_with("101 of 201 requests failed")
         );
+        cell.errors.reset = 99;
+        assert_eq!(not_answering(&cell, None), None, "99 of 199 is not most");
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub fn scenario_limit(
         db_cpus: Vec::new(),
         database: String::new(),
         server_host: String::new(),
+        memory_limit_bytes: None,
     };
     match scenario {
         Scenario::SingleThread => {

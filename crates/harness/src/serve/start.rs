@@ -69,7 +69,7 @@ pub fn start_subject(
             subject: subject.id.clone(),
             reason: format!("it declares no {scenario} scenario"),
         })?;
-    let limit = scenario_limit(scenario, options.placement, options.backend);
+    let mut limit = scenario_limit(scenario, options.placement, options.backend);
     let server_cpus: Vec<usize> = limit.server_cpus.iter().map(|&c| c as usize).collect();
     let p = Placeholders {
         port,
@@ -99,6 +99,9 @@ pub fn start_subject(
         &server_cpus,
         limit.cpu_quota_cores,
     )?;
+    if let Some(bytes) = settings.memory_limit {
+        limit_memory(&mut limit, cgroup.as_ref(), bytes, options.backend)?;
+    }
     let spec = SpawnSpec {
         name: subject.id.clone(),
         shell_command: p.apply_shell(&subject.start_command),
@@ -145,6 +148,40 @@ pub fn start_subject(
             tail: child.log_tail(12),
         }),
     }
+}
+
+/// Sets the scenario's memory limit on the server's cgroup and says so in `limit`: its
+/// enforcement names the limit and the file that holds it, or why it is not enforced (no cgroup,
+/// or one without a memory controller), rather than a limit the reader would wrongly trust.
+fn limit_memory(
+    limit: &mut CellPlacement,
+    cgroup: Option<&ServerCgroup>,
+    bytes: u64,
+    backend: &Backend,
+) -> Result<(), HarnessError> {
+    let words = restbench_model::documents::io::size_words(bytes);
+    let set = match cgroup {
+        Some(group) => group.limit_memory(bytes)?,
+        None => None,
+    };
+    match set {
+        Some(file) => {
+            limit.memory_limit_bytes = Some(bytes);
+            limit
+                .enforcement
+                .push_str(&format!("; memory limit {words} ({file})"));
+        }
+        None if cgroup.is_some() => limit.enforcement.push_str(&format!(
+            "; memory limit {words} not enforced: the {} backend has no usable memory \
+             controller here",
+            backend.kind.name()
+        )),
+        None => limit.enforcement.push_str(&format!(
+            "; memory limit {words} not enforced: no cgroup ({})",
+            backend.reason
+        )),
+    }
+    Ok(())
 }
 
 /// Starts the subject on the `--server-host` (prepared there already): its agent's ssh client is

@@ -96,6 +96,7 @@ fn a_cell_whose_cpu_is_taken_is_contended_remeasured_and_never_ranked() {
         },
         machine: Machine {
             cgroups: false,
+            memory_limit: None,
             ..Machine::default()
         },
         database: DatabaseRequest {
@@ -233,6 +234,7 @@ fn cells_beside_a_reference_are_measured_alone_and_in_duets_and_every_slice_is_a
         },
         machine: Machine {
             cgroups: false,
+            memory_limit: None,
             ..Machine::default()
         },
         database: DatabaseRequest {

@@ -170,10 +170,50 @@ pub enum LimitedReadError {
 /// `64 MiB`, `16 KiB`, `100 bytes`: a limit as a message says it.
 pub fn size_words(bytes: u64) -> String {
     match bytes {
+        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{} GiB", b >> 30),
         b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
         b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
         b => format!("{b} bytes"),
     }
+}
+
+/// The most [`parse_size`] accepts: 1 TiB, beyond any server restbench measures (and far from
+/// an overflow when multiplied).
+pub const SIZE_LIMIT: u64 = 1 << 40;
+
+/// `512MiB`, `1 GiB`, `65536` (bytes): a memory size as subject.toml and `--memory-limit` write
+/// it, in bytes, binary units only (`KiB`, `MiB`, `GiB`, `TiB`; a bare number is bytes), so
+/// that `512MB` cannot be read as two different sizes. At least 1 MiB: below, no server starts.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    if number.is_empty() {
+        return Err(format!("{text:?} is not a size such as 512MiB or 1GiB"));
+    }
+    let unit_bytes: u64 = match unit.trim() {
+        "" | "B" => 1,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
+        "GiB" => 1 << 30,
+        "TiB" => 1 << 40,
+        other => {
+            return Err(format!(
+                "{text:?}: {other:?} is not a unit (use KiB, MiB, GiB or TiB, such as 512MiB)"
+            ));
+        }
+    };
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size such as 512MiB or 1GiB"))?;
+    let bytes = n
+        .checked_mul(unit_bytes)
+        .filter(|&b| b <= SIZE_LIMIT)
+        .ok_or_else(|| format!("{text:?} is more than the most allowed, 1 TiB"))?;
+    if bytes < 1 << 20 {
+        return Err(format!("{text:?} is less than the least allowed, 1 MiB"));
+    }
+    Ok(bytes)
 }
 
 /// Reads the whole of `path`, refusing it when it holds more than `limit` bytes. A regular
@@ -478,6 +518,27 @@ mod tests {
 #[cfg(test)]
 mod limited_tests {
     use super::*;
+
+    #[test]
+    fn sizes_are_read_in_binary_units_and_bounded() {
+        assert_eq!(parse_size("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_size(" 1 GiB "), Ok(1 << 30));
+        assert_eq!(parse_size("2097152"), Ok(2 << 20));
+        assert_eq!(size_words(parse_size("1GiB").unwrap()), "1 GiB");
+        assert_eq!(size_words(512 << 20), "512 MiB");
+        for (bad, why) in [
+            ("512MB", "not a unit"),
+            ("lots", "not a size"),
+            ("", "not a size"),
+            ("-1MiB", "not a size"),
+            ("1KiB", "least allowed"),
+            ("99999999999999999999", "not a size"),
+            ("2000000TiB", "most allowed"),
+        ] {
+            let e = parse_size(bad).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn endless_and_oversized_files_are_refused_at_the_limit() {

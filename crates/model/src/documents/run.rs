@@ -429,6 +429,12 @@ pub struct CellPlacement {
     /// this machine (and in documents from before remote servers).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub server_host: String,
+    /// The memory limit the server's cgroup enforced (bytes; `memory.max`, or
+    /// `memory.limit_in_bytes` on cgroup v1), when the scenario or `--memory-limit` asked for
+    /// one and the backend could set it. One asked for and not enforced is said in
+    /// `enforcement`, and absent here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_limit_bytes: Option<u64>,
 }
 
 /// Requests per second over the repeats.

@@ -36,6 +36,10 @@ pub enum Flag {
     /// Some connections got no answer in a slice: the server served some connections and left
     /// the others waiting (one keep-alive connection at a time).
     StarvedConnections,
+    /// The server's memory rose through every slice of the cell, by half again and by at least
+    /// 64 MiB: it keeps what it is sent (a leak, an unbounded cache), so a longer run would
+    /// measure a bigger, slower server, or none.
+    MemoryGrowing,
 }
 
 crate::vocabulary!(Flag, "flag", {
@@ -48,6 +52,7 @@ crate::vocabulary!(Flag, "flag", {
     Nonconformant => "nonconformant",
     Contended => "contended",
     StarvedConnections => "starved_connections",
+    MemoryGrowing => "memory_growing",
 });
 
 impl Flag {
@@ -90,6 +95,9 @@ impl Flag {
             Flag::StarvedConnections => {
                 "Some of the generator's connections got no answer during a slice (the server served others and left them waiting, such as one keep-alive connection at a time): req/s is what the served connections got, and the requests left waiting count at their age, so the p99 may be a floor (≥)."
             }
+            Flag::MemoryGrowing => {
+                "The server's memory rose through every slice of the cell, to at least 1.5 times the first slice's and by at least 64 MiB: it keeps what it is sent (a leak or an unbounded cache), so a longer run would measure a bigger server, or one killed at its memory limit."
+            }
         }
     }
 
@@ -111,6 +119,7 @@ impl Flag {
             Flag::StarvedConnections => {
                 "some connections got no answer during a slice, so the p99 may be a floor"
             }
+            Flag::MemoryGrowing => "the server's memory kept growing through the cell's slices",
         }
     }
 }

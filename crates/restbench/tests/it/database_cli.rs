@@ -17,7 +17,7 @@ use nix::unistd::Pid;
 use crate::support::restbench;
 use restbench_testkit::cli::lines;
 use restbench_testkit::procs::{
-    accepts, pids, postgres_processes, stat, still_running, within_10s,
+    accepts, pids, postgres_processes, stat, still_running, wait_gone, within_10s,
 };
 use restbench_testkit::turn;
 
@@ -337,4 +337,121 @@ fn serve_writes_the_usable_database_url_to_a_private_file_and_prints_only_its_pa
     kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
     assert!(child.wait().unwrap().success());
     assert!(!file.exists(), "{} outlived the cluster", file.display());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run's own cluster killed mid-run
+
+/// The postmaster of the cluster the run `restbench` (pid `run`) started: its child (restbench
+/// is its subreaper too) whose command is `postgres`.
+fn postmaster_of(run: u32) -> Option<u32> {
+    pids().into_iter().find(|&pid| {
+        stat(pid).is_some_and(|(ppid, _, state)| ppid == run && state != 'Z')
+            && std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .is_ok_and(|comm| comm.trim() == "postgres")
+    })
+}
+
+/// A `restbench run` of rust-hyper on plaintext then users, whose throwaway PostgreSQL
+/// cluster's postmaster the test kills (SIGKILL) once the plaintext cell is done and the users
+/// cell is under load: the users cell fails with "the database went away (PostgreSQL killed by
+/// SIGKILL)" and what its slices saw, instead of standing "ok" on its errors; the plaintext cell
+/// finished before stays in results.json, ok; the run ends on its own, leaving no PostgreSQL
+/// process behind.
+#[test]
+#[ignore = "slow: builds rust-hyper and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
+fn a_postmaster_killed_mid_run_fails_the_users_cell_naming_the_database_and_keeps_the_rest() {
+    let _turn = turn::take(module_path!());
+    let out = tempfile::tempdir().unwrap();
+    let mut run = Run(restbench()
+        .args(["run", "--subjects", "rust-hyper"])
+        .args([
+            "--workloads",
+            "plaintext,users",
+            "--scenarios",
+            "single-thread",
+        ])
+        .args(["--warmup", "0s", "--duration", "2s", "--repeats", "4"])
+        .args([
+            "--max-rounds",
+            "4",
+            "-c",
+            "4",
+            "--no-calibrate",
+            "--no-conformance",
+        ])
+        .arg("--out")
+        .arg(out.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap());
+    let child = &mut run.0;
+    let stderr = lines(child.stderr.take().unwrap());
+    let mut said = Vec::new();
+    // Building rust-hyper the first time takes minutes; the plaintext cell then a few seconds.
+    let deadline = Instant::now() + Duration::from_secs(900);
+    while !said
+        .iter()
+        .any(|l: &String| l.contains("[1/2]") && l.contains("plaintext"))
+    {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match stderr.recv_timeout(left) {
+            Ok(line) => said.push(line),
+            Err(_) => panic!("no plaintext cell within 15 min: {said:#?}"),
+        }
+    }
+    let postmaster = postmaster_of(child.id())
+        .unwrap_or_else(|| panic!("no postmaster among restbench's children: {said:#?}"));
+    let postgres = postgres_processes(postmaster);
+    // Into the users cell's first slices (verified, then measured without a warm-up).
+    std::thread::sleep(Duration::from_millis(2500));
+    kill(Pid::from_raw(postmaster as i32), Signal::SIGKILL).unwrap();
+    let status = child.wait().unwrap();
+    said.extend(stderr.try_iter());
+    let results: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(out.path().join("results.json"))
+            .unwrap_or_else(|e| panic!("{e}: {status:?} {said:#?}")),
+    )
+    .unwrap();
+    let cells = results["cells"].as_array().unwrap();
+    let cell = |workload: &str| {
+        cells
+            .iter()
+            .find(|c| c["workload"] == workload)
+            .unwrap_or_else(|| panic!("no {workload} cell: {results}"))
+    };
+    let plaintext = cell("plaintext");
+    assert_eq!(plaintext["status"], "ok", "{plaintext}");
+    assert!(plaintext["requests"].as_u64().unwrap() > 0, "{plaintext}");
+    let users = cell("users");
+    assert_eq!(users["status"], "failed", "{users}\n{said:#?}");
+    let reason = users["reason"].as_str().unwrap_or_default();
+    eprintln!("users: {reason}");
+    assert!(
+        reason.starts_with("the database went away (PostgreSQL killed by SIGKILL): "),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("requests failed") || reason.contains("had no answer"),
+        "{reason}"
+    );
+    assert!(
+        status.code().is_some(),
+        "restbench itself was killed: {status:?}"
+    );
+    let left = wait_gone(&postgres);
+    assert!(left.is_empty(), "PostgreSQL processes left: {left:?}");
+}
+
+/// A `restbench run`, killed and reaped when the test ends however it ends (a no-op once
+/// waited for: the handle never signals a reaped pid).
+struct Run(Child);
+
+impl Drop for Run {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }

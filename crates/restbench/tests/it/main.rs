@@ -19,6 +19,7 @@ mod large_documents;
 mod live;
 mod load_habits;
 mod load_signals;
+mod memory_limits;
 mod merge_cli;
 mod profile_cli;
 mod readme;
