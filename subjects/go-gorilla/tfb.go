@@ -5,8 +5,8 @@
 // html/template, whose contextual auto-escaping escapes the <script> row; cached-queries read
 // through hashicorp/golang-lru, filled from CachedWorld on a miss.
 //
-// This file is the same in go-nethttp, go-chi and go-gorilla
-// (crates/harness/tests/it/subject_copies.rs checks it); change all three.
+// This file is the same in go-nethttp, go-chi, go-gorilla and go-nethttp-dynamic
+// (crates/harness/tests/it/subject_copies.rs checks it); change all four.
 package main
 
 import (

@@ -382,7 +382,17 @@ fn the_rust_subjects_pass_every_techempower_type() {
 #[test]
 #[ignore = "slow: builds the Go subjects (needs go) and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn the_go_subjects_pass_every_techempower_type() {
-    pass_every_techempower_type(module_path!(), &["go-nethttp", "go-chi", "go-gorilla"]);
+    pass_every_techempower_type(
+        module_path!(),
+        &[
+            "go-nethttp",
+            "go-chi",
+            "go-gorilla",
+            "go-fasthttp",
+            "go-easyjson",
+            "go-nethttp-dynamic",
+        ],
+    );
 }
 
 /// Builds each subject as `restbench verify` does, starts it single-threaded on a fresh
