@@ -198,6 +198,13 @@ func main() {
 	r.Get("/rest/todo", todo)
 	r.Post("/echo", echo)
 	r.Get("/users", usersHandler(pool))
+	tfb := newTechEmpower(pool, "chi")
+	r.Get("/json", tfb.Json)
+	r.Get("/db", tfb.Db)
+	r.Get("/queries", tfb.Queries)
+	r.Get("/fortunes", tfb.Fortunes)
+	r.Get("/updates", tfb.Updates)
+	r.Get("/cached-queries", tfb.CachedQueries)
 
 	srv := &http.Server{
 		Addr:              net.JoinHostPort(getenv("HOST", "127.0.0.1"), getenv("PORT", "8080")),

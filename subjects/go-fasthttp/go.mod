@@ -3,6 +3,7 @@ module restbench/subjects/go-fasthttp
 go 1.26.0
 
 require (
+	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/mailru/easyjson v0.9.2
 	github.com/valyala/fasthttp v1.78.0

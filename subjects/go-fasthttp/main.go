@@ -106,6 +106,11 @@ func users(ctx *fasthttp.RequestCtx, pool *pgxpool.Pool) {
 }
 
 func router(pool *pgxpool.Pool) fasthttp.RequestHandler {
+	tfb := newTechEmpower(pool)
+	techEmpower := map[string]fasthttp.RequestHandler{
+		"/json": tfb.Json, "/db": tfb.Db, "/queries": tfb.Queries, "/fortunes": tfb.Fortunes,
+		"/updates": tfb.Updates, "/cached-queries": tfb.CachedQueries,
+	}
 	return func(ctx *fasthttp.RequestCtx) {
 		defer func() { // fasthttp does no panic recovery of its own
 			if recover() != nil {
@@ -122,7 +127,9 @@ func router(pool *pgxpool.Pool) fasthttp.RequestHandler {
 			echo(ctx)
 		case path == "/users" && get:
 			users(ctx, pool)
-		case path == "/api/test", path == "/rest/todo", path == "/echo", path == "/users":
+		case techEmpower[path] != nil && get:
+			techEmpower[path](ctx)
+		case path == "/api/test", path == "/rest/todo", path == "/echo", path == "/users", techEmpower[path] != nil:
 			ctx.Error("Method Not Allowed", fasthttp.StatusMethodNotAllowed)
 		default:
 			ctx.Error("404 page not found", fasthttp.StatusNotFound)

@@ -198,6 +198,13 @@ func main() {
 	r.HandleFunc("/rest/todo", todo).Methods(http.MethodGet)
 	r.HandleFunc("/echo", echo).Methods(http.MethodPost)
 	r.HandleFunc("/users", usersHandler(pool)).Methods(http.MethodGet)
+	tfb := newTechEmpower(pool, "gorilla/mux")
+	r.HandleFunc("/json", tfb.Json).Methods(http.MethodGet)
+	r.HandleFunc("/db", tfb.Db).Methods(http.MethodGet)
+	r.HandleFunc("/queries", tfb.Queries).Methods(http.MethodGet)
+	r.HandleFunc("/fortunes", tfb.Fortunes).Methods(http.MethodGet)
+	r.HandleFunc("/updates", tfb.Updates).Methods(http.MethodGet)
+	r.HandleFunc("/cached-queries", tfb.CachedQueries).Methods(http.MethodGet)
 
 	srv := &http.Server{
 		Addr:              net.JoinHostPort(getenv("HOST", "127.0.0.1"), getenv("PORT", "8080")),

@@ -199,6 +199,13 @@ func main() {
 	mux.HandleFunc("GET /rest/todo", todo)
 	mux.HandleFunc("POST /echo", echo)
 	mux.HandleFunc("GET /users", usersHandler(pool))
+	tfb := newTechEmpower(pool, "net/http")
+	mux.HandleFunc("GET /json", tfb.Json)
+	mux.HandleFunc("GET /db", tfb.Db)
+	mux.HandleFunc("GET /queries", tfb.Queries)
+	mux.HandleFunc("GET /fortunes", tfb.Fortunes)
+	mux.HandleFunc("GET /updates", tfb.Updates)
+	mux.HandleFunc("GET /cached-queries", tfb.CachedQueries)
 
 	srv := &http.Server{
 		Addr:              net.JoinHostPort(getenv("HOST", "127.0.0.1"), getenv("PORT", "8080")),

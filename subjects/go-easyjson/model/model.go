@@ -47,3 +47,23 @@ type User struct {
 
 //easyjson:json
 type Users []User
+
+// World is a row of TechEmpower's World or CachedWorld table.
+//
+//easyjson:json
+type World struct {
+	ID           int32 `json:"id"`
+	RandomNumber int32 `json:"randomNumber"`
+}
+
+// Worlds is the answer of TechEmpower's queries, updates and cached-queries.
+//
+//easyjson:json
+type Worlds []World
+
+// Message is TechEmpower's json answer, {"message":"Hello, World!"}.
+//
+//easyjson:json
+type Message struct {
+	Message string `json:"message"`
+}

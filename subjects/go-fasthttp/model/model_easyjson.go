@@ -17,7 +17,153 @@ var (
 	_ easyjson.Marshaler
 )
 
-func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel(in *jlexer.Lexer, out *Users) {
+func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel(in *jlexer.Lexer, out *Worlds) {
+	isTopLevel := in.IsStart()
+	if in.IsNull() {
+		in.Skip()
+		*out = nil
+	} else {
+		in.Delim('[')
+		if *out == nil {
+			if !in.IsDelim(']') {
+				*out = make(Worlds, 0, 8)
+			} else {
+				*out = Worlds{}
+			}
+		} else {
+			*out = (*out)[:0]
+		}
+		for !in.IsDelim(']') {
+			var v1 World
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				(v1).UnmarshalEasyJSON(in)
+			}
+			*out = append(*out, v1)
+			in.WantComma()
+		}
+		in.Delim(']')
+	}
+	if isTopLevel {
+		in.Consumed()
+	}
+}
+func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel(out *jwriter.Writer, in Worlds) {
+	if in == nil && (out.Flags&jwriter.NilSliceAsEmpty) == 0 {
+		out.RawString("null")
+	} else {
+		out.RawByte('[')
+		for v2, v3 := range in {
+			if v2 > 0 {
+				out.RawByte(',')
+			}
+			(v3).MarshalEasyJSON(out)
+		}
+		out.RawByte(']')
+	}
+}
+
+// MarshalJSON supports json.Marshaler interface
+func (v Worlds) MarshalJSON() ([]byte, error) {
+	w := jwriter.Writer{}
+	easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel(&w, v)
+	return w.Buffer.BuildBytes(), w.Error
+}
+
+// MarshalEasyJSON supports easyjson.Marshaler interface
+func (v Worlds) MarshalEasyJSON(w *jwriter.Writer) {
+	easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel(w, v)
+}
+
+// UnmarshalJSON supports json.Unmarshaler interface
+func (v *Worlds) UnmarshalJSON(data []byte) error {
+	r := jlexer.Lexer{Data: data}
+	easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel(&r, v)
+	return r.Error()
+}
+
+// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
+func (v *Worlds) UnmarshalEasyJSON(l *jlexer.Lexer) {
+	easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel(l, v)
+}
+func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel1(in *jlexer.Lexer, out *World) {
+	isTopLevel := in.IsStart()
+	if in.IsNull() {
+		if isTopLevel {
+			in.Consumed()
+		}
+		in.Skip()
+		return
+	}
+	in.Delim('{')
+	for !in.IsDelim('}') {
+		key := in.UnsafeFieldName(false)
+		in.WantColon()
+		switch key {
+		case "id":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.ID = int32(in.Int32())
+			}
+		case "randomNumber":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.RandomNumber = int32(in.Int32())
+			}
+		default:
+			in.SkipRecursive()
+		}
+		in.WantComma()
+	}
+	in.Delim('}')
+	if isTopLevel {
+		in.Consumed()
+	}
+}
+func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel1(out *jwriter.Writer, in World) {
+	out.RawByte('{')
+	first := true
+	_ = first
+	{
+		const prefix string = ",\"id\":"
+		out.RawString(prefix[1:])
+		out.Int32(int32(in.ID))
+	}
+	{
+		const prefix string = ",\"randomNumber\":"
+		out.RawString(prefix)
+		out.Int32(int32(in.RandomNumber))
+	}
+	out.RawByte('}')
+}
+
+// MarshalJSON supports json.Marshaler interface
+func (v World) MarshalJSON() ([]byte, error) {
+	w := jwriter.Writer{}
+	easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel1(&w, v)
+	return w.Buffer.BuildBytes(), w.Error
+}
+
+// MarshalEasyJSON supports easyjson.Marshaler interface
+func (v World) MarshalEasyJSON(w *jwriter.Writer) {
+	easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel1(w, v)
+}
+
+// UnmarshalJSON supports json.Unmarshaler interface
+func (v *World) UnmarshalJSON(data []byte) error {
+	r := jlexer.Lexer{Data: data}
+	easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel1(&r, v)
+	return r.Error()
+}
+
+// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
+func (v *World) UnmarshalEasyJSON(l *jlexer.Lexer) {
+	easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel1(l, v)
+}
+func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel2(in *jlexer.Lexer, out *Users) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		in.Skip()
@@ -34,9 +180,9 @@ func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel(in *jlexer.Lexer, ou
 			*out = (*out)[:0]
 		}
 		for !in.IsDelim(']') {
-			var v1 User
-			easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel1(in, &v1)
-			*out = append(*out, v1)
+			var v4 User
+			easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel3(in, &v4)
+			*out = append(*out, v4)
 			in.WantComma()
 		}
 		in.Delim(']')
@@ -45,16 +191,16 @@ func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel(in *jlexer.Lexer, ou
 		in.Consumed()
 	}
 }
-func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel(out *jwriter.Writer, in Users) {
+func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel2(out *jwriter.Writer, in Users) {
 	if in == nil && (out.Flags&jwriter.NilSliceAsEmpty) == 0 {
 		out.RawString("null")
 	} else {
 		out.RawByte('[')
-		for v2, v3 := range in {
-			if v2 > 0 {
+		for v5, v6 := range in {
+			if v5 > 0 {
 				out.RawByte(',')
 			}
-			easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel1(out, v3)
+			easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel3(out, v6)
 		}
 		out.RawByte(']')
 	}
@@ -63,27 +209,27 @@ func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel(out *jwriter.Writer,
 // MarshalJSON supports json.Marshaler interface
 func (v Users) MarshalJSON() ([]byte, error) {
 	w := jwriter.Writer{}
-	easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel(&w, v)
+	easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel2(&w, v)
 	return w.Buffer.BuildBytes(), w.Error
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v Users) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel(w, v)
+	easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel2(w, v)
 }
 
 // UnmarshalJSON supports json.Unmarshaler interface
 func (v *Users) UnmarshalJSON(data []byte) error {
 	r := jlexer.Lexer{Data: data}
-	easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel(&r, v)
+	easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel2(&r, v)
 	return r.Error()
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *Users) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel(l, v)
+	easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel2(l, v)
 }
-func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel1(in *jlexer.Lexer, out *User) {
+func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel3(in *jlexer.Lexer, out *User) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -151,7 +297,7 @@ func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel1(in *jlexer.Lexer, o
 		in.Consumed()
 	}
 }
-func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel1(out *jwriter.Writer, in User) {
+func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel3(out *jwriter.Writer, in User) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -192,7 +338,7 @@ func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel1(out *jwriter.Writer
 	}
 	out.RawByte('}')
 }
-func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel2(in *jlexer.Lexer, out *Todos) {
+func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel4(in *jlexer.Lexer, out *Todos) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		in.Skip()
@@ -209,9 +355,9 @@ func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel2(in *jlexer.Lexer, o
 			*out = (*out)[:0]
 		}
 		for !in.IsDelim(']') {
-			var v4 Todo
-			easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel3(in, &v4)
-			*out = append(*out, v4)
+			var v7 Todo
+			easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel5(in, &v7)
+			*out = append(*out, v7)
 			in.WantComma()
 		}
 		in.Delim(']')
@@ -220,16 +366,16 @@ func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel2(in *jlexer.Lexer, o
 		in.Consumed()
 	}
 }
-func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel2(out *jwriter.Writer, in Todos) {
+func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel4(out *jwriter.Writer, in Todos) {
 	if in == nil && (out.Flags&jwriter.NilSliceAsEmpty) == 0 {
 		out.RawString("null")
 	} else {
 		out.RawByte('[')
-		for v5, v6 := range in {
-			if v5 > 0 {
+		for v8, v9 := range in {
+			if v8 > 0 {
 				out.RawByte(',')
 			}
-			easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel3(out, v6)
+			easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel5(out, v9)
 		}
 		out.RawByte(']')
 	}
@@ -238,27 +384,27 @@ func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel2(out *jwriter.Writer
 // MarshalJSON supports json.Marshaler interface
 func (v Todos) MarshalJSON() ([]byte, error) {
 	w := jwriter.Writer{}
-	easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel2(&w, v)
+	easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel4(&w, v)
 	return w.Buffer.BuildBytes(), w.Error
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v Todos) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel2(w, v)
+	easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel4(w, v)
 }
 
 // UnmarshalJSON supports json.Unmarshaler interface
 func (v *Todos) UnmarshalJSON(data []byte) error {
 	r := jlexer.Lexer{Data: data}
-	easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel2(&r, v)
+	easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel4(&r, v)
 	return r.Error()
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *Todos) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel2(l, v)
+	easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel4(l, v)
 }
-func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel3(in *jlexer.Lexer, out *Todo) {
+func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel5(in *jlexer.Lexer, out *Todo) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -296,7 +442,7 @@ func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel3(in *jlexer.Lexer, o
 		in.Consumed()
 	}
 }
-func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel3(out *jwriter.Writer, in Todo) {
+func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel5(out *jwriter.Writer, in Todo) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -312,7 +458,72 @@ func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel3(out *jwriter.Writer
 	}
 	out.RawByte('}')
 }
-func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel4(in *jlexer.Lexer, out *Body) {
+func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel6(in *jlexer.Lexer, out *Message) {
+	isTopLevel := in.IsStart()
+	if in.IsNull() {
+		if isTopLevel {
+			in.Consumed()
+		}
+		in.Skip()
+		return
+	}
+	in.Delim('{')
+	for !in.IsDelim('}') {
+		key := in.UnsafeFieldName(false)
+		in.WantColon()
+		switch key {
+		case "message":
+			if in.IsNull() {
+				in.Skip()
+			} else {
+				out.Message = string(in.String())
+			}
+		default:
+			in.SkipRecursive()
+		}
+		in.WantComma()
+	}
+	in.Delim('}')
+	if isTopLevel {
+		in.Consumed()
+	}
+}
+func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel6(out *jwriter.Writer, in Message) {
+	out.RawByte('{')
+	first := true
+	_ = first
+	{
+		const prefix string = ",\"message\":"
+		out.RawString(prefix[1:])
+		out.String(string(in.Message))
+	}
+	out.RawByte('}')
+}
+
+// MarshalJSON supports json.Marshaler interface
+func (v Message) MarshalJSON() ([]byte, error) {
+	w := jwriter.Writer{}
+	easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel6(&w, v)
+	return w.Buffer.BuildBytes(), w.Error
+}
+
+// MarshalEasyJSON supports easyjson.Marshaler interface
+func (v Message) MarshalEasyJSON(w *jwriter.Writer) {
+	easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel6(w, v)
+}
+
+// UnmarshalJSON supports json.Unmarshaler interface
+func (v *Message) UnmarshalJSON(data []byte) error {
+	r := jlexer.Lexer{Data: data}
+	easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel6(&r, v)
+	return r.Error()
+}
+
+// UnmarshalEasyJSON supports easyjson.Unmarshaler interface
+func (v *Message) UnmarshalEasyJSON(l *jlexer.Lexer) {
+	easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel6(l, v)
+}
+func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel7(in *jlexer.Lexer, out *Body) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -342,9 +553,9 @@ func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel4(in *jlexer.Lexer, o
 					out.Colors = (out.Colors)[:0]
 				}
 				for !in.IsDelim(']') {
-					var v7 Color
-					easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel5(in, &v7)
-					out.Colors = append(out.Colors, v7)
+					var v10 Color
+					easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel8(in, &v10)
+					out.Colors = append(out.Colors, v10)
 					in.WantComma()
 				}
 				in.Delim(']')
@@ -359,7 +570,7 @@ func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel4(in *jlexer.Lexer, o
 		in.Consumed()
 	}
 }
-func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel4(out *jwriter.Writer, in Body) {
+func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel7(out *jwriter.Writer, in Body) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -370,11 +581,11 @@ func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel4(out *jwriter.Writer
 			out.RawString("null")
 		} else {
 			out.RawByte('[')
-			for v8, v9 := range in.Colors {
-				if v8 > 0 {
+			for v11, v12 := range in.Colors {
+				if v11 > 0 {
 					out.RawByte(',')
 				}
-				easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel5(out, v9)
+				easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel8(out, v12)
 			}
 			out.RawByte(']')
 		}
@@ -385,27 +596,27 @@ func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel4(out *jwriter.Writer
 // MarshalJSON supports json.Marshaler interface
 func (v Body) MarshalJSON() ([]byte, error) {
 	w := jwriter.Writer{}
-	easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel4(&w, v)
+	easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel7(&w, v)
 	return w.Buffer.BuildBytes(), w.Error
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v Body) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel4(w, v)
+	easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel7(w, v)
 }
 
 // UnmarshalJSON supports json.Unmarshaler interface
 func (v *Body) UnmarshalJSON(data []byte) error {
 	r := jlexer.Lexer{Data: data}
-	easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel4(&r, v)
+	easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel7(&r, v)
 	return r.Error()
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *Body) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel4(l, v)
+	easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel7(l, v)
 }
-func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel5(in *jlexer.Lexer, out *Color) {
+func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel8(in *jlexer.Lexer, out *Color) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -438,7 +649,7 @@ func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel5(in *jlexer.Lexer, o
 				out.Type = string(in.String())
 			}
 		case "code":
-			easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel6(in, &out.Code)
+			easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel9(in, &out.Code)
 		default:
 			in.SkipRecursive()
 		}
@@ -449,7 +660,7 @@ func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel5(in *jlexer.Lexer, o
 		in.Consumed()
 	}
 }
-func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel5(out *jwriter.Writer, in Color) {
+func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel8(out *jwriter.Writer, in Color) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -487,11 +698,11 @@ func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel5(out *jwriter.Writer
 		} else {
 			out.RawString(prefix)
 		}
-		easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel6(out, in.Code)
+		easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel9(out, in.Code)
 	}
 	out.RawByte('}')
 }
-func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel6(in *jlexer.Lexer, out *Code) {
+func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel9(in *jlexer.Lexer, out *Code) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -521,13 +732,13 @@ func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel6(in *jlexer.Lexer, o
 					out.RGBA = (out.RGBA)[:0]
 				}
 				for !in.IsDelim(']') {
-					var v10 int
+					var v13 int
 					if in.IsNull() {
 						in.Skip()
 					} else {
-						v10 = int(in.Int())
+						v13 = int(in.Int())
 					}
-					out.RGBA = append(out.RGBA, v10)
+					out.RGBA = append(out.RGBA, v13)
 					in.WantComma()
 				}
 				in.Delim(']')
@@ -548,7 +759,7 @@ func easyjsonC80ae7adDecodeRestbenchSubjectsGoFasthttpModel6(in *jlexer.Lexer, o
 		in.Consumed()
 	}
 }
-func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel6(out *jwriter.Writer, in Code) {
+func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel9(out *jwriter.Writer, in Code) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -558,11 +769,11 @@ func easyjsonC80ae7adEncodeRestbenchSubjectsGoFasthttpModel6(out *jwriter.Writer
 		out.RawString(prefix[1:])
 		{
 			out.RawByte('[')
-			for v11, v12 := range in.RGBA {
-				if v11 > 0 {
+			for v14, v15 := range in.RGBA {
+				if v14 > 0 {
 					out.RawByte(',')
 				}
-				out.Int(int(v12))
+				out.Int(int(v15))
 			}
 			out.RawByte(']')
 		}

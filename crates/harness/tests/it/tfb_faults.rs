@@ -2,7 +2,8 @@
 //! the `postgres` driver and a real cluster), right and with one fault at a time: the right one
 //! passes every type, and each fault (unescaped fortunes, unsorted fortunes, no added row,
 //! `IN (...)` batching, a frozen Date, updates not persisted, a clamp ignored) fails with its
-//! reason. Then the Rust subjects, built as `restbench verify` builds them, pass every type.
+//! reason. Then the Rust and the Go subjects, built as `restbench verify` builds them, pass
+//! every type.
 //!
 //! These need the PostgreSQL server binaries, so they are `#[ignore]`d with the reason; each
 //! test has its own cluster and port, and every wait is bounded.
@@ -366,7 +367,38 @@ fn each_fault_fails_with_its_reason() {
 #[test]
 #[ignore = "slow: builds the Rust subjects and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn the_rust_subjects_pass_every_techempower_type() {
-    let _turn = turn::take(module_path!());
+    pass_every_techempower_type(
+        module_path!(),
+        &[
+            "rust-hyper",
+            "rust-axum",
+            "rust-actix",
+            "rust-iron",
+            "rust-reference",
+        ],
+    );
+}
+
+#[test]
+#[ignore = "slow: builds the Go subjects (needs go) and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
+fn the_go_subjects_pass_every_techempower_type() {
+    pass_every_techempower_type(
+        module_path!(),
+        &[
+            "go-nethttp",
+            "go-chi",
+            "go-gorilla",
+            "go-fasthttp",
+            "go-easyjson",
+            "go-nethttp-dynamic",
+        ],
+    );
+}
+
+/// Builds each subject as `restbench verify` does, starts it single-threaded on a fresh
+/// cluster, and asserts that it declares and passes every TechEmpower type.
+fn pass_every_techempower_type(module: &'static str, ids: &[&str]) {
+    let _turn = turn::take(module);
     let logs = tempfile::tempdir().unwrap();
     let cluster = Cluster::start(None, logs.path()).unwrap();
     let db = Database::connect(&cluster.url).unwrap();
@@ -374,13 +406,7 @@ fn the_rust_subjects_pass_every_techempower_type() {
     let cache = prepare::cache_dir(&root);
     let placement = Placement::split(&available_cpus());
     let backend = Backend::affinity_only("not requested");
-    for id in [
-        "rust-hyper",
-        "rust-axum",
-        "rust-actix",
-        "rust-iron",
-        "rust-reference",
-    ] {
+    for id in ids {
         let subject = Subject::load(&root.join(id)).unwrap();
         assert!(
             TFB.iter().all(|w| subject.supports(*w)),
