@@ -42,6 +42,7 @@ pub mod load_compare;
 pub mod markdown;
 pub mod noise;
 pub mod open_loop;
+pub mod profile_pairs;
 pub mod profiles;
 pub mod rankings;
 pub mod study_ratios;
