@@ -227,6 +227,109 @@ impl PairedProfile {
     }
 }
 
+impl PairedProfile {
+    /// The table both reports draw: `(figure, faster side, slower side)`, per request.
+    pub fn rows(&self) -> Vec<(String, String, String)> {
+        let (a, b) = (&self.faster, &self.slower);
+        let opt = |v: Option<f64>| v.map_or("–".to_string(), figure);
+        let pair = |x: Option<f64>, y: Option<f64>| match (x, y) {
+            (Some(x), Some(y)) => format!("{} / {}", figure(x), figure(y)),
+            _ => "–".into(),
+        };
+        let split = |p: &PerRequest| {
+            format!(
+                "{:.0} % / {:.0} %",
+                p.system_share * 100.0,
+                p.user_share * 100.0
+            )
+        };
+        let rate = |p: &PerRequest| {
+            p.slice_ratio().map_or("–".into(), |x| {
+                format!("{:.0} against {:.0} ({x:.2}×)", p.slice_rps, p.measured_rps)
+            })
+        };
+        vec![
+            ("measured req/s".into(), format!("{:.0}", a.measured_rps), format!("{:.0}", b.measured_rps)),
+            ("CPU µs".into(), opt(a.cpu_us), opt(b.cpu_us)),
+            ("system / user µs".into(), pair(a.system_us, a.user_us), pair(b.system_us, b.user_us)),
+            ("system / user share of samples".into(), split(a), split(b)),
+            ("system calls".into(), opt(a.syscalls), opt(b.syscalls)),
+            (
+                "context switches, voluntary / involuntary".into(),
+                pair(a.voluntary_switches, a.involuntary_switches),
+                pair(b.voluntary_switches, b.involuntary_switches),
+            ),
+            ("page faults, minor / major".into(), pair(a.minor_faults, a.major_faults), pair(b.minor_faults, b.major_faults)),
+            ("samples".into(), figure(a.samples), figure(b.samples)),
+            ("profiled slice req/s against measured".into(), rate(a), rate(b)),
+        ]
+    }
+}
+
+/// A pair of cells of a run, as the reports compare them: the paired figures (faster first),
+/// the cells in the same order, and their labels.
+pub struct CellPair<'a> {
+    pub paired: PairedProfile,
+    pub faster: (&'a Cell, &'a CellProfile),
+    pub slower: (&'a Cell, &'a CellProfile),
+}
+
+/// Two cells' pair, when both carry a profile.
+pub fn pair_of<'a>(a: &'a Cell, b: &'a Cell) -> Option<CellPair<'a>> {
+    let (pa, pb) = (a.profile.as_ref()?, b.profile.as_ref()?);
+    let label = |c: &Cell| crate::cells::subject_label(&c.subject, &c.protocol);
+    let (x, y) = (PerRequest::of(&label(a), a, pa), PerRequest::of(&label(b), b, pb));
+    let a_first = x.measured_rps >= y.measured_rps;
+    let paired = PairedProfile::new(x, y);
+    let (faster, slower) = if a_first { ((a, pa), (b, pb)) } else { ((b, pb), (a, pa)) };
+    Some(CellPair {
+        paired,
+        faster,
+        slower,
+    })
+}
+
+impl CellPair<'_> {
+    /// The differential folded profile, per request: the slower side as `after` (red where it
+    /// spends more per request than the faster), the faster as `before`.
+    pub fn differential(&self) -> Result<String, restbench_model::FoldedError> {
+        let before = self.faster.1.folded()?;
+        let after = self.slower.1.folded()?;
+        Ok(differential_folded(
+            (&before, slice_requests(self.faster.1)),
+            (&after, slice_requests(self.slower.1)),
+        ))
+    }
+
+    /// Both sides' caveats, each prefixed with its label.
+    pub fn caveats(&self) -> Vec<String> {
+        [
+            (&self.paired.faster.label, self.faster),
+            (&self.paired.slower.label, self.slower),
+        ]
+        .into_iter()
+        .flat_map(|(label, (cell, profile))| {
+            honesty(cell, profile)
+                .into_iter()
+                .map(move |line| format!("{label}: {line}"))
+        })
+        .collect()
+    }
+}
+
+/// The cell of `subject` in `workload` × `scenario`, when it carries a profile: what a study's
+/// reversal is explained from.
+pub fn profiled_cell<'a>(
+    r: &'a restbench_model::RunResults,
+    subject: &str,
+    workload: &str,
+    scenario: &str,
+) -> Option<&'a Cell> {
+    r.cells.iter().find(|c| {
+        c.subject == subject && c.workload == workload && c.scenario == scenario && c.profile.is_some()
+    })
+}
+
 /// `3.1×`, or `∞×` when the other side spends nothing.
 fn times(ratio: f64) -> String {
     if ratio.is_finite() {
