@@ -132,7 +132,7 @@ pub struct MeasureArgs {
     /// The report sets the two profiles side by side, per request: CPU split, system calls,
     /// context switches, faults, top symbols, a differential flame graph and one sentence
     /// drawn from the figures.
-    #[arg(long, help_heading = OUTPUT)]
+    #[arg(long, help_heading = OUTPUT, hide_short_help = true)]
     pub explain: bool,
     /// Replace the run already in --out (its results.json) instead of refusing.
     #[arg(help_heading = OUTPUT, long)]
