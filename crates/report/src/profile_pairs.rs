@@ -128,7 +128,11 @@ struct Cost {
 /// `count` per request of the profile's slice (`rps × duration` requests).
 fn per_request(count: f64, profile: &CellProfile) -> f64 {
     let requests = profile.rps * profile.duration_s;
-    if requests > 0.0 { count / requests } else { 0.0 }
+    if requests > 0.0 {
+        count / requests
+    } else {
+        0.0
+    }
 }
 
 /// Two sides' per-request costs, the faster first.
@@ -173,7 +177,11 @@ impl PairedProfile {
                 } else {
                     (f.value, s.value, false)
                 };
-                let ratio = if less > 0.0 { more / less } else { f64::INFINITY };
+                let ratio = if less > 0.0 {
+                    more / less
+                } else {
+                    f64::INFINITY
+                };
                 Some((ratio, s, f, slower_spends_more))
             })
             .collect();
@@ -249,9 +257,17 @@ impl PairedProfile {
             })
         };
         vec![
-            ("measured req/s".into(), format!("{:.0}", a.measured_rps), format!("{:.0}", b.measured_rps)),
+            (
+                "measured req/s".into(),
+                format!("{:.0}", a.measured_rps),
+                format!("{:.0}", b.measured_rps),
+            ),
             ("CPU µs".into(), opt(a.cpu_us), opt(b.cpu_us)),
-            ("system / user µs".into(), pair(a.system_us, a.user_us), pair(b.system_us, b.user_us)),
+            (
+                "system / user µs".into(),
+                pair(a.system_us, a.user_us),
+                pair(b.system_us, b.user_us),
+            ),
             ("system / user share of samples".into(), split(a), split(b)),
             ("system calls".into(), opt(a.syscalls), opt(b.syscalls)),
             (
@@ -259,9 +275,17 @@ impl PairedProfile {
                 pair(a.voluntary_switches, a.involuntary_switches),
                 pair(b.voluntary_switches, b.involuntary_switches),
             ),
-            ("page faults, minor / major".into(), pair(a.minor_faults, a.major_faults), pair(b.minor_faults, b.major_faults)),
+            (
+                "page faults, minor / major".into(),
+                pair(a.minor_faults, a.major_faults),
+                pair(b.minor_faults, b.major_faults),
+            ),
             ("samples".into(), figure(a.samples), figure(b.samples)),
-            ("profiled slice req/s against measured".into(), rate(a), rate(b)),
+            (
+                "profiled slice req/s against measured".into(),
+                rate(a),
+                rate(b),
+            ),
         ]
     }
 }
@@ -278,10 +302,17 @@ pub struct CellPair<'a> {
 pub fn pair_of<'a>(a: &'a Cell, b: &'a Cell) -> Option<CellPair<'a>> {
     let (pa, pb) = (a.profile.as_ref()?, b.profile.as_ref()?);
     let label = |c: &Cell| crate::cells::subject_label(&c.subject, &c.protocol);
-    let (x, y) = (PerRequest::of(&label(a), a, pa), PerRequest::of(&label(b), b, pb));
+    let (x, y) = (
+        PerRequest::of(&label(a), a, pa),
+        PerRequest::of(&label(b), b, pb),
+    );
     let a_first = x.measured_rps >= y.measured_rps;
     let paired = PairedProfile::new(x, y);
-    let (faster, slower) = if a_first { ((a, pa), (b, pb)) } else { ((b, pb), (a, pa)) };
+    let (faster, slower) = if a_first {
+        ((a, pa), (b, pb))
+    } else {
+        ((b, pb), (a, pa))
+    };
     Some(CellPair {
         paired,
         faster,
@@ -326,8 +357,25 @@ pub fn profiled_cell<'a>(
     scenario: &str,
 ) -> Option<&'a Cell> {
     r.cells.iter().find(|c| {
-        c.subject == subject && c.workload == workload && c.scenario == scenario && c.profile.is_some()
+        c.subject == subject
+            && c.workload == workload
+            && c.scenario == scenario
+            && c.profile.is_some()
     })
+}
+
+/// The two cells of a reversal compared profile to profile, when both were profiled.
+pub fn reversal_pair<'a>(
+    r: &'a restbench_model::RunResults,
+    workload: &str,
+    t: &crate::study_ratios::RatioTable,
+    rev: &crate::study_ratios::Reversal,
+) -> Option<CellPair<'a>> {
+    let cell = |i: usize| {
+        let subject = t.rows.get(i)?.subject.as_deref()?;
+        profiled_cell(r, subject, workload, &t.scenario)
+    };
+    pair_of(cell(rev.first)?, cell(rev.second)?)
 }
 
 /// `3.1×`, or `∞×` when the other side spends nothing.
@@ -406,18 +454,22 @@ pub fn honesty(cell: &Cell, profile: &CellProfile) -> Vec<String> {
             (1.0 - ratio) * 100.0
         ));
     }
-    if let Ok(folded) = profile.folded() {
-        let share = jit_compiler_share(&folded);
-        if share > JIT_SHARE_THRESHOLD {
-            lines.push(format!(
-                "JIT still compiling: {:.0} % of the samples are in JIT compiler frames (over \
-                 {:.0} %), so this is not a warm server's profile",
-                share * 100.0,
-                JIT_SHARE_THRESHOLD * 100.0
-            ));
-        }
-    }
+    lines.extend(jit_caveat(profile));
     lines
+}
+
+/// Said of a profile taken while a JIT compiler was still at work (its share of the samples
+/// above [`JIT_SHARE_THRESHOLD`]); `None` for a warm one, or when its stacks cannot be read.
+pub fn jit_caveat(profile: &CellProfile) -> Option<String> {
+    let share = jit_compiler_share(&profile.folded().ok()?);
+    (share > JIT_SHARE_THRESHOLD).then(|| {
+        format!(
+            "JIT still compiling: {:.0} % of the samples are in JIT compiler frames (over \
+             {:.0} %), so this is not a warm server's profile",
+            share * 100.0,
+            JIT_SHARE_THRESHOLD * 100.0
+        )
+    })
 }
 
 /// The top symbols of both sides, side by side: `(symbol, share in a, share in b)`, by the

@@ -90,7 +90,8 @@ pub fn section(o: &mut String, r: &RunResults) {
          server's CPU went in a profiling slice after its measured repeats, under the same load \
          (perf <code>cpu-clock</code> samples with call graphs, each counted where the CPU was). \
          The slice is never part of the ranked figures; its rate is shown beside the measured \
-         one, so the profiler's cost is visible. Frames nothing could name stay \
+         one, so the profiler's cost is visible: that ratio is the measure of perf's overhead, the measured \
+         rate being unprofiled. Frames nothing could name stay \
          <code>[unknown]</code>.</p>",
     );
     for (workload, cells) in &groups {
@@ -204,6 +205,13 @@ fn cell_panel(o: &mut String, c: &ProfiledCell<'_>) {
         c.profile.samples,
         escape(&c.profile.recorder)
     );
+    if let Some(jit) = crate::profile_pairs::jit_caveat(c.profile) {
+        let _ = write!(
+            o,
+            "<p class=\"banner warn\" data-jit-compiling>{}</p>",
+            escape(&jit)
+        );
+    }
     symbols(o, c.profile);
     match c
         .profile

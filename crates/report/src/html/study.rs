@@ -96,7 +96,7 @@ fn ratio_table(o: &mut String, workload: &str, t: &RatioTable, r: &RunResults) {
     ratio_rows(o, t);
     // Beside the reversals, each pair's two profiles compared, when the study was profiled.
     for rev in &t.reversals {
-        if let Some(p) = crate::markdown::study::reversal_pair(r, workload, t, rev) {
+        if let Some(p) = crate::profile_pairs::reversal_pair(r, workload, t, rev) {
             super::profile::pair_panel(o, &p);
         }
     }
@@ -200,7 +200,6 @@ fn order_notes(o: &mut String, t: &RatioTable) {
             );
         }
         o.push_str("</ul>");
-
     } else if t
         .rows
         .iter()

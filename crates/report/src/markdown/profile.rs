@@ -17,7 +17,8 @@ pub fn section(r: &RunResults) -> String {
     let mut o = String::from(
         "## Profiles\n\nWhere each server's CPU went in a profiling slice after its measured \
          repeats (perf `cpu-clock` samples, classified by the frame on CPU). The slice is not \
-         part of the figures above; its rate is shown beside the measured one.\n\n",
+         part of the figures above; its rate is shown beside the measured one, and that ratio \
+         is the measure of perf's overhead (the measured rate is unprofiled).\n\n",
     );
     for (workload, cells) in groups {
         let _ = writeln!(o, "### {}\n", escape(&workload));
@@ -52,6 +53,12 @@ pub fn section(r: &RunResults) -> String {
                 p.rps,
                 c.cell.rps.median,
             );
+        }
+        o.push('\n');
+        for c in &cells {
+            if let Some(jit) = crate::profile_pairs::jit_caveat(c.profile) {
+                let _ = writeln!(o, "- {}: {}", escape(&c.label), escape(&jit));
+            }
         }
         o.push('\n');
     }
@@ -89,14 +96,24 @@ pub fn pair(o: &mut String, p: &crate::profile_pairs::CellPair<'_>, heading: &st
     let (a, b) = (&p.paired.faster.label, &p.paired.slower.label);
     let _ = writeln!(o, "{heading} {} beside {}\n", escape(a), escape(b));
     let _ = writeln!(o, "{}\n", escape(&p.paired.sentence()));
-    let _ = writeln!(o, "| per request | {} | {} |\n|---|--:|--:|", escape(a), escape(b));
+    let _ = writeln!(
+        o,
+        "| per request | {} | {} |\n|---|--:|--:|",
+        escape(a),
+        escape(b)
+    );
     for (name, x, y) in p.paired.rows() {
         let _ = writeln!(o, "| {} | {} | {} |", escape(&name), escape(&x), escape(&y));
     }
     o.push('\n');
     let symbols = crate::profile_pairs::top_symbols_side_by_side(p.faster.1, p.slower.1, 8);
     if !symbols.is_empty() {
-        let _ = writeln!(o, "| top symbol (self) | {} | {} |\n|---|--:|--:|", escape(a), escape(b));
+        let _ = writeln!(
+            o,
+            "| top symbol (self) | {} | {} |\n|---|--:|--:|",
+            escape(a),
+            escape(b)
+        );
         for (symbol, x, y) in symbols {
             let _ = writeln!(
                 o,

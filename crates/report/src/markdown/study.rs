@@ -82,7 +82,7 @@ fn ratio_table(o: &mut String, workload: &str, t: &RatioTable, r: &RunResults) {
     ratio_rows(o, t);
     // Beside the reversals, each pair's two profiles compared, when the study was profiled.
     for rev in &t.reversals {
-        if let Some(p) = reversal_pair(r, workload, t, rev) {
+        if let Some(p) = crate::profile_pairs::reversal_pair(r, workload, t, rev) {
             super::profile::pair(o, &p, "####");
         }
     }
@@ -150,18 +150,4 @@ fn row_note(row: &StudyRow) -> String {
         note.push(n.clone());
     }
     note.join("; ")
-}
-
-/// The two cells of a reversal compared profile to profile, when both were profiled.
-pub(crate) fn reversal_pair<'a>(
-    r: &'a RunResults,
-    workload: &str,
-    t: &RatioTable,
-    rev: &study_ratios::Reversal,
-) -> Option<crate::profile_pairs::CellPair<'a>> {
-    let cell = |i: usize| {
-        let subject = t.rows.get(i)?.subject.as_deref()?;
-        crate::profile_pairs::profiled_cell(r, subject, workload, &t.scenario)
-    };
-    crate::profile_pairs::pair_of(cell(rev.first)?, cell(rev.second)?)
 }

@@ -92,7 +92,10 @@ fn report_html_draws_a_flame_graph_and_split_per_profiled_cell() {
         "the sample study's reversal is compared profile to profile"
     );
     let md = restbench_report::markdown::report(&r);
-    assert!(md.contains(" beside ") && md.contains("| system calls |"), "{md}");
+    assert!(
+        md.contains(" beside ") && md.contains("| system calls |"),
+        "{md}"
+    );
     assert!(html.contains("data-chart=\"cpu-split\""));
     assert!(html.contains("a &lt;note&gt; to escape"));
     assert!(
@@ -174,9 +177,14 @@ fn explain_compares_each_rankings_neighbours_in_both_reports_and_only_when_asked
         }
     }
     let pairs = restbench_report::profile_pairs::neighbour_pairs(&with);
-    assert!(!pairs.is_empty(), "the sample has a group with two profiled cells");
+    assert!(
+        !pairs.is_empty(),
+        "the sample has a group with two profiled cells"
+    );
     let md = restbench_report::markdown::report(&with);
-    let section = &md[md.find("## Profiles compared").expect("the compared section")..];
+    let section = &md[md
+        .find("## Profiles compared")
+        .expect("the compared section")..];
     let (a, b) = pairs[0].1[0];
     let sentence = restbench_report::profile_pairs::pair_of(a, b)
         .expect("both profiled")
@@ -191,6 +199,18 @@ fn explain_compares_each_rankings_neighbours_in_both_reports_and_only_when_asked
     );
     let html = restbench_report::html::render(&with);
     assert!(html.contains("data-profiles-compared") && html.contains("data-profile-pair"));
+    assert!(!md.contains("JIT still compiling"), "no JIT in the sample's stacks");
+    // A cell profiled while C2 compiled is flagged, in its own panel and beside its pair.
+    let compiling = "java;C2 CompilerThre;Compile::Compile;PhaseChaitin::Register_Allocate 30\n\
+                     java;Thread::run;Handler::handle 70\n";
+    for c in with.cells.iter_mut() {
+        if let Some(p) = c.profile.as_mut() {
+            p.folded_gz = encode_folded(compiling);
+        }
+    }
+    let md = restbench_report::markdown::report(&with);
+    assert!(md.contains("JIT still compiling: 30 % of the samples"), "{md}");
+    assert!(restbench_report::html::render(&with).contains("data-jit-compiling"));
     assert!(
         html.contains("samples per million requests"),
         "a differential flame graph per request"

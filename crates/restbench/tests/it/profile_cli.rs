@@ -42,7 +42,9 @@ fn run_help_offers_explain_and_says_what_it_compares() {
     let o = restbench().args(["run", "--help"]).output().unwrap();
     let (out, _) = o.text();
     assert!(o.status.success());
-    let at = out.find("--explain").unwrap_or_else(|| panic!("no --explain in:\n{out}"));
+    let at = out
+        .find("--explain")
+        .unwrap_or_else(|| panic!("no --explain in:\n{out}"));
     let described = &out[at..];
     assert!(
         described.contains("Profile every cell (as --profile does)")
