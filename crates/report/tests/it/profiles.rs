@@ -199,7 +199,10 @@ fn explain_compares_each_rankings_neighbours_in_both_reports_and_only_when_asked
     );
     let html = restbench_report::html::render(&with);
     assert!(html.contains("data-profiles-compared") && html.contains("data-profile-pair"));
-    assert!(!md.contains("JIT still compiling"), "no JIT in the sample's stacks");
+    assert!(
+        !md.contains("JIT still compiling"),
+        "no JIT in the sample's stacks"
+    );
     // A cell profiled while C2 compiled is flagged, in its own panel and beside its pair.
     let compiling = "java;C2 CompilerThre;Compile::Compile;PhaseChaitin::Register_Allocate 30\n\
                      java;Thread::run;Handler::handle 70\n";
@@ -209,7 +212,10 @@ fn explain_compares_each_rankings_neighbours_in_both_reports_and_only_when_asked
         }
     }
     let md = restbench_report::markdown::report(&with);
-    assert!(md.contains("JIT still compiling: 30 % of the samples"), "{md}");
+    assert!(
+        md.contains("JIT still compiling: 30 % of the samples"),
+        "{md}"
+    );
     assert!(restbench_report::html::render(&with).contains("data-jit-compiling"));
     assert!(
         html.contains("samples per million requests"),
