@@ -14,7 +14,9 @@
 //!   [`study_ratios`] (a study's ratio tables: published and measured figures as ratios to its
 //!   baseline; the A/B ratios are the model's `statistics::ab_ratios`), [`open_loop`], [`timeline`], [`rankings`] (a group's rounds: rankings with ties, the
 //!   efficiency ranking, intervals, rounds needed, unsettled ratios, contended cells),
-//!   [`profiles`] (the profiled cells by workload);
+//!   [`profiles`] (the profiled cells by workload), [`profile_pairs`] (two cells' profiles
+//!   compared per request: `run --explain`'s neighbours and a study's reversals, the sentence
+//!   drawn from their figures, the per-request differential stacks, a JIT still compiling);
 //! - plain lines, said alike by text and Markdown: [`lines`] (a comparison's heading, rows and
 //!   verdicts) and [`capacity_text`] (a capacity search, and a comparison's open-loop lines);
 //! - rendering, three siblings that never import each other: [`text`] (wrk-style load report,
@@ -42,6 +44,7 @@ pub mod load_compare;
 pub mod markdown;
 pub mod noise;
 pub mod open_loop;
+pub mod profile_pairs;
 pub mod profiles;
 pub mod rankings;
 pub mod study_ratios;

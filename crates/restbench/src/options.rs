@@ -79,6 +79,7 @@ pub fn run_request(
         note: what.note,
         conformance,
         profile: m.profile,
+        explain: m.explain,
     })
 }
 
@@ -106,7 +107,8 @@ pub fn study_request(args: &StudyArgs, root: &Path) -> anyhow::Result<StudyReque
         remote,
         cache: prepare::cache_dir(root),
         conformance: ConformanceStep::unless_skipped(args.no_conformance),
-        profile: m.profile,
+        // A study's report compares the profiles beside its reversals whenever they exist.
+        profile: m.profile || m.explain,
     })
 }
 

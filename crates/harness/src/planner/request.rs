@@ -259,6 +259,9 @@ pub struct RunRequest {
     pub conformance: ConformanceStep,
     /// `--profile`: a profiling slice after each cell's repeats.
     pub profile: bool,
+    /// `--explain`: profile every cell (as `profile` does) and compare each pair of neighbours
+    /// in a group's ranking in the report.
+    pub explain: bool,
 }
 
 /// Whether a subject's conformance cases run before its cells.

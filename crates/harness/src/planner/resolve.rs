@@ -152,7 +152,8 @@ pub fn resolve(req: RunRequest) -> Result<Resolved, PlanError> {
         conformance: req.conformance,
     };
     let mut plan = assemble(parts, site, req.remote.as_deref());
-    plan.profile = profile_slice(req.profile, req.length);
+    plan.profile = profile_slice(req.profile || req.explain, req.length);
+    plan.explain = req.explain;
     if plan.cells() == 0 {
         return Err(PlanError::NothingToRun);
     }
@@ -484,6 +485,7 @@ pub(crate) fn assemble(parts: Parts, site: Site, remote: Option<&RemoteRequest>)
         remote: None,
         conformance: parts.conformance == ConformanceStep::Check,
         profile: None,
+        explain: false,
     }
 }
 

@@ -197,6 +197,8 @@ pub struct RunPlan {
     pub rounds: Option<restbench_model::RoundsPolicy>,
     /// With `--profile`: the length of each cell's profiling slice (`crate::profile`).
     pub profile: Option<Duration>,
+    /// With `--explain`: the report compares the profiles of each ranking's neighbours.
+    pub explain: bool,
 }
 
 impl RunPlan {

@@ -187,6 +187,7 @@ fn run_protocol(plan: &RunPlan) -> RunProtocol {
         note: plan.note.clone(),
         restarts: (plan.restarts > 1).then_some(plan.restarts),
         rounds: plan.rounds.clone(),
+        explain: plan.explain,
     }
 }
 

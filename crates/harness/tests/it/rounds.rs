@@ -111,6 +111,7 @@ fn a_cell_whose_cpu_is_taken_is_contended_remeasured_and_never_ranked() {
         note: None,
         conformance: ConformanceStep::NotApplicable,
         profile: false,
+        explain: false,
     };
     let mut resolved = resolve(request).unwrap();
     let server_cpu = resolved.plan.placement.server[0];
@@ -249,6 +250,7 @@ fn cells_beside_a_reference_are_measured_alone_and_in_duets_and_every_slice_is_a
         note: None,
         conformance: ConformanceStep::NotApplicable,
         profile: false,
+        explain: false,
     };
     let mut resolved = resolve(request).unwrap();
     let policy = resolved.plan.rounds.clone().unwrap();

@@ -127,6 +127,10 @@ pub struct RunProtocol {
     /// (each cell's repeats then ran back to back).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<crate::RoundsPolicy>,
+    /// `run --explain`: the report compares the profiles of each pair of neighbours in every
+    /// group's ranking. Absent (false) in documents from before it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub explain: bool,
 }
 
 /// Whether a cell was measured.

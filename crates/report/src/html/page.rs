@@ -131,6 +131,7 @@ fn body(r: &RunResults) -> String {
         o.push_str("<p class=\"banner info\">No cells were measured.</p>");
     }
     profile::section(&mut o, r);
+    profile::explained_section(&mut o, r);
     conformance::section(&mut o, &r.conformance);
     tables::findings(&mut o, r);
     legend(&mut o);

@@ -90,7 +90,8 @@ pub fn section(o: &mut String, r: &RunResults) {
          server's CPU went in a profiling slice after its measured repeats, under the same load \
          (perf <code>cpu-clock</code> samples with call graphs, each counted where the CPU was). \
          The slice is never part of the ranked figures; its rate is shown beside the measured \
-         one, so the profiler's cost is visible. Frames nothing could name stay \
+         one, so the profiler's cost is visible: that ratio is the measure of perf's overhead, the measured \
+         rate being unprofiled. Frames nothing could name stay \
          <code>[unknown]</code>.</p>",
     );
     for (workload, cells) in &groups {
@@ -204,6 +205,13 @@ fn cell_panel(o: &mut String, c: &ProfiledCell<'_>) {
         c.profile.samples,
         escape(&c.profile.recorder)
     );
+    if let Some(jit) = crate::profile_pairs::jit_caveat(c.profile) {
+        let _ = write!(
+            o,
+            "<p class=\"banner warn\" data-jit-compiling>{}</p>",
+            escape(&jit)
+        );
+    }
     symbols(o, c.profile);
     match c
         .profile
@@ -278,4 +286,113 @@ pub fn page(label: &str, workload: &str, profile: &CellProfile, folded: &str) ->
     }
     o.push_str("</main></body></html>\n");
     o
+}
+
+/// A flame graph of a differential folded profile (`stack before after` lines, as
+/// [`crate::profile_pairs::differential_folded`] writes them, per request): the shape of
+/// `after`, red where it spends more per request than `before`, blue where less.
+pub fn per_request_differential_flame_graph(diff: &str, title: &str) -> std::io::Result<String> {
+    let mut options = inferno::flamegraph::Options::default();
+    options.title = title.to_string();
+    options.count_name = "samples per million requests".into();
+    options.deterministic = true;
+    let mut svg = Vec::new();
+    inferno::flamegraph::from_lines(&mut options, diff.lines(), &mut svg)?;
+    Ok(String::from_utf8_lossy(&svg).into_owned())
+}
+
+/// `run --explain`'s section: each pair of neighbours in each group's ranking, compared.
+pub fn explained_section(o: &mut String, r: &RunResults) {
+    if !r.protocol.explain {
+        return;
+    }
+    o.push_str(
+        "<section id=\"profiles-compared\" data-profiles-compared><h2>Profiles compared</h2>\
+         <p class=\"muted\">Each pair of neighbours in a ranking, profile beside profile, per \
+         request of each profiling slice. The slice's rate against the measured (unprofiled) \
+         one is the measure of perf's overhead.</p>",
+    );
+    let groups = crate::profile_pairs::neighbour_pairs(r);
+    if groups.is_empty() {
+        o.push_str("<p>No group has two profiled cells to compare.</p>");
+    }
+    for (title, pairs) in groups {
+        let _ = write!(o, "<h3>{}</h3>", escape(&title));
+        for (a, b) in pairs {
+            if let Some(p) = crate::profile_pairs::pair_of(a, b) {
+                pair_panel(o, &p);
+            }
+        }
+    }
+    o.push_str("</section>");
+}
+
+/// One pair: its sentence, the per-request table, the top symbols side by side, the caveats
+/// and the differential flame graph (per request, red where the slower side spends more).
+pub fn pair_panel(o: &mut String, p: &crate::profile_pairs::CellPair<'_>) {
+    let (a, b) = (&p.paired.faster.label, &p.paired.slower.label);
+    let _ = write!(
+        o,
+        "<div class=\"profile-pair\" data-profile-pair><h4>{} beside {}</h4><p data-pair-sentence><b>{}</b></p>\
+         <table class=\"profile-counts\"><thead><tr><th>per request</th><th>{}</th><th>{}</th></tr></thead><tbody>",
+        escape(a),
+        escape(b),
+        escape(&p.paired.sentence()),
+        escape(a),
+        escape(b)
+    );
+    for (name, x, y) in p.paired.rows() {
+        let _ = write!(
+            o,
+            "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            escape(&name),
+            escape(&x),
+            escape(&y)
+        );
+    }
+    o.push_str("</tbody></table>");
+    let symbols = crate::profile_pairs::top_symbols_side_by_side(p.faster.1, p.slower.1, 8);
+    if !symbols.is_empty() {
+        let _ = write!(
+            o,
+            "<table class=\"profile-symbols\"><thead><tr><th>top symbol (self)</th><th>{}</th><th>{}</th></tr></thead><tbody>",
+            escape(a),
+            escape(b)
+        );
+        for (symbol, x, y) in symbols {
+            let _ = write!(
+                o,
+                "<tr><td><code>{}</code></td><td class=\"num\">{:.1} %</td><td class=\"num\">{:.1} %</td></tr>",
+                escape(&symbol),
+                x * 100.0,
+                y * 100.0
+            );
+        }
+        o.push_str("</tbody></table>");
+    }
+    let caveats = p.caveats();
+    if !caveats.is_empty() {
+        o.push_str("<ul class=\"plain\" data-profile-caveats>");
+        for c in caveats {
+            let _ = write!(o, "<li>{}</li>", escape(&c));
+        }
+        o.push_str("</ul>");
+    }
+    let title = format!("{b} against {a}, per request (red: {b} spends more)");
+    match p
+        .differential()
+        .map_err(|e| e.to_string())
+        .and_then(|diff| {
+            per_request_differential_flame_graph(&diff, &title).map_err(|e| e.to_string())
+        }) {
+        Ok(svg) => o.push_str(&flame_frame(&svg, &title)),
+        Err(e) => {
+            let _ = write!(
+                o,
+                "<p class=\"banner warn\">No differential flame graph: {}</p>",
+                escape(&e)
+            );
+        }
+    }
+    o.push_str("</div>");
 }

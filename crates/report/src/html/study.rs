@@ -61,7 +61,7 @@ pub fn study(o: &mut String, r: &RunResults, info: &StudyInfo) {
         another differs between the two.</p>",
     );
     for t in &tables {
-        ratio_table(o, &s.workload, t);
+        ratio_table(o, &s.workload, t, r);
     }
     if !s.unavailable.is_empty() {
         o.push_str("<h3>Not run here</h3><ul class=\"plain\">");
@@ -85,7 +85,7 @@ pub fn study(o: &mut String, r: &RunResults, info: &StudyInfo) {
     o.push_str("</section>");
 }
 
-fn ratio_table(o: &mut String, workload: &str, t: &RatioTable) {
+fn ratio_table(o: &mut String, workload: &str, t: &RatioTable, r: &RunResults) {
     let _ = write!(
         o,
         "<h3 id=\"study-{}\">{}<span class=\"sep\">·</span>{}</h3>",
@@ -94,6 +94,12 @@ fn ratio_table(o: &mut String, workload: &str, t: &RatioTable) {
         escape(&t.scenario)
     );
     ratio_rows(o, t);
+    // Beside the reversals, each pair's two profiles compared, when the study was profiled.
+    for rev in &t.reversals {
+        if let Some(p) = crate::profile_pairs::reversal_pair(r, workload, t, rev) {
+            super::profile::pair_panel(o, &p);
+        }
+    }
 }
 
 /// A ratio table without its heading: the baseline note, the rows with bars, the order notes.

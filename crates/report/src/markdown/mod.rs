@@ -203,6 +203,7 @@ pub fn report(r: &RunResults) -> String {
     }
     workloads(&mut o, r);
     o.push_str(&profile::section(r));
+    o.push_str(&profile::explained(r));
     o.push_str(&conformance::section(&r.conformance));
     toolchains(&mut o, &r.environment);
     findings(&mut o, &r.cells);

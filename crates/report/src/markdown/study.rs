@@ -24,7 +24,7 @@ pub fn study(info: &StudyInfo, r: &RunResults) -> String {
     let s = &st.study;
     heading(&mut o, s, info);
     for t in &st.tables {
-        ratio_table(&mut o, &s.workload, t);
+        ratio_table(&mut o, &s.workload, t, r);
     }
     if !s.unavailable.is_empty() {
         o.push_str("Not run here:\n\n");
@@ -77,9 +77,15 @@ fn heading(o: &mut String, s: &PublishedStudy, info: &StudyInfo) {
 }
 
 /// One scenario's table, then whether the measured order matches the published one.
-fn ratio_table(o: &mut String, workload: &str, t: &RatioTable) {
+fn ratio_table(o: &mut String, workload: &str, t: &RatioTable, r: &RunResults) {
     let _ = writeln!(o, "### {} · {}\n", escape(workload), escape(&t.scenario));
     ratio_rows(o, t);
+    // Beside the reversals, each pair's two profiles compared, when the study was profiled.
+    for rev in &t.reversals {
+        if let Some(p) = crate::profile_pairs::reversal_pair(r, workload, t, rev) {
+            super::profile::pair(o, &p, "####");
+        }
+    }
 }
 
 /// A ratio table's body: its baseline note, the rows, and whether the orders agree.

@@ -23,6 +23,16 @@ pub fn summary(label: &str, profile: &CellProfile, measured_rps: Option<f64>) ->
         "{label}: {} samples over {:.1}s at {:.0} req/s{beside}",
         profile.samples, profile.duration_s, profile.rps
     );
+    if let Some(m) = measured_rps.filter(|m| *m > 0.0) {
+        let _ = writeln!(
+            o,
+            "profiled slice against measured: {:.2}× (perf's overhead, as the unprofiled rate measures it)",
+            profile.rps / m
+        );
+    }
+    if let Some(jit) = crate::profile_pairs::jit_caveat(profile) {
+        let _ = writeln!(o, "{jit}");
+    }
     let split: Vec<String> = profile
         .split
         .parts()

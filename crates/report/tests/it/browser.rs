@@ -436,6 +436,7 @@ pub(crate) fn sample() -> RunResults {
             note: Some("study a: wrk's 2 threads and 10 connections".into()),
             restarts: None,
             rounds: None,
+            explain: false,
         },
         cells,
         study: StudyInfo::new(

@@ -82,9 +82,19 @@ fn report_html_draws_a_flame_graph_and_split_per_profiled_cell() {
     let html = restbench_report::html::render(&r);
     let profiled = r.cells.iter().filter(|c| c.profile.is_some()).count();
     assert!(html.contains("<section id=\"profiles\" data-profiles>"));
+    // One graph per profiled cell, and one per reversal the study compares profile to profile.
     assert_eq!(
         html.matches("<iframe class=\"flame\" data-flame").count(),
-        profiled
+        profiled + html.matches("data-profile-pair>").count()
+    );
+    assert!(
+        html.matches("data-profile-pair>").count() > 0,
+        "the sample study's reversal is compared profile to profile"
+    );
+    let md = restbench_report::markdown::report(&r);
+    assert!(
+        md.contains(" beside ") && md.contains("| system calls |"),
+        "{md}"
     );
     assert!(html.contains("data-chart=\"cpu-split\""));
     assert!(html.contains("a &lt;note&gt; to escape"));
@@ -151,5 +161,64 @@ fn flame_graphs_run_their_script_in_headless_chromium() {
     assert!(
         inner.contains("id=\"search\""),
         "the search button is there"
+    );
+}
+
+#[test]
+fn explain_compares_each_rankings_neighbours_in_both_reports_and_only_when_asked() {
+    let mut with = profiled();
+    // Only when the run asked for it (`run --explain`).
+    assert!(!restbench_report::markdown::report(&with).contains("## Profiles compared"));
+    with.protocol.explain = true;
+    // Make one side of each group cost more system calls, so the sentence has a figure.
+    for (i, c) in with.cells.iter_mut().enumerate() {
+        if let Some(p) = c.profile.as_mut() {
+            p.syscalls_per_request = Some(2.5 + i as f64 * 3.0);
+        }
+    }
+    let pairs = restbench_report::profile_pairs::neighbour_pairs(&with);
+    assert!(
+        !pairs.is_empty(),
+        "the sample has a group with two profiled cells"
+    );
+    let md = restbench_report::markdown::report(&with);
+    let section = &md[md
+        .find("## Profiles compared")
+        .expect("the compared section")..];
+    let (a, b) = pairs[0].1[0];
+    let sentence = restbench_report::profile_pairs::pair_of(a, b)
+        .expect("both profiled")
+        .paired
+        .sentence();
+    assert!(section.contains(&sentence), "{section}");
+    assert!(sentence.contains("system calls per request"), "{sentence}");
+    assert!(section.contains("| system calls |"));
+    assert!(
+        section.contains("perf's overhead"),
+        "the slice's rate against the measured one is stated as perf's overhead"
+    );
+    let html = restbench_report::html::render(&with);
+    assert!(html.contains("data-profiles-compared") && html.contains("data-profile-pair"));
+    assert!(
+        !md.contains("JIT still compiling"),
+        "no JIT in the sample's stacks"
+    );
+    // A cell profiled while C2 compiled is flagged, in its own panel and beside its pair.
+    let compiling = "java;C2 CompilerThre;Compile::Compile;PhaseChaitin::Register_Allocate 30\n\
+                     java;Thread::run;Handler::handle 70\n";
+    for c in with.cells.iter_mut() {
+        if let Some(p) = c.profile.as_mut() {
+            p.folded_gz = encode_folded(compiling);
+        }
+    }
+    let md = restbench_report::markdown::report(&with);
+    assert!(
+        md.contains("JIT still compiling: 30 % of the samples"),
+        "{md}"
+    );
+    assert!(restbench_report::html::render(&with).contains("data-jit-compiling"));
+    assert!(
+        html.contains("samples per million requests"),
+        "a differential flame graph per request"
     );
 }

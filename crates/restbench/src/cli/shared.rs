@@ -127,6 +127,13 @@ pub struct MeasureArgs {
     /// without perf the run says why and goes on.
     #[arg(long, help_heading = OUTPUT)]
     pub profile: bool,
+    /// Profile every cell (as --profile does) and compare each pair of neighbours in a ranking.
+    ///
+    /// The report sets the two profiles side by side, per request: CPU split, system calls,
+    /// context switches, faults, top symbols, a differential flame graph and one sentence
+    /// drawn from the figures.
+    #[arg(long, help_heading = OUTPUT, hide_short_help = true)]
+    pub explain: bool,
     /// Replace the run already in --out (its results.json) instead of refusing.
     #[arg(help_heading = OUTPUT, long)]
     pub force: bool,

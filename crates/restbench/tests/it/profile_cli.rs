@@ -38,6 +38,23 @@ fn hot_subject(root: &Path) {
 }
 
 #[test]
+fn run_help_offers_explain_and_says_what_it_compares() {
+    let o = restbench().args(["run", "--help"]).output().unwrap();
+    let (out, _) = o.text();
+    assert!(o.status.success());
+    let at = out
+        .find("--explain")
+        .unwrap_or_else(|| panic!("no --explain in:\n{out}"));
+    let described = &out[at..];
+    assert!(
+        described.contains("Profile every cell (as --profile does)")
+            && described.contains("pair of neighbours in a ranking")
+            && described.contains("differential flame graph"),
+        "{described}"
+    );
+}
+
+#[test]
 fn profile_without_perf_says_why_before_building_anything() {
     let _turn = turn::take(module_path!());
     let subjects = tempfile::tempdir().unwrap();
