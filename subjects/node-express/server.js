@@ -1,8 +1,10 @@
 'use strict';
 // Express (seeds 002, 003, 004). One process, or a node:cluster of CLUSTER_WORKERS
 // workers (see cluster.js).
+const path = require('node:path');
 const express = require('express');
 const common = require('./common');
+const tfb = require('./tfb');
 const { run } = require('./cluster');
 
 function buildApp() {
@@ -42,6 +44,26 @@ function buildApp() {
     }
     res.json(users);
   });
+
+  // TechEmpower's six types. Their answers carry a Server header (TechEmpower's verifier
+  // requires one; Node adds Date); fortunes through res.render with EJS, Express's view
+  // engine (views cached under NODE_ENV=production); a database failure is 503.
+  app.set('views', path.join(__dirname, 'views'));
+  app.set('view engine', 'ejs');
+  const techEmpower = (answer) => async (req, res) => {
+    res.set('Server', 'express');
+    try {
+      await answer(req, res);
+    } catch (_) {
+      res.status(503).type('text/plain').send('Service Unavailable');
+    }
+  };
+  app.get('/json', techEmpower((req, res) => res.json(tfb.message())));
+  app.get('/db', techEmpower(async (req, res) => res.json(await tfb.world())));
+  app.get('/queries', techEmpower(async (req, res) => res.json(await tfb.worlds(tfb.count(req.query.queries)))));
+  app.get('/fortunes', techEmpower(async (req, res) => res.render('fortunes', { fortunes: await tfb.fortunes() })));
+  app.get('/updates', techEmpower(async (req, res) => res.json(await tfb.updates(tfb.count(req.query.queries)))));
+  app.get('/cached-queries', techEmpower(async (req, res) => res.json(await tfb.cachedWorlds(tfb.count(req.query.count)))));
 
   app.use((req, res) => {
     res.status(404).type('text/plain').send('Not Found');

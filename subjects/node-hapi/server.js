@@ -1,8 +1,12 @@
 'use strict';
 // @hapi/hapi (seed 003). One process, or a node:cluster of CLUSTER_WORKERS workers
 // (see cluster.js).
+const path = require('node:path');
 const Hapi = require('@hapi/hapi');
+const Vision = require('@hapi/vision');
+const ejs = require('ejs');
 const common = require('./common');
+const tfb = require('./tfb');
 const { run } = require('./cluster');
 
 function routes(server) {
@@ -46,7 +50,34 @@ function routes(server) {
       }
     },
   });
+  techEmpower(server);
   // Anything else: hapi's 404 (also for a wrong method on a known path).
+}
+
+// TechEmpower's six types. Their answers carry a Server header (TechEmpower's verifier
+// requires one; hapi adds Date); fortunes through h.view of @hapi/vision, hapi's template
+// plugin, with EJS (compiled once, cached); a database failure is 503.
+function techEmpower(server) {
+  server.views({ engines: { ejs }, path: path.join(__dirname, 'views'), isCached: true });
+  const get = (routePath, answer) => server.route({
+    method: 'GET',
+    path: routePath,
+    handler: async (request, h) => {
+      let response;
+      try {
+        response = await answer(request, h);
+      } catch (_) {
+        response = h.response('Service Unavailable').code(503).type('text/plain');
+      }
+      return response.header('Server', 'hapi');
+    },
+  });
+  get('/json', (request, h) => h.response(tfb.message()));
+  get('/db', async (request, h) => h.response(await tfb.world()));
+  get('/queries', async (request, h) => h.response(await tfb.worlds(tfb.count(request.query.queries))));
+  get('/fortunes', async (request, h) => h.view('fortunes', { fortunes: await tfb.fortunes() }));
+  get('/updates', async (request, h) => h.response(await tfb.updates(tfb.count(request.query.queries))));
+  get('/cached-queries', async (request, h) => h.response(await tfb.cachedWorlds(tfb.count(request.query.count))));
 }
 
 async function start() {
@@ -56,6 +87,7 @@ async function start() {
     port: common.PORT,
     debug: false, // no request/error logging
   });
+  await server.register(Vision);
   routes(server);
   await server.start();
   return async () => {

@@ -85,6 +85,9 @@ async function getUsers() {
   return users;
 }
 
+// The pool createPool made, or null (no DATABASE_URL): tfb.js runs TechEmpower's queries on it.
+function getPool() { return pool; }
+
 async function closePool() {
   if (pool !== null) {
     const p = pool;
@@ -94,5 +97,5 @@ async function closePool() {
 }
 
 module.exports = {
-  HOST, PORT, DB_POOL_SIZE, BODY_LIMIT, TODOS, createPool, getUsers, closePool, caesarCipher,
+  HOST, PORT, DB_POOL_SIZE, BODY_LIMIT, TODOS, createPool, getPool, getUsers, closePool, caesarCipher,
 };

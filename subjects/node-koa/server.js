@@ -1,10 +1,13 @@
 'use strict';
 // Koa + @koa/router + @koa/bodyparser (seed 003). One process, or a node:cluster of
 // CLUSTER_WORKERS workers (see cluster.js).
+const path = require('node:path');
 const Koa = require('koa');
+const views = require('@ladjs/koa-views');
 const { Router } = require('@koa/router');
 const { bodyParser } = require('@koa/bodyparser');
 const common = require('./common');
+const tfb = require('./tfb');
 const { run } = require('./cluster');
 
 function buildApp() {
@@ -44,6 +47,27 @@ function buildApp() {
       ctx.body = 'Service Unavailable';
     }
   });
+
+  // TechEmpower's six types. Their answers carry a Server header (TechEmpower's verifier
+  // requires one; Node adds Date); fortunes through ctx.render of @ladjs/koa-views with EJS
+  // (compiled templates cached); a database failure is 503.
+  const render = views(path.join(__dirname, 'views'), { map: { ejs: 'ejs' }, extension: 'ejs', options: { cache: true } });
+  const techEmpower = (answer) => async (ctx) => {
+    ctx.set('Server', 'koa');
+    try {
+      await answer(ctx);
+    } catch (_) {
+      ctx.status = 503;
+      ctx.type = 'text/plain';
+      ctx.body = 'Service Unavailable';
+    }
+  };
+  router.get('/json', techEmpower((ctx) => { ctx.body = tfb.message(); }));
+  router.get('/db', techEmpower(async (ctx) => { ctx.body = await tfb.world(); }));
+  router.get('/queries', techEmpower(async (ctx) => { ctx.body = await tfb.worlds(tfb.count(ctx.query.queries)); }));
+  router.get('/fortunes', render, techEmpower(async (ctx) => ctx.render('fortunes', { fortunes: await tfb.fortunes() })));
+  router.get('/updates', techEmpower(async (ctx) => { ctx.body = await tfb.updates(tfb.count(ctx.query.queries)); }));
+  router.get('/cached-queries', techEmpower(async (ctx) => { ctx.body = await tfb.cachedWorlds(tfb.count(ctx.query.count)); }));
 
   app.use(router.routes());
   app.use(router.allowedMethods()); // 405 for a wrong method on a known path

@@ -2,7 +2,11 @@
 // Plain node:http server (seed 003) run under pm2-runtime: pm2 (cluster mode, -i N) forks
 // and load-balances the processes; this file is one process.
 const http = require('node:http');
+const fs = require('node:fs');
+const path = require('node:path');
+const ejs = require('ejs');
 const common = require('./common');
+const tfb = require('./tfb');
 
 const HELLO = 'Hello, World!';
 const TEXT = 'text/plain; charset=utf-8';
@@ -64,6 +68,33 @@ function users(res) {
   );
 }
 
+// TechEmpower's answers carry a Server header (its verifier requires one; node adds Date).
+const SERVER = 'node';
+// The fortunes view compiled once; EJS's <%= %> escapes HTML.
+const fortunesView = ejs.compile(
+  fs.readFileSync(path.join(__dirname, 'views', 'fortunes.ejs'), 'utf8'),
+  { filename: 'fortunes.ejs' },
+);
+
+function tfbReply(res, type, body) {
+  res.writeHead(200, { Server: SERVER, 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+// Runs one TechEmpower query and answers its result as JSON or the rendered page; any
+// database failure is 503.
+function techEmpower(res, query, render) {
+  query().then(
+    (value) => (render ? tfbReply(res, tfb.HTML_TYPE, render(value)) : tfbReply(res, JSON_TYPE, JSON.stringify(value))),
+    () => reply(res, 503, TEXT, 'Service Unavailable'),
+  );
+}
+
+// The value of `name` in the query string, or null.
+function queryParam(url, q, name) {
+  return q === -1 ? null : new URLSearchParams(url.slice(q + 1)).get(name);
+}
+
 function handle(req, res) {
   const url = req.url;
   const q = url.indexOf('?');
@@ -84,6 +115,30 @@ function handle(req, res) {
       return;
     case '/users':
       if (m === 'GET' || m === 'HEAD') users(res);
+      else methodNotAllowed(res, 'GET, HEAD');
+      return;
+    case '/json':
+      if (m === 'GET' || m === 'HEAD') tfbReply(res, JSON_TYPE, JSON.stringify(tfb.message()));
+      else methodNotAllowed(res, 'GET, HEAD');
+      return;
+    case '/db':
+      if (m === 'GET' || m === 'HEAD') techEmpower(res, tfb.world);
+      else methodNotAllowed(res, 'GET, HEAD');
+      return;
+    case '/queries':
+      if (m === 'GET' || m === 'HEAD') techEmpower(res, () => tfb.worlds(tfb.count(queryParam(url, q, 'queries'))));
+      else methodNotAllowed(res, 'GET, HEAD');
+      return;
+    case '/fortunes':
+      if (m === 'GET' || m === 'HEAD') techEmpower(res, tfb.fortunes, (fortunes) => fortunesView({ fortunes }));
+      else methodNotAllowed(res, 'GET, HEAD');
+      return;
+    case '/updates':
+      if (m === 'GET' || m === 'HEAD') techEmpower(res, () => tfb.updates(tfb.count(queryParam(url, q, 'queries'))));
+      else methodNotAllowed(res, 'GET, HEAD');
+      return;
+    case '/cached-queries':
+      if (m === 'GET' || m === 'HEAD') techEmpower(res, () => tfb.cachedWorlds(tfb.count(queryParam(url, q, 'count'))));
       else methodNotAllowed(res, 'GET, HEAD');
       return;
     default:

@@ -30,6 +30,8 @@ use restbench_testkit::turn;
 #[rustfmt::skip]
 const GROUPS: &[(&str, Part, &[&str])] = &[
     ("Node config, todo list, users query and cipher", Whole, &["node-http/common.js", "node-pm2/common.js", "node-express/common.js", "node-koa/common.js", "node-hapi/common.js", "node-fastify/common.js"]),
+    ("Node TechEmpower queries and cache", Whole, &["node-http/tfb.js", "node-pm2/tfb.js", "node-express/tfb.js", "node-koa/tfb.js", "node-hapi/tfb.js", "node-fastify/tfb.js"]),
+    ("Node fortunes template", Whole, &["node-http/views/fortunes.ejs", "node-pm2/views/fortunes.ejs", "node-express/views/fortunes.ejs", "node-koa/views/fortunes.ejs", "node-hapi/views/fortunes.ejs", "node-fastify/views/fortunes.ejs"]),
     ("Node cluster launcher", Whole, &["node-http/cluster.js", "node-express/cluster.js", "node-koa/cluster.js", "node-hapi/cluster.js", "node-fastify/cluster.js"]),
     ("Rust payload types and cipher", Whole, &["rust-hyper/src/model.rs", "rust-axum/src/model.rs", "rust-actix/src/model.rs", "rust-iron/src/model.rs"]),
     ("Rust configuration from the environment", Whole, &["rust-hyper/src/config.rs", "rust-axum/src/config.rs", "rust-actix/src/config.rs", "rust-iron/src/config.rs", "rust-reference/src/config.rs"]),

@@ -395,6 +395,22 @@ fn the_go_subjects_pass_every_techempower_type() {
     );
 }
 
+#[test]
+#[ignore = "slow: builds the Node subjects (needs node and npm) and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
+fn the_node_subjects_pass_every_techempower_type() {
+    pass_every_techempower_type(
+        module_path!(),
+        &[
+            "node-http",
+            "node-express",
+            "node-fastify",
+            "node-koa",
+            "node-hapi",
+            "node-pm2",
+        ],
+    );
+}
+
 /// Builds each subject as `restbench verify` does, starts it single-threaded on a fresh
 /// cluster, and asserts that it declares and passes every TechEmpower type.
 fn pass_every_techempower_type(module: &'static str, ids: &[&str]) {
