@@ -5,16 +5,24 @@ Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users; anything else 404
 known path with a wrong method, aiohttp's own handling). JSON through orjson as in seed 003,
 the database through an asyncpg pool created at start-up (on_startup), one per worker.
 Bodies over 1 MiB: 413 (Content-Length checked up front, client_max_size while reading).
+TechEmpower's GET /json, /db, /queries, /fortunes, /updates, /cached-queries: the database
+types in tfb.py, the fortunes page through aiohttp-jinja2 (autoescaping on, its default);
+aiohttp adds the Server and Date headers TechEmpower requires to every answer.
 """
 import asyncio
 import os
 import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 
+import aiohttp_jinja2
 import asyncpg
+import jinja2
 import orjson
 from aiohttp import web
+
+import tfb
 
 MAX_BODY = 1024 * 1024  # 1 MiB: larger bodies are answered with 413
 
@@ -117,6 +125,7 @@ class Db:
 
 
 db = Db()
+techempower = tfb.TechEmpower(lambda: db.pool)
 
 
 async def plaintext(request):
@@ -148,6 +157,41 @@ async def users(request):
     return web.Response(body=orjson.dumps(result), content_type="application/json")
 
 
+def json_answer(result):
+    if result is None:
+        raise web.HTTPServiceUnavailable(text="database unavailable")
+    return web.Response(body=orjson.dumps(result), content_type="application/json")
+
+
+async def message(request):
+    return web.Response(
+        body=orjson.dumps({"message": "Hello, World!"}), content_type="application/json"
+    )
+
+
+async def single_query(request):
+    return json_answer(await techempower.db())
+
+
+async def queries(request):
+    return json_answer(await techempower.queries(tfb.count(request.query.get("queries"))))
+
+
+async def updates(request):
+    return json_answer(await techempower.updates(tfb.count(request.query.get("queries"))))
+
+
+async def cached_queries(request):
+    return json_answer(await techempower.cached_queries(tfb.count(request.query.get("count"))))
+
+
+async def fortunes(request):
+    rows = await techempower.fortunes()
+    if rows is None:
+        raise web.HTTPServiceUnavailable(text="database unavailable")
+    return aiohttp_jinja2.render_template("fortunes.html", request, {"fortunes": rows})
+
+
 async def on_startup(app):
     await db.open()
 
@@ -161,5 +205,12 @@ app.router.add_get("/api/test", plaintext, allow_head=False)
 app.router.add_get("/rest/todo", todo, allow_head=False)
 app.router.add_post("/echo", echo)
 app.router.add_get("/users", users, allow_head=False)
+app.router.add_get("/json", message, allow_head=False)
+app.router.add_get("/db", single_query, allow_head=False)
+app.router.add_get("/queries", queries, allow_head=False)
+app.router.add_get("/fortunes", fortunes, allow_head=False)
+app.router.add_get("/updates", updates, allow_head=False)
+app.router.add_get("/cached-queries", cached_queries, allow_head=False)
+aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"))
 app.on_startup.append(on_startup)
 app.on_cleanup.append(on_cleanup)

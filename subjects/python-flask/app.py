@@ -5,6 +5,9 @@ known path with a wrong method, Flask's own handling). JSON through orjson as in
 flask-app, the database through a psycopg 3 ConnectionPool created when the worker process
 imports this module (gunicorn imports the app in each worker after the fork: one pool per
 worker process). Bodies over 1 MiB: Flask's MAX_CONTENT_LENGTH answers 413.
+TechEmpower's GET /json, /db, /queries, /fortunes, /updates, /cached-queries: the database
+types in tfb.py, the fortunes page through Flask's render_template (Jinja2, autoescaping on
+for .html templates); gunicorn adds the Server and Date headers TechEmpower requires.
 """
 import logging
 import os
@@ -12,8 +15,10 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 import orjson
-from flask import Flask, Response, abort, request
+from flask import Flask, Response, abort, render_template, request
 from psycopg_pool import ConnectionPool
+
+import tfb
 
 MAX_BODY = 1024 * 1024  # 1 MiB: larger bodies are answered with 413
 
@@ -92,6 +97,7 @@ def make_pool():
 
 
 pool = make_pool()
+techempower = tfb.TechEmpower(pool)
 
 
 def get_users():
@@ -143,3 +149,42 @@ def users():
     if result is None:
         return Response(b"database unavailable", status=503, mimetype="text/plain")
     return Response(orjson.dumps(result), mimetype="application/json")
+
+
+def techempower_json(result):
+    if result is None:
+        return Response(b"database unavailable", status=503, mimetype="text/plain")
+    return Response(orjson.dumps(result), mimetype="application/json")
+
+
+@app.get("/json")
+def message():
+    return techempower_json({"message": "Hello, World!"})
+
+
+@app.get("/db")
+def single_query():
+    return techempower_json(techempower.db())
+
+
+@app.get("/queries")
+def queries():
+    return techempower_json(techempower.queries(tfb.count(request.args.get("queries"))))
+
+
+@app.get("/updates")
+def updates():
+    return techempower_json(techempower.updates(tfb.count(request.args.get("queries"))))
+
+
+@app.get("/cached-queries")
+def cached_queries():
+    return techempower_json(techempower.cached_queries(tfb.count(request.args.get("count"))))
+
+
+@app.get("/fortunes")
+def fortunes():
+    rows = techempower.fortunes()
+    if rows is None:
+        return Response(b"database unavailable", status=503, mimetype="text/plain")
+    return render_template("fortunes.html", fortunes=rows)

@@ -4,14 +4,22 @@ Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users; anything else 404
 (405 for a known path with a wrong method). JSON through orjson, the database through a
 psycopg 3 ConnectionPool created when the worker process imports this module (gunicorn
 imports the app in each worker after the fork: one pool per worker process).
+TechEmpower's GET /json, /db, /queries, /fortunes, /updates, /cached-queries: the database
+types in tfb.py, the fortunes page through Jinja2 with autoescaping; gunicorn adds the Server
+and Date headers TechEmpower requires to every answer.
 """
 import logging
 import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
+from urllib.parse import parse_qs
 
+import jinja2
 import orjson
 from psycopg_pool import ConnectionPool
+
+import tfb
 
 MAX_BODY = 1024 * 1024  # 1 MiB: larger bodies are answered with 413
 
@@ -91,6 +99,12 @@ def make_pool():
 
 
 pool = make_pool()
+techempower = tfb.TechEmpower(pool)
+templates = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+    autoescape=jinja2.select_autoescape(["html"]),
+)
+fortunes_page = templates.get_template("fortunes.html")
 
 
 def get_users():
@@ -138,7 +152,43 @@ def json_ok(start_response, body):
     return [body]
 
 
-KNOWN = {"/api/test", "/rest/todo", "/echo", "/users"}
+def query_count(environ, name):
+    values = parse_qs(environ.get("QUERY_STRING", "")).get(name)
+    return tfb.count(values[0] if values else None)
+
+
+def techempower_answer(environ, start_response, path):
+    """Answers TechEmpower's types; None when `path` is not one of them."""
+    if path == "/json":
+        return json_ok(start_response, orjson.dumps({"message": "Hello, World!"}))
+    if path == "/db":
+        result = techempower.db()
+    elif path == "/queries":
+        result = techempower.queries(query_count(environ, "queries"))
+    elif path == "/updates":
+        result = techempower.updates(query_count(environ, "queries"))
+    elif path == "/cached-queries":
+        result = techempower.cached_queries(query_count(environ, "count"))
+    elif path == "/fortunes":
+        fortunes = techempower.fortunes()
+        if fortunes is None:
+            return text(start_response, "503 Service Unavailable", b"database unavailable")
+        page = fortunes_page.render(fortunes=fortunes).encode()
+        start_response(
+            "200 OK",
+            [("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(page)))],
+        )
+        return [page]
+    else:
+        return None
+    if result is None:
+        return text(start_response, "503 Service Unavailable", b"database unavailable")
+    return json_ok(start_response, orjson.dumps(result))
+
+
+KNOWN = {"/api/test", "/rest/todo", "/echo", "/users"} | {
+    "/json", "/db", "/queries", "/fortunes", "/updates", "/cached-queries"
+}
 
 
 def app(environ, start_response):
@@ -155,6 +205,9 @@ def app(environ, start_response):
             if users is None:
                 return text(start_response, "503 Service Unavailable", b"database unavailable")
             return json_ok(start_response, orjson.dumps(users))
+        answer = techempower_answer(environ, start_response, path)
+        if answer is not None:
+            return answer
     elif method == "POST" and path == "/echo":
         body = read_body(environ)
         if body is None:

@@ -6,6 +6,9 @@ known path with a wrong method, Sanic's own handling). JSON through orjson, the 
 through an asyncpg pool created at start-up (before_server_start, in each worker process).
 Bodies over 1 MiB: Sanic's REQUEST_MAX_SIZE answers 413. Sanic sends no Date header by
 itself: a response middleware adds one (formatted once per second).
+TechEmpower's GET /json, /db, /queries, /fortunes, /updates, /cached-queries: the database
+types in tfb.py, the fortunes page through Jinja2 (autoescaping on; Sanic has no engine of its
+own), each of these answers with the Server header TechEmpower requires (Sanic sends none).
 """
 import asyncio
 import logging
@@ -15,12 +18,16 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import formatdate
+from pathlib import Path
 
 import asyncpg
+import jinja2
 import orjson
 from sanic import Sanic
 from sanic.exceptions import BadRequest, ServiceUnavailable
 from sanic.response import HTTPResponse
+
+import tfb
 
 MAX_BODY = 1024 * 1024  # 1 MiB: larger bodies are answered with 413
 
@@ -123,6 +130,14 @@ class Db:
 
 
 db = Db()
+techempower = tfb.TechEmpower(lambda: db.pool)
+templates = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+    autoescape=jinja2.select_autoescape(["html"]),
+)
+fortunes_page = templates.get_template("fortunes.html")
+# TechEmpower requires a Server header; the seeds' answers stay as they were.
+SERVER = {"server": "Sanic"}
 
 app = Sanic("restbench", strict_slashes=True)  # "/api/test/" is another path: 404
 app.config.REQUEST_MAX_SIZE = MAX_BODY
@@ -175,6 +190,51 @@ async def users(request):
     if result is None:
         raise ServiceUnavailable("database unavailable")
     return HTTPResponse(orjson.dumps(result), content_type="application/json")
+
+
+def techempower_json(result):
+    if result is None:
+        raise ServiceUnavailable("database unavailable")
+    return HTTPResponse(orjson.dumps(result), headers=SERVER, content_type="application/json")
+
+
+@app.get("/json")
+async def message(request):
+    return techempower_json({"message": "Hello, World!"})
+
+
+@app.get("/db")
+async def single_query(request):
+    return techempower_json(await techempower.db())
+
+
+@app.get("/queries")
+async def queries(request):
+    return techempower_json(await techempower.queries(tfb.count(request.args.get("queries"))))
+
+
+@app.get("/updates")
+async def updates(request):
+    return techempower_json(await techempower.updates(tfb.count(request.args.get("queries"))))
+
+
+@app.get("/cached-queries")
+async def cached_queries(request):
+    return techempower_json(
+        await techempower.cached_queries(tfb.count(request.args.get("count")))
+    )
+
+
+@app.get("/fortunes")
+async def fortunes(request):
+    rows = await techempower.fortunes()
+    if rows is None:
+        raise ServiceUnavailable("database unavailable")
+    return HTTPResponse(
+        fortunes_page.render(fortunes=rows),
+        headers=SERVER,
+        content_type="text/html; charset=utf-8",
+    )
 
 
 @app.before_server_start

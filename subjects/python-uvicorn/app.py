@@ -4,18 +4,25 @@ The same file serves python-uvicorn (asyncio's loop) and python-uvicorn-uvloop (
 loop is chosen by `--loop` in each subject.toml. Keep the two copies identical
 (crates/harness/tests/it/subject_copies.rs checks it).
 
-Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users; anything else 404
-(405 for a known path with a wrong method). JSON through orjson, the database through an
-asyncpg pool created at start-up (lifespan), one pool per uvicorn worker process.
+Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users, and TechEmpower's GET /json,
+/db, /queries, /fortunes, /updates, /cached-queries (tfb.py); anything else 404 (405 for a known
+path with a wrong method). JSON through orjson, the database through an asyncpg pool created at
+start-up (lifespan), one pool per uvicorn worker process; the fortunes page through Jinja2 with
+autoescaping. uvicorn adds the Server and Date headers TechEmpower requires to every answer.
 """
 import asyncio
 import os
 import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
+from urllib.parse import parse_qs
 
 import asyncpg
+import jinja2
 import orjson
+
+import tfb
 
 MAX_BODY = 1024 * 1024  # 1 MiB: larger bodies are answered with 413
 
@@ -121,6 +128,13 @@ class Db:
 
 
 db = Db()
+techempower = tfb.TechEmpower(lambda: db.pool)
+templates = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+    autoescape=jinja2.select_autoescape(["html"]),
+)
+fortunes_page = templates.get_template("fortunes.html")
+CT_HTML = (b"content-type", b"text/html; charset=utf-8")
 
 
 async def respond(send, status, headers, body):
@@ -172,7 +186,44 @@ async def lifespan(receive, send):
             return
 
 
-KNOWN = {"/api/test", "/rest/todo", "/echo", "/users"}
+def query_count(scope, name):
+    values = parse_qs(scope["query_string"].decode("latin-1")).get(name)
+    return tfb.count(values[0] if values else None)
+
+
+async def techempower_answer(scope, send, path):
+    """Answers TechEmpower's types; False when `path` is not one of them."""
+    if path == "/json":
+        await json_ok(send, orjson.dumps({"message": "Hello, World!"}))
+        return True
+    if path == "/db":
+        result = await techempower.db()
+    elif path == "/queries":
+        result = await techempower.queries(query_count(scope, "queries"))
+    elif path == "/updates":
+        result = await techempower.updates(query_count(scope, "queries"))
+    elif path == "/cached-queries":
+        result = await techempower.cached_queries(query_count(scope, "count"))
+    elif path == "/fortunes":
+        fortunes = await techempower.fortunes()
+        if fortunes is None:
+            await text(send, 503, b"database unavailable")
+        else:
+            page = fortunes_page.render(fortunes=fortunes).encode()
+            await respond(send, 200, [CT_HTML, (b"content-length", str(len(page)).encode())], page)
+        return True
+    else:
+        return False
+    if result is None:
+        await text(send, 503, b"database unavailable")
+    else:
+        await json_ok(send, orjson.dumps(result))
+    return True
+
+
+KNOWN = {"/api/test", "/rest/todo", "/echo", "/users"} | {
+    "/json", "/db", "/queries", "/fortunes", "/updates", "/cached-queries"
+}
 
 
 async def app(scope, receive, send):
@@ -195,6 +246,8 @@ async def app(scope, receive, send):
                 await text(send, 503, b"database unavailable")
             else:
                 await json_ok(send, orjson.dumps(users))
+            return
+        if await techempower_answer(scope, send, path):
             return
     elif method == "POST" and path == "/echo":
         body = await read_body(scope, receive)

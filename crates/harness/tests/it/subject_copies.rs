@@ -44,6 +44,9 @@ const GROUPS: &[(&str, Part, &[&str])] = &[
     ("Go easyjson payload types", Whole, &["go-easyjson/model/model.go", "go-fasthttp/model/model.go"]),
     ("uvicorn ASGI application", Whole, &["python-uvicorn/app.py", "python-uvicorn-uvloop/app.py"]),
     ("uvicorn request-head limit", Whole, &["python-uvicorn/h1limit.py", "python-uvicorn-uvloop/h1limit.py"]),
+    ("Python TechEmpower types over asyncpg", Whole, &["python-uvicorn/tfb.py", "python-uvicorn-uvloop/tfb.py", "python-aiohttp/tfb.py", "python-sanic/tfb.py"]),
+    ("Python TechEmpower types over psycopg", Whole, &["python-flask/tfb.py", "python-gunicorn/tfb.py"]),
+    ("Python fortunes template", Whole, &["python-uvicorn/templates/fortunes.html", "python-uvicorn-uvloop/templates/fortunes.html", "python-aiohttp/templates/fortunes.html", "python-sanic/templates/fortunes.html", "python-flask/templates/fortunes.html", "python-gunicorn/templates/fortunes.html"]),
     ("Java payload types", Whole, &["java-spring-boot/src/main/java/restbench/Model.java", "java-jersey-grizzly/src/main/java/restbench/Model.java", "java-light4j/src/main/java/restbench/Model.java"]),
 ];
 

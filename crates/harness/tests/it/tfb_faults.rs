@@ -2,8 +2,8 @@
 //! the `postgres` driver and a real cluster), right and with one fault at a time: the right one
 //! passes every type, and each fault (unescaped fortunes, unsorted fortunes, no added row,
 //! `IN (...)` batching, a frozen Date, updates not persisted, a clamp ignored) fails with its
-//! reason. Then the Rust and the Go subjects, built as `restbench verify` builds them, pass
-//! every type.
+//! reason. Then the Rust, the Go and the Python subjects, built as `restbench verify` builds
+//! them, pass every type.
 //!
 //! These need the PostgreSQL server binaries, so they are `#[ignore]`d with the reason; each
 //! test has its own cluster and port, and every wait is bounded.
@@ -407,6 +407,22 @@ fn the_node_subjects_pass_every_techempower_type() {
             "node-koa",
             "node-hapi",
             "node-pm2",
+        ],
+    );
+}
+
+#[test]
+#[ignore = "slow: builds the Python subjects (needs python3 with venv, pip reaching PyPI) and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
+fn the_python_subjects_pass_every_techempower_type() {
+    pass_every_techempower_type(
+        module_path!(),
+        &[
+            "python-uvicorn",
+            "python-uvicorn-uvloop",
+            "python-aiohttp",
+            "python-sanic",
+            "python-flask",
+            "python-gunicorn",
         ],
     );
 }
