@@ -160,6 +160,8 @@ pub struct MeasureArgs {
     /// Limit every server's memory to this (such as 512MiB or 1GiB), over each subject.toml's
     /// `memory_limit`: its cgroup's memory.max. A server killed there fails its cell with that
     /// reason; without a cgroup memory controller the limit is not enforced, and said so.
+    ///
+    /// [default: none, or each subject.toml's `memory_limit`]
     #[arg(help_heading = PLACEMENT, hide_short_help = true, long, value_name = "SIZE", value_parser = restbench_model::documents::io::parse_size)]
     pub memory_limit: Option<u64>,
     #[command(flatten)]
