@@ -76,7 +76,7 @@ pub use documents::published::{
 pub use documents::run::{
     Cell, CellIntervals, CellPlacement, CellStatus, CellSubject, Environment, Finding,
     FindingLevel, InFlightAtEnd, LoadgenUsage, RepeatResult, RestartSpread, RpsStats, RunProtocol,
-    RunResults, ServerUsage, UsageSource,
+    RunResults, ServerUsage, Unserved, UsageSource,
 };
 pub use statistics::ab_ratios::{Measure, MeasureRatio, RatioRow, Verdict};
 pub use statistics::gate::{Check, GateCheck, GateReport, Threshold, ThresholdError};

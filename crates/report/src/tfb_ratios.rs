@@ -25,6 +25,9 @@ pub struct TfbSection {
     pub tau_b: Option<f64>,
     /// How many subjects have both figures.
     pub common: usize,
+    /// Subjects of the run that state they do not serve this type, with why (subject.toml's
+    /// `[unserved]`): said under the table, so a missing row is never silent.
+    pub unserved: Vec<(String, String)>,
 }
 
 /// The whole study: Round 23's facts and a section per type.
@@ -46,6 +49,10 @@ pub fn for_run(r: &RunResults) -> Option<TfbTables> {
         .map(|test| {
             let mut s = section(&round23, test, &r.cells);
             ratio_intervals(&mut s.table, &test.cell_label(), &r.groups, &r.cells);
+            s.unserved = r
+                .unserved_of(test.workload().name())
+                .map(|u| (u.subject.clone(), u.reason.clone()))
+                .collect();
             s
         })
         .collect();
@@ -120,6 +127,7 @@ pub fn section(round23: &Round23, test: TfbTest, cells: &[Cell]) -> TfbSection {
         test,
         tau_b: kendall_tau_b(&published, &measured),
         common: paired.len(),
+        unserved: Vec::new(),
         table: RatioTable {
             scenario: TFB_SCENARIO.to_string(),
             rows,
@@ -190,6 +198,22 @@ pub fn why_absolutes_differ(round23: &Round23) -> String {
         subjects, and their order, can be set side by side.",
         round23.round, round23.hardware, round23.hardware_source
     )
+}
+
+/// The sentence under a type's table naming who does not serve it and why (`None` when all do).
+pub fn unserved_text(s: &TfbSection) -> Option<String> {
+    if s.unserved.is_empty() {
+        return None;
+    }
+    let each: Vec<String> = s
+        .unserved
+        .iter()
+        .map(|(id, why)| format!("{id} ({why})"))
+        .collect();
+    Some(format!(
+        "Not served here (each subject.toml says why): {}.",
+        each.join("; ")
+    ))
 }
 
 /// `tau-b = 0.67 over 4 subjects`, or why there is none.

@@ -84,6 +84,7 @@ pub fn subject(
         framework_version: "-".into(),
         seeds: Vec::new(),
         workloads: unique,
+        unserved: BTreeMap::new(),
         description: format!("the command `{command}`"),
         tools: Vec::new(),
         hint: String::new(),

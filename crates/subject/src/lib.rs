@@ -50,6 +50,9 @@ struct RawManifest {
     #[serde(default)]
     seeds: Vec<String>,
     workloads: Vec<String>,
+    /// `[unserved]`: workloads it does not serve, each with why (`db = "no driver …"`).
+    #[serde(default)]
+    unserved: BTreeMap<String, String>,
     /// Protocols the subject serves; `["h1"]` when absent.
     #[serde(default)]
     protocols: Vec<String>,
@@ -144,6 +147,9 @@ pub struct Subject {
     pub framework_version: String,
     pub seeds: Vec<String>,
     pub workloads: Vec<Workload>,
+    /// `[unserved]`: workloads it states it does not serve, each with the reason, so that a
+    /// table that would have its row says why instead of leaving it out.
+    pub unserved: BTreeMap<Workload, String>,
     /// What it serves besides HTTP/1.1 (`h1` is always first).
     pub protocols: Vec<restbench_model::Protocol>,
     pub description: String,
@@ -296,6 +302,43 @@ impl ManifestFile<'_> {
             }
         }
         Ok(())
+    }
+
+    /// `[unserved]`: each key a workload the subject does not list in `workloads`, each reason
+    /// one non-empty line (it goes into tables and reports as it is).
+    fn unserved(
+        &self,
+        raw: &BTreeMap<String, String>,
+        workloads: &[Workload],
+    ) -> Result<BTreeMap<Workload, String>, SubjectError> {
+        let mut out = BTreeMap::new();
+        for (name, reason) in raw {
+            let field = format!("unserved.{name}");
+            let workload = Workload::parse(name).ok_or_else(|| {
+                self.error(
+                    &field,
+                    format!(
+                        "{name:?} is not a workload ({})",
+                        Workload::names().join(", ")
+                    ),
+                )
+            })?;
+            if workloads.contains(&workload) {
+                return Err(self.error(
+                    &field,
+                    format!("{name} is in `workloads` too: a subject serves it or says why not"),
+                ));
+            }
+            let reason = reason.trim();
+            if reason.is_empty() || reason.contains(['\n', '\r']) {
+                return Err(self.error(
+                    &field,
+                    "give the reason in one line of text (it is printed beside the tables)".into(),
+                ));
+            }
+            out.insert(workload, reason.to_string());
+        }
+        Ok(out)
     }
 
     /// At least one workload, each known; repeats dropped.
@@ -492,6 +535,7 @@ impl Subject {
         let folder = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
         m.check_identity(&raw, folder)?;
         let workloads = m.workloads(&raw.workloads)?;
+        let unserved = m.unserved(&raw.unserved, &workloads)?;
         m.check_commands(&raw)?;
         let ready_timeout = m.ready_timeout(raw.start.ready_timeout.as_deref())?;
         m.check_outputs(&raw.build.outputs)?;
@@ -507,6 +551,7 @@ impl Subject {
             framework_version: raw.framework_version,
             seeds: raw.seeds,
             workloads,
+            unserved,
             protocols,
             description: raw.description,
             tools: raw.requires.tools,
@@ -673,6 +718,36 @@ processes = "{cores}"
         assert_eq!(s.scenarios[&Scenario::AllCores].processes, "{cores}");
         assert_eq!(s.scenarios[&Scenario::SingleThread].processes, "1");
         assert!(s.unavailable_reason().is_none());
+    }
+
+    #[test]
+    fn unserved_workloads_carry_their_reason_and_a_bad_entry_names_its_field() {
+        let with = |table: &str| format!("{VALID}\n[unserved]\n{table}\n");
+        let (_root, dir) = write("demo-server", &with("db = \"no PostgreSQL driver here\""));
+        let s = Subject::load(&dir).unwrap();
+        assert_eq!(s.unserved[&Workload::Db], "no PostgreSQL driver here");
+        assert!(!s.supports(Workload::Db));
+
+        let e = load_err("demo-server", &with("dbs = \"why\""));
+        assert!(
+            e.contains(": unserved.dbs: ") && e.contains("not a workload"),
+            "{e}"
+        );
+        let e = load_err("demo-server", &with("echo = \"why\""));
+        assert!(
+            e.contains(": unserved.echo: ") && e.contains("in `workloads`"),
+            "{e}"
+        );
+        let e = load_err("demo-server", &with("db = \"  \""));
+        assert!(
+            e.contains(": unserved.db: ") && e.contains("one line"),
+            "{e}"
+        );
+        let e = load_err("demo-server", &with("db = \"a\\nb\""));
+        assert!(
+            e.contains(": unserved.db: ") && e.contains("one line"),
+            "{e}"
+        );
     }
 
     #[test]

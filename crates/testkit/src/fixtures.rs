@@ -18,6 +18,7 @@ pub fn run_results(cells: Vec<Cell>) -> RunResults {
         noisy_machine: None,
         conformance: Vec::new(),
         groups: Vec::new(),
+        unserved: Vec::new(),
     }
 }
 

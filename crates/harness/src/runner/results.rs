@@ -7,12 +7,33 @@ use std::path::PathBuf;
 
 use restbench_loadgen::{HttpVersion, StopAt};
 use restbench_model::vocabulary::time::{rfc3339, utc_now};
-use restbench_model::{RunProtocol, RunResults, write_results};
+use restbench_model::{RunProtocol, RunResults, Unserved, write_results};
 
 use super::plan::RunPlan;
 use crate::HarnessError;
 use crate::events::{Event, Observer, RunEvent};
 use restbench_host::environment;
+
+/// What the plan's subjects state they do not serve of the plan's workloads, once per subject.
+fn unserved(plan: &RunPlan) -> Vec<Unserved> {
+    let mut out: Vec<Unserved> = Vec::new();
+    for entry in &plan.entries {
+        for w in &plan.workloads {
+            let Some(reason) = entry.subject.unserved.get(w) else {
+                continue;
+            };
+            let seen = |u: &Unserved| u.subject == entry.subject.id && u.workload == w.name();
+            if !out.iter().any(seen) {
+                out.push(Unserved {
+                    subject: entry.subject.id.clone(),
+                    workload: w.name().to_string(),
+                    reason: reason.clone(),
+                });
+            }
+        }
+    }
+    out
+}
 
 /// The document of a run, kept on disk as it grows.
 pub struct ResultsFile {
@@ -44,6 +65,7 @@ impl ResultsFile {
             noisy_machine: None,
             conformance: Vec::new(),
             groups: Vec::new(),
+            unserved: unserved(plan),
         };
         let file = Self {
             dir: plan.out_dir.clone(),

@@ -469,6 +469,7 @@ mod tests {
             noisy_machine: None,
             conformance: Vec::new(),
             groups: Vec::new(),
+            unserved: Vec::new(),
         };
         write_results(&d, &results).unwrap();
         assert_eq!(read_run(&d).unwrap(), results);

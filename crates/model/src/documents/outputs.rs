@@ -78,6 +78,9 @@ pub struct SubjectEntry {
     /// The seed studies it takes part in (`000`, `002`, `003`, `004`).
     pub seeds: Vec<String>,
     pub workloads: Vec<Workload>,
+    /// Workloads it states it does not serve (`[unserved]`), each with why.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub unserved: BTreeMap<Workload, String>,
     pub scenarios: Vec<Scenario>,
     /// False when a tool it needs is missing here.
     pub available: bool,

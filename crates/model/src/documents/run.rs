@@ -42,6 +42,25 @@ pub struct RunResults {
     /// paired ratios, the rankings with ties. Empty in documents from before rounds.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<crate::GroupRounds>,
+    /// Workloads of the run that a subject of it states it does not serve (subject.toml's
+    /// `[unserved]`), each with its reason: a table that has no cell for them says why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unserved: Vec<Unserved>,
+}
+
+/// A workload a subject states it does not serve, and why (`[unserved]` in its subject.toml).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unserved {
+    pub subject: String,
+    pub workload: String,
+    pub reason: String,
+}
+
+impl RunResults {
+    /// The subjects that state they do not serve `workload` (by its name), with why.
+    pub fn unserved_of<'a>(&'a self, workload: &'a str) -> impl Iterator<Item = &'a Unserved> {
+        self.unserved.iter().filter(move |u| u.workload == workload)
+    }
 }
 
 /// `results.json` is read back by `report`, `compare` and `history`, from any machine: each

@@ -356,6 +356,7 @@ pub(crate) mod tests {
             noisy_machine: None,
             conformance: Vec::new(),
             groups: Vec::new(),
+            unserved: Vec::new(),
         }
     }
 

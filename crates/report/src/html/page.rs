@@ -465,6 +465,7 @@ mod tests {
             noisy_machine: None,
             conformance: Vec::new(),
             groups: Vec::new(),
+            unserved: Vec::new(),
         };
         let html = render(&run);
         assert!(!html.contains("58.3k–58.3k"), "a range of one value");
@@ -490,6 +491,7 @@ mod tests {
             noisy_machine: None,
             conformance: Vec::new(),
             groups: Vec::new(),
+            unserved: Vec::new(),
         };
         let (a, b) = (run("a"), run("b"));
         let html = render_many(&[&a, &b]);
@@ -533,6 +535,11 @@ mod tests {
             noisy_machine: None,
             conformance: Vec::new(),
             groups: Vec::new(),
+            unserved: vec![restbench_model::Unserved {
+                subject: "dotnet-aspnetcore".into(),
+                workload: "fortunes".into(),
+                reason: "no PostgreSQL driver <without> NuGet".into(),
+            }],
         };
         let html = render(&r);
         let md = crate::markdown::report(&r);
@@ -558,6 +565,18 @@ mod tests {
         assert!(html.contains("<table class=\"ratios\">"));
         assert!(md.contains("### Multiple queries (`queries`, 20 queries per request)"));
         assert!(md.contains("No cell of this type was measured."));
+        // Who states it does not serve a type is named under that type's heading, with why.
+        let said =
+            "Not served here (each subject.toml says why): dotnet-aspnetcore (no PostgreSQL driver";
+        let fortunes = md.find("### Fortunes").unwrap();
+        let at = md.find(said).unwrap();
+        assert!(
+            at > fortunes && at < md.find("### Data updates").unwrap(),
+            "{md}"
+        );
+        assert_eq!(md.matches(said).count(), 1);
+        assert!(html.contains("<p data-unserved>Not served here"));
+        assert!(html.contains("&lt;without&gt; NuGet"));
     }
 
     #[test]
@@ -586,6 +605,7 @@ mod tests {
             noisy_machine: None,
             conformance: Vec::new(),
             groups: Vec::new(),
+            unserved: Vec::new(),
         };
         let html = render(&r);
         assert!(!html.contains("<img") && !html.contains("a<b>") && !html.contains("run <1>"));
@@ -615,6 +635,7 @@ mod tests {
             noisy_machine: None,
             conformance: Vec::new(),
             groups: Vec::new(),
+            unserved: Vec::new(),
         };
         let html = render(&r);
         assert!(html.contains("between processes 14.1% over 2 processes"));

@@ -75,6 +75,9 @@ pub fn tfb(o: &mut String, info: &StudyInfo, t: &TfbTables) {
             escape(&s.test.cell_label()),
             escape(&s.test.load())
         );
+        if let Some(text) = tfb_ratios::unserved_text(s) {
+            let _ = write!(o, "<p data-unserved>{}</p>", escape(&text));
+        }
         if s.table.rows.is_empty() {
             o.push_str("<p class=\"muted\">No cell of this type was measured.</p>");
             continue;

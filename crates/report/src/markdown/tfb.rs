@@ -59,6 +59,9 @@ pub fn tfb(info: &StudyInfo, t: &TfbTables) -> String {
             s.test.cell_label(),
             escape(&s.test.load())
         );
+        if let Some(text) = tfb_ratios::unserved_text(s) {
+            let _ = writeln!(o, "{}\n", escape(&text));
+        }
         if s.table.rows.is_empty() {
             o.push_str("No cell of this type was measured.\n\n");
             continue;

@@ -447,6 +447,7 @@ pub(crate) fn sample() -> RunResults {
         noisy_machine: restbench_model::documents::run::ceiling_drift(520_000.0, 430_000.0),
         conformance: conformance(),
         groups: Vec::new(),
+        unserved: Vec::new(),
     }
 }
 

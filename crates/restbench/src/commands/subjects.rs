@@ -39,6 +39,7 @@ pub fn run(args: SubjectsArgs) -> anyhow::Result<ExitCode> {
                 framework_version: s.framework_version.clone(),
                 seeds: s.seeds.clone(),
                 workloads: s.workloads.clone(),
+                unserved: s.unserved.clone(),
                 scenarios: s.scenarios.keys().copied().collect(),
                 available: reason.is_none(),
                 reason,
@@ -100,6 +101,13 @@ pub fn run(args: SubjectsArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    for e in entries.iter().filter(|e| !e.unserved.is_empty()) {
+        writeln!(out)?;
+        let line = format!("{} does not serve {}", e.id, unserved_text(&e.unserved));
+        for line in crate::width::hanging(&line, width, 2) {
+            writeln!(out, "{line}")?;
+        }
+    }
     let available = entries.iter().filter(|e| e.available).count();
     writeln!(
         out,
@@ -107,4 +115,23 @@ pub fn run(args: SubjectsArgs) -> anyhow::Result<ExitCode> {
         entries.len()
     )?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `users, db (needs a driver); fortunes (reads the table)`: the workloads that share a reason
+/// named together, in report order.
+fn unserved_text(
+    unserved: &std::collections::BTreeMap<restbench_model::Workload, String>,
+) -> String {
+    let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (w, why) in unserved {
+        match reasons.iter_mut().find(|(r, _)| r == why) {
+            Some((_, names)) => names.push(w.name()),
+            None => reasons.push((why, vec![w.name()])),
+        }
+    }
+    reasons
+        .iter()
+        .map(|(why, names)| format!("{} ({why})", names.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
 }

@@ -195,6 +195,26 @@ fn subjects_json_lists_every_subject_with_its_facts() {
             assert!(s["reason"].is_string());
         }
     }
+    // A workload a subject states it does not serve is listed with why, and not as served.
+    let dotnet = list
+        .iter()
+        .find(|s| s["id"] == "dotnet-aspnetcore")
+        .unwrap();
+    assert!(
+        dotnet["unserved"]["fortunes"]
+            .as_str()
+            .unwrap()
+            .contains("Npgsql"),
+        "{dotnet}"
+    );
+    let served = dotnet["workloads"].as_array().unwrap();
+    assert!(served.iter().any(|w| w == "json") && !served.iter().any(|w| w == "fortunes"));
+    let text = restbench().args(["subjects"]).output().unwrap();
+    let (out, _) = text.text();
+    assert!(
+        out.contains("dotnet-aspnetcore does not serve users, db,"),
+        "{out}"
+    );
 }
 
 #[test]
