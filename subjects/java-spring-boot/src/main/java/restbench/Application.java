@@ -3,10 +3,12 @@ package restbench;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.cache.annotation.EnableCaching;
 import org.springframework.context.event.EventListener;
 import org.springframework.core.env.Environment;
 
 @SpringBootApplication
+@EnableCaching
 public class Application {
     private final Environment env;
 
