@@ -3,7 +3,8 @@
 {-# LANGUAGE OverloadedStrings #-}
 {-# LANGUAGE ScopedTypeVariables #-}
 -- | restbench subject: Warp (WAI) with aeson, postgresql-simple and resource-pool, all from
--- Debian's GHC packages. Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users.
+-- Debian's GHC packages. Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users, and
+-- TechEmpower's GET /json, /db, /queries, /fortunes, /updates, /cached-queries (module Tfb).
 module Main (main) where
 
 import Control.Exception (SomeException, try)
@@ -31,6 +32,8 @@ import System.Environment (lookupEnv)
 import System.IO (hPutStrLn, stderr)
 import System.Timeout (timeout)
 import Text.Read (readMaybe)
+
+import Tfb (Tfb, newTfb, routes)
 
 -- * Data
 
@@ -121,8 +124,8 @@ readBody req = case requestBodyLength req of
 
 -- * Application
 
-app :: [TodoItem] -> Pool Connection -> Application
-app todos pool req send = case (pathInfo req, requestMethod req) of
+app :: [TodoItem] -> Pool Connection -> Tfb -> Application
+app todos pool tfb req send = case (pathInfo req, requestMethod req) of
   (["api", "test"], "GET") -> send (text status200 "Hello, World!")
   (["api", "test"], _) -> send notAllowed
   (["rest", "todo"], "GET") -> send (json todos)
@@ -143,6 +146,7 @@ app todos pool req send = case (pathInfo req, requestMethod req) of
       Just (Left (_ :: SomeException)) -> dbDown
       Nothing -> dbDown
   (["users"], _) -> send notAllowed
+  (path, method) | Just answer <- routes tfb path req -> if method == "GET" then answer >>= send else send notAllowed
   _ -> send (text status404 "Not Found")
   where
     notAllowed = text status405 "Method Not Allowed"
@@ -164,6 +168,7 @@ main = do
                          ++ "connect_timeout=2&options=-c%20statement_timeout%3D2000")
   -- one stripe of DB_POOL_SIZE connections, opened on demand, idle ones closed after 60 s
   pool <- createPool (connectPostgreSQL connStr) close 1 60 poolSize
+  tfb <- newTfb pool
   now <- getCurrentTime
   let started = now { utctDayTime = truncateMillis (utctDayTime now) }
       truncateMillis t = picosecondsToDiffTime ((floor (toRational t * 1000) :: Integer) * 1000000000)
@@ -180,4 +185,4 @@ main = do
               (hPutStrLn stderr ("haskell-warp listening on " ++ host ++ ":" ++ show port
                                  ++ " (capabilities " ++ show numCapabilities ++ ")"))
           $ Warp.defaultSettings
-  Warp.runSettings settings (app todos pool)
+  Warp.runSettings settings (app todos pool tfb)

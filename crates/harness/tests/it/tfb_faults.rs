@@ -433,6 +433,12 @@ fn the_python_subjects_pass_every_techempower_type() {
     );
 }
 
+#[test]
+#[ignore = "slow: builds haskell-warp (needs ghc and Debian's libghc packages) and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
+fn haskell_warp_passes_every_techempower_type() {
+    pass_every_techempower_type(module_path!(), &["haskell-warp"]);
+}
+
 /// Builds each subject as `restbench verify` does, starts it single-threaded on a fresh
 /// cluster, and asserts that it declares and passes every TechEmpower type.
 fn pass_every_techempower_type(module: &'static str, ids: &[&str]) {
