@@ -439,6 +439,12 @@ fn haskell_warp_passes_every_techempower_type() {
     pass_every_techempower_type(module_path!(), &["haskell-warp"]);
 }
 
+#[test]
+#[ignore = "slow: builds java-jersey-grizzly (needs java and mvn) and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
+fn java_jersey_grizzly_passes_every_techempower_type() {
+    pass_every_techempower_type(module_path!(), &["java-jersey-grizzly"]);
+}
+
 /// Builds each subject as `restbench verify` does, starts it single-threaded on a fresh
 /// cluster, and asserts that it declares and passes every TechEmpower type.
 fn pass_every_techempower_type(module: &'static str, ids: &[&str]) {

@@ -71,6 +71,16 @@ public final class Main {
                 .register(Resources.Todo.class)
                 .register(Resources.Echo.class)
                 .register(Resources.Users.class)
+                // TechEmpower's six test types
+                .register(Tfb.ServerHeader.class)
+                .register(Tfb.Unavailable.class)
+                .register(Tfb.FortunesWriter.class)
+                .register(Tfb.Json.class)
+                .register(Tfb.Db.class)
+                .register(Tfb.Queries.class)
+                .register(Tfb.Fortunes.class)
+                .register(Tfb.Updates.class)
+                .register(Tfb.CachedQueries.class)
                 .property(ServerProperties.WADL_FEATURE_DISABLE, true)
                 .property(ServerProperties.BV_FEATURE_DISABLE, true)
                 .property(ServerProperties.MONITORING_STATISTICS_ENABLED, false);
