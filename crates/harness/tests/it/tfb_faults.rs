@@ -402,6 +402,12 @@ fn java_spring_boot_passes_every_techempower_type() {
 }
 
 #[test]
+#[ignore = "slow: builds java-light4j (needs java and mvn) and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
+fn java_light4j_passes_every_techempower_type() {
+    pass_every_techempower_type(module_path!(), &["java-light4j"]);
+}
+
+#[test]
 #[ignore = "slow: builds the Node subjects (needs node and npm) and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn the_node_subjects_pass_every_techempower_type() {
     pass_every_techempower_type(

@@ -56,15 +56,35 @@ public final class PathHandlerProvider implements HandlerProvider {
         todos = List.copyOf(list);
     }
 
+    /**
+     * The routes: the seeds' four, then TechEmpower's six at TFB's paths ({@link Tfb}); those that
+     * read the database are dispatched to Undertow's worker pool.
+     */
     @Override
     public HttpHandler getHandler() {
+        Tfb tfb = tfb();
         return Handlers.routing()
                 .get("/api/test", this::plaintext)
                 .get("/rest/todo", this::todo)
                 .post("/echo", this::echo)
                 .get("/users", this::users)
+                .get("/json", tfb::json)
+                .get("/db", Tfb.blocking(tfb::db))
+                .get("/queries", Tfb.blocking(tfb::queries))
+                .get("/fortunes", Tfb.blocking(tfb::fortunes))
+                .get("/updates", Tfb.blocking(tfb::updates))
+                .get("/cached-queries", Tfb.blocking(tfb::cachedQueries))
                 .setFallbackHandler(ex -> text(ex, 404, "Not Found"))
                 .setInvalidMethodHandler(ex -> text(ex, 405, "Method Not Allowed"));
+    }
+
+    /** TechEmpower's handlers over the pool, their cache filled from CachedWorld now (if it can be). */
+    private Tfb tfb() {
+        Tfb tfb = new Tfb(db, mapper);
+        if (!tfb.fillCache()) {
+            System.err.println("java-light4j: CachedWorld not read at start-up; the cache loads rows on demand");
+        }
+        return tfb;
     }
 
     private void plaintext(HttpServerExchange ex) {
