@@ -381,6 +381,56 @@ fn crates_depend_one_way() {
     );
 }
 
+/// Lines of a crate's Rust outside tests: its `src/`, each file cut at a trailing
+/// `#[cfg(test)] mod tests`, files named `tests.rs` or under a `tests/` folder of `src/` left out.
+fn lines_outside_tests(krate: &Path) -> usize {
+    let mut files = Vec::new();
+    rust_files(&krate.join("src"), &mut files);
+    files
+        .iter()
+        .filter(|f| {
+            let rel = f.strip_prefix(krate.join("src")).unwrap();
+            f.file_name().is_some_and(|n| n != "tests.rs")
+                && !rel.components().any(|c| c.as_os_str() == "tests")
+        })
+        .map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            lines
+                .windows(2)
+                .position(|w| w[0].starts_with("#[cfg(test)]") && w[1].starts_with("mod tests"))
+                .unwrap_or(lines.len())
+        })
+        .sum()
+}
+
+/// The most of the workspace's Rust (outside tests) one crate may hold: past it, the crate
+/// holds more than one job and its wings' order is kept by convention instead of by Cargo.
+const LARGEST_CRATE_SHARE: f64 = 0.30;
+
+#[test]
+fn no_crate_holds_more_than_its_share_of_the_rust() {
+    let _turn = turn::take(module_path!());
+    let sizes: Vec<(String, usize)> = std::fs::read_dir(workspace().join("crates"))
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, lines_outside_tests(&e.path()))
+        })
+        .collect();
+    let total: usize = sizes.iter().map(|(_, n)| n).sum();
+    assert!(total > 10_000, "{sizes:?}");
+    for (name, n) in &sizes {
+        let share = *n as f64 / total as f64;
+        assert!(
+            share <= LARGEST_CRATE_SHARE,
+            "crate {name} holds {n} of {total} lines ({:.0} %): split it by job",
+            share * 100.0
+        );
+    }
+}
+
 #[test]
 fn report_and_compare_read_documents_without_the_harness() {
     let _turn = turn::take(module_path!());
