@@ -48,6 +48,7 @@ const GROUPS: &[(&str, Part, &[&str])] = &[
     ("Python TechEmpower types over psycopg", Whole, &["python-flask/tfb.py", "python-gunicorn/tfb.py"]),
     ("Python fortunes template", Whole, &["python-uvicorn/templates/fortunes.html", "python-uvicorn-uvloop/templates/fortunes.html", "python-aiohttp/templates/fortunes.html", "python-sanic/templates/fortunes.html", "python-flask/templates/fortunes.html", "python-gunicorn/templates/fortunes.html"]),
     ("Java payload types", Whole, &["java-spring-boot/src/main/java/restbench/Model.java", "java-jersey-grizzly/src/main/java/restbench/Model.java", "java-light4j/src/main/java/restbench/Model.java"]),
+    ("Java mustache.java fortunes template", Whole, &["java-jersey-grizzly/src/main/resources/templates/fortunes.mustache", "java-light4j/src/main/resources/templates/fortunes.mustache"]),
 ];
 
 const BEGIN: &str = "restbench:shared begin";
