@@ -560,17 +560,19 @@ mod tests {
         let (entries, missing) = tfb_entries(&subjects(), &[]);
         assert!(missing.is_empty(), "{missing:?}");
         let ids: Vec<&str> = entries.iter().map(|e| e.subject.id.as_str()).collect();
-        for id in [
-            "rust-actix",
-            "rust-axum",
-            "rust-hyper",
-            "rust-iron",
-            "rust-reference",
-        ] {
-            assert!(ids.contains(&id), "{ids:?}");
-        }
-        // A subject declaring none of TFB's types gets no entry.
-        assert!(!ids.contains(&"java-jersey-grizzly"), "{ids:?}");
+        // Every subject of the catalogue serves at least one of TFB's own types now.
+        assert_eq!(ids.len(), subjects().len(), "{ids:?}");
+        // A subject declaring none of TFB's types (plaintext alone does not count) gets no entry.
+        let mut bare = subjects()
+            .into_iter()
+            .find(|s| s.id == "java-jersey-grizzly")
+            .unwrap();
+        bare.id = "bare".into();
+        bare.workloads = vec![Workload::Plaintext, Workload::Todo];
+        let mut with_bare = subjects();
+        with_bare.push(bare);
+        let (all, _) = tfb_entries(&with_bare, &[]);
+        assert!(all.iter().all(|e| e.subject.id != "bare"));
         let request = StudyRequest {
             length: Length::Quick,
             only: Vec::new(),
@@ -604,7 +606,17 @@ mod tests {
             "{study:?}"
         );
         let cells = planned_cell_labels(&plan);
-        assert_eq!(cells.len(), ids.len() * 7, "{cells:?}");
+        // A cell for each type a subject declares, plaintext pipelined for every one of them.
+        let declared: usize = entries
+            .iter()
+            .map(|e| {
+                TfbTest::SITE_ORDER
+                    .iter()
+                    .filter(|t| e.subject.supports(t.workload()))
+                    .count()
+            })
+            .sum();
+        assert_eq!(cells.len(), declared, "{cells:?}");
         let of = |id: &str| -> Vec<String> {
             cells
                 .iter()
@@ -624,14 +636,16 @@ mod tests {
                 "plaintext-pipelined-16",
             ]
         );
+        // dotnet-aspnetcore serves json alone of the types that need more than plaintext.
+        assert_eq!(of("dotnet-aspnetcore"), ["json", "plaintext-pipelined-16"]);
         assert!(cells.iter().all(|c| c.2 == Scenario::AllCores));
         // Only the subjects asked for; one unknown or without TFB types is said to be missing.
         let (only, missing) = tfb_entries(
-            &subjects(),
-            &["rust-hyper".into(), "java-jersey-grizzly".into()],
+            &with_bare,
+            &["rust-hyper".into(), "bare".into(), "nonesuch".into()],
         );
         assert_eq!(only.len(), 1);
-        assert_eq!(missing, ["java-jersey-grizzly"]);
+        assert_eq!(missing, ["bare", "nonesuch"]);
     }
 
     #[test]
