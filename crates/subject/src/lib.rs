@@ -147,8 +147,8 @@ pub struct Subject {
     pub framework_version: String,
     pub seeds: Vec<String>,
     pub workloads: Vec<Workload>,
-    /// `[unserved]`: workloads it states it does not serve, each with the reason, so that a
-    /// table that would have its row says why instead of leaving it out.
+    /// `[unserved]`: workloads it states it does not serve, each with the reason, so that
+    /// `restbench subjects` and `study tfb`'s sections say why instead of leaving it out.
     pub unserved: BTreeMap<Workload, String>,
     /// What it serves besides HTTP/1.1 (`h1` is always first).
     pub protocols: Vec<restbench_model::Protocol>,
@@ -333,7 +333,7 @@ impl ManifestFile<'_> {
             if reason.is_empty() || reason.contains(['\n', '\r']) {
                 return Err(self.error(
                     &field,
-                    "give the reason in one line of text (it is printed beside the tables)".into(),
+                    "give the reason in one line of text (`restbench subjects` and `study tfb` print it as written)".into(),
                 ));
             }
             out.insert(workload, reason.to_string());

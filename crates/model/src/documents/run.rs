@@ -43,7 +43,7 @@ pub struct RunResults {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<crate::GroupRounds>,
     /// Workloads of the run that a subject of it states it does not serve (subject.toml's
-    /// `[unserved]`), each with its reason: a table that has no cell for them says why.
+    /// `[unserved]`), each with its reason: `study tfb`'s report names them under each type's table.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unserved: Vec<Unserved>,
 }
