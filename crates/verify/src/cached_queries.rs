@@ -7,10 +7,10 @@
 use restbench_db::{Database, WorldTable};
 use restbench_model::{Finding, TFB_CACHED_COUNT, Workload};
 
-use super::tfb::{self, Kind};
+use super::tfb::{self, DateChecks, Kind};
 use crate::http::Endpoint;
 
-pub fn check(to: Endpoint, db: &Database) -> Vec<Finding> {
+pub fn check(to: Endpoint, db: &Database, dates: &mut DateChecks) -> Vec<Finding> {
     let mut f = Vec::new();
     let path = Workload::CachedQueries.path();
     let Some(r) = tfb::get(to, path, &mut f) else {
@@ -59,6 +59,6 @@ pub fn check(to: Endpoint, db: &Database) -> Vec<Finding> {
             format!("rows that are not CachedWorld's: {}", wrong.join("; ")),
         ));
     }
-    tfb::date_changes(to, path, &r, &mut f);
+    dates.probe(to, path, &r);
     f
 }

@@ -9,7 +9,7 @@ use restbench_db::{ADDED_FORTUNE, Database};
 use restbench_model::{Finding, Workload};
 
 use super::answer::snippet;
-use super::tfb::{self, Kind};
+use super::tfb::{self, DateChecks, Kind};
 use super::transport;
 use crate::answer::TIMEOUT;
 use crate::fortune_page;
@@ -18,7 +18,7 @@ use crate::http::Endpoint;
 /// Requests whose statements are counted.
 const COUNTED: u64 = 5;
 
-pub fn check(to: Endpoint, db: &Database) -> Vec<Finding> {
+pub fn check(to: Endpoint, db: &Database, dates: &mut DateChecks) -> Vec<Finding> {
     let mut f = Vec::new();
     let path = Workload::Fortunes.path();
     let mut rows = match db.fortunes() {
@@ -47,7 +47,7 @@ pub fn check(to: Endpoint, db: &Database) -> Vec<Finding> {
         )),
     }
     f.push(one_select_per_request(to, db, path));
-    tfb::date_changes(to, path, &r, &mut f);
+    dates.probe(to, path, &r);
     f
 }
 

@@ -6,10 +6,10 @@ use restbench_model::{Finding, Workload};
 use serde_json::Value;
 
 use super::answer::snippet;
-use super::tfb::{self, Kind};
+use super::tfb::{self, DateChecks, Kind};
 use crate::http::Endpoint;
 
-pub fn check(to: Endpoint) -> Vec<Finding> {
+pub fn check(to: Endpoint, dates: &mut DateChecks) -> Vec<Finding> {
     let mut f = Vec::new();
     let path = Workload::Json.path();
     let Some(r) = tfb::get(to, path, &mut f) else {
@@ -19,7 +19,7 @@ pub fn check(to: Endpoint) -> Vec<Finding> {
         return f;
     }
     f.extend(body(&r.body));
-    tfb::date_changes(to, path, &r, &mut f);
+    dates.probe(to, path, &r);
     f
 }
 

@@ -55,6 +55,7 @@ use crate::http::Endpoint;
 use restbench_db::Database;
 
 pub use crate::dates::{format_timestamp, normalise_timestamp};
+pub use crate::tfb::DateChecks;
 pub use echo::{BODY_LIMIT, oversized_json};
 
 use answer::TIMEOUT;
@@ -92,21 +93,39 @@ pub fn workload(addr: SocketAddr, w: Workload, db: Option<&Database>) -> Vec<Fin
 }
 
 /// The checks of one workload over `protocol`: the contract is the same over every protocol,
-/// only the transport differs.
+/// only the transport differs. A TechEmpower type's Date check waits its [`tfb::DATE_GAP`]
+/// here; [`workload_deferring`] leaves it to the caller.
 pub fn workload_over(
     addr: SocketAddr,
     w: Workload,
     protocol: Protocol,
     db: Option<&Database>,
 ) -> Vec<Finding> {
+    let mut dates = DateChecks::default();
+    let mut f = workload_deferring(addr, w, protocol, db, &mut dates);
+    f.extend(dates.finish());
+    f
+}
+
+/// [`workload_over`] with the second halves of its Date checks added to `dates`, so that the
+/// cells of a group wait for their Dates together ([`DateChecks::finish`]). Finish them only
+/// after every cell's own checks: their requests must not fall into another cell's count of
+/// database queries.
+pub fn workload_deferring(
+    addr: SocketAddr,
+    w: Workload,
+    protocol: Protocol,
+    db: Option<&Database>,
+    dates: &mut DateChecks,
+) -> Vec<Finding> {
     let to = Endpoint { addr, protocol };
     match w {
         Workload::Plaintext => plaintext::check(to),
         Workload::Todo => todo::check(to),
         Workload::Echo => echo::check(to),
-        Workload::Json => json::check(to),
+        Workload::Json => json::check(to, dates),
         w => match db {
-            Some(db) => database_workload(to, w, db),
+            Some(db) => database_workload(to, w, db, dates),
             None => vec![Finding::fail(
                 "database",
                 format!("the {w} workload needs a database (none was started)"),
@@ -116,13 +135,18 @@ pub fn workload_over(
 }
 
 /// The checks of a workload that reads the database.
-fn database_workload(to: Endpoint, w: Workload, db: &Database) -> Vec<Finding> {
+fn database_workload(
+    to: Endpoint,
+    w: Workload,
+    db: &Database,
+    dates: &mut DateChecks,
+) -> Vec<Finding> {
     match w {
-        Workload::Db => single_query::check(to, db),
-        Workload::Queries => queries::check(to, db),
-        Workload::Fortunes => fortunes::check(to, db),
-        Workload::Updates => updates::check(to, db),
-        Workload::CachedQueries => cached_queries::check(to, db),
+        Workload::Db => single_query::check(to, db, dates),
+        Workload::Queries => queries::check(to, db, dates),
+        Workload::Fortunes => fortunes::check(to, db, dates),
+        Workload::Updates => updates::check(to, db, dates),
+        Workload::CachedQueries => cached_queries::check(to, db, dates),
         _ => users::check(to, db),
     }
 }

@@ -6,7 +6,7 @@
 use restbench_db::{Database, WorldTable};
 use restbench_model::{Finding, TFB_QUERIES, Workload};
 
-use super::tfb::{self, Kind};
+use super::tfb::{self, DateChecks, Kind};
 use super::transport;
 use crate::answer::TIMEOUT;
 use crate::http::Endpoint;
@@ -14,7 +14,7 @@ use crate::http::Endpoint;
 /// Requests whose statements are counted.
 pub(crate) const COUNTED: u64 = 5;
 
-pub fn check(to: Endpoint, db: &Database) -> Vec<Finding> {
+pub fn check(to: Endpoint, db: &Database, dates: &mut DateChecks) -> Vec<Finding> {
     let mut f = Vec::new();
     let path = Workload::Queries.path();
     let Some(r) = tfb::get(to, path, &mut f) else {
@@ -46,7 +46,7 @@ pub fn check(to: Endpoint, db: &Database) -> Vec<Finding> {
     }
     tfb::clamps(to, Workload::Queries.route(), "queries", &mut f);
     f.push(one_select_per_row(to, db, path));
-    tfb::date_changes(to, path, &r, &mut f);
+    dates.probe(to, path, &r);
     f
 }
 

@@ -9,7 +9,7 @@ use restbench_model::{Finding, Workload};
 use serde_json::Value;
 
 use super::answer::snippet;
-use super::tfb::{self, Kind};
+use super::tfb::{self, DateChecks, Kind};
 use super::transport;
 use crate::answer::TIMEOUT;
 use crate::http::Endpoint;
@@ -17,7 +17,7 @@ use crate::http::Endpoint;
 /// Requests whose statements are counted.
 const COUNTED: u64 = 20;
 
-pub fn check(to: Endpoint, db: &Database) -> Vec<Finding> {
+pub fn check(to: Endpoint, db: &Database, dates: &mut DateChecks) -> Vec<Finding> {
     let mut f = Vec::new();
     let path = Workload::Db.path();
     let Some(r) = tfb::get(to, path, &mut f) else {
@@ -52,7 +52,7 @@ pub fn check(to: Endpoint, db: &Database) -> Vec<Finding> {
         Err(e) => f.push(Finding::fail("database", format!("cannot read World: {e}"))),
     }
     f.push(statements(to, db));
-    tfb::date_changes(to, path, &r, &mut f);
+    dates.probe(to, path, &r);
     f
 }
 

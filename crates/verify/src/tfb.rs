@@ -5,7 +5,7 @@
 //! an HTTP date and changing between two requests seconds apart, the Content-Type of the type,
 //! World rows as `{"id", "randomNumber"}` in range, and the clamp of the row count.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use restbench_model::Finding;
 use serde_json::Value;
@@ -106,34 +106,92 @@ fn headers(r: &Response, path: &str, kind: Kind, f: &mut Vec<Finding>) {
     }
 }
 
-/// The Date of a second request [`DATE_GAP`] later differs from the first's: a server must not
-/// send a Date it rendered once.
-pub fn date_changes(to: Endpoint, path: &str, first: &Response, f: &mut Vec<Finding>) {
-    let Some(before) = first.header("date").map(str::to_string) else {
-        return;
-    };
-    std::thread::sleep(DATE_GAP);
-    let mut ignored = Vec::new();
-    let Some(later) = get(to, path, &mut ignored) else {
-        f.extend(ignored);
-        return;
-    };
-    match later.header("date") {
-        Some(after) if after != before => f.push(Finding::pass(
-            "date-changes",
-            format!(
-                "Date moved from {before:?} to {after:?} in {} s",
-                DATE_GAP.as_secs()
-            ),
-        )),
-        after => f.push(Finding::fail(
-            "date-changes",
-            format!(
-                "two requests {} s apart both got Date {before:?} (then {after:?}): the Date is \
-                 frozen, not rendered at least once a second",
-                DATE_GAP.as_secs()
-            ),
-        )),
+/// The Date checks of one or more answers, each finished by a second request [`DATE_GAP`]
+/// after its first: a server must not send a Date it rendered once. The second halves wait
+/// together, so a group of cells verified one after another sleeps one gap, not one each.
+#[derive(Debug, Default)]
+pub struct DateChecks {
+    pending: Vec<DateProbe>,
+}
+
+/// A first answer's Date, where it came from and when.
+#[derive(Debug)]
+struct DateProbe {
+    to: Endpoint,
+    path: String,
+    before: String,
+    at: Instant,
+}
+
+impl DateChecks {
+    /// Remembers `first`'s Date for a second request to `path` later; an answer without a Date
+    /// has failed its envelope already and is not probed.
+    pub fn probe(&mut self, to: Endpoint, path: &str, first: &Response) {
+        if let Some(before) = first.header("date") {
+            self.pending.push(DateProbe {
+                to,
+                path: path.to_string(),
+                before: before.to_string(),
+                at: Instant::now(),
+            });
+        }
+    }
+
+    /// How many second requests are still to be sent.
+    pub fn len(&self) -> usize {
+        self.pending.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    /// Moves `other`'s pending checks into these.
+    pub fn append(&mut self, other: &mut DateChecks) {
+        self.pending.append(&mut other.pending);
+    }
+
+    /// The second requests, each once [`DATE_GAP`] has passed since its first: the findings in
+    /// the order the probes were taken.
+    pub fn finish(self) -> Vec<Finding> {
+        let mut f = Vec::new();
+        for p in self.pending {
+            if let Some(wait) = DATE_GAP.checked_sub(p.at.elapsed()) {
+                std::thread::sleep(wait);
+            }
+            p.second(&mut f);
+        }
+        f
+    }
+}
+
+impl DateProbe {
+    fn second(self, f: &mut Vec<Finding>) {
+        let DateProbe {
+            to,
+            path,
+            before,
+            at,
+        } = self;
+        let mut ignored = Vec::new();
+        let Some(later) = get(to, &path, &mut ignored) else {
+            f.extend(ignored);
+            return;
+        };
+        let apart = at.elapsed().as_secs_f64();
+        match later.header("date") {
+            Some(after) if after != before => f.push(Finding::pass(
+                "date-changes",
+                format!("Date moved from {before:?} to {after:?} in {apart:.0} s"),
+            )),
+            after => f.push(Finding::fail(
+                "date-changes",
+                format!(
+                    "GET {path}: two requests {apart:.0} s apart both got Date {before:?} (then \
+                     {after:?}): the Date is frozen, not rendered at least once a second"
+                ),
+            )),
+        }
     }
 }
 

@@ -10,12 +10,12 @@ use restbench_db::{Database, WorldTable};
 use restbench_model::{Finding, TFB_QUERIES, Workload};
 
 use super::queries::COUNTED;
-use super::tfb::{self, Kind};
+use super::tfb::{self, DateChecks, Kind};
 use super::transport;
 use crate::answer::TIMEOUT;
 use crate::http::Endpoint;
 
-pub fn check(to: Endpoint, db: &Database) -> Vec<Finding> {
+pub fn check(to: Endpoint, db: &Database, dates: &mut DateChecks) -> Vec<Finding> {
     let mut f = Vec::new();
     let path = Workload::Updates.path();
     let before = match db.worlds(WorldTable::World) {
@@ -41,7 +41,7 @@ pub fn check(to: Endpoint, db: &Database) -> Vec<Finding> {
     }
     tfb::clamps(to, Workload::Updates.route(), "queries", &mut f);
     f.push(statements(to, db, path));
-    tfb::date_changes(to, path, &r, &mut f);
+    dates.probe(to, path, &r);
     f
 }
 

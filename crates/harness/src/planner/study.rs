@@ -80,7 +80,7 @@ impl StudyRequest {
     /// Plans study `id` into `out_dir`: its cells, shape, repeats, then its database.
     pub fn resolve(&self, id: &str, site: &Site, out_dir: PathBuf) -> Result<StudyRun, PlanError> {
         if id == TFB_STUDY_ID {
-            let (entries, missing) = tfb_entries(&self.subjects, &self.only);
+            let (entries, missing) = tfb_entries(&self.subjects, &self.only, self.length);
             let workloads = TfbTest::SITE_ORDER.map(TfbTest::workload).to_vec();
             return self.plan(id, site, out_dir, entries, workloads, missing, None);
         }
@@ -109,7 +109,7 @@ impl StudyRequest {
     /// `study tfb`'s plan before its database and placement are settled: its cells, shape,
     /// repeats and rounds, as `resolve` runs it (nothing built, started or connected).
     pub fn tfb_plan(&self, site: &Site, out_dir: PathBuf) -> Result<RunPlan, PlanError> {
-        let (entries, _) = tfb_entries(&self.subjects, &self.only);
+        let (entries, _) = tfb_entries(&self.subjects, &self.only, self.length);
         let workloads = TfbTest::SITE_ORDER.map(TfbTest::workload).to_vec();
         Ok(self
             .assembled(TFB_STUDY_ID, site, out_dir, entries, workloads)?
@@ -214,13 +214,31 @@ pub const TFB_SCENARIO: Scenario = Scenario::AllCores;
 /// The cells of `study tfb`: every subject that declares at least one of TFB's own six workloads
 /// (plaintext alone does not count: every subject serves it, for the seeds), over the seven types
 /// it declares, in the subjects folder's order, in
-/// [`TFB_SCENARIO`]. `only` names the subjects wanted; one it names that does not exist, or
-/// that declares no TFB workload, is returned as missing.
-pub fn tfb_entries(subjects: &[Subject], only: &[String]) -> (Vec<RunEntry>, Vec<String>) {
+/// [`TFB_SCENARIO`]. `--quick` keeps the subjects the comparison is about: those Round 23
+/// published a figure for, and the reference (the machine's ceiling). `only` names the subjects
+/// wanted (at any length); one it names that does not exist, or that declares no TFB workload,
+/// is returned as missing.
+pub fn tfb_entries(
+    subjects: &[Subject],
+    only: &[String],
+    length: Length,
+) -> (Vec<RunEntry>, Vec<String>) {
     let declares_tfb = |s: &Subject| s.workloads.iter().any(|w| w.is_tfb());
+    let round23 = restbench_model::documents::tfb::round23().ok();
+    let compared = |s: &Subject| {
+        s.framework == REFERENCE_FRAMEWORK
+            || round23
+                .as_ref()
+                .and_then(|r| r.subject(&s.id))
+                .is_some_and(|r| !r.figures.is_empty())
+    };
+    let wanted = |s: &Subject| match only.is_empty() {
+        false => only.contains(&s.id),
+        true => !length.is_quick() || compared(s),
+    };
     let entries: Vec<RunEntry> = subjects
         .iter()
-        .filter(|s| declares_tfb(s) && (only.is_empty() || only.contains(&s.id)))
+        .filter(|s| declares_tfb(s) && wanted(s))
         .map(|s| RunEntry {
             subject: s.clone(),
             scenarios: vec![TFB_SCENARIO],
@@ -233,6 +251,9 @@ pub fn tfb_entries(subjects: &[Subject], only: &[String]) -> (Vec<RunEntry>, Vec
         .collect();
     (entries, missing)
 }
+
+/// The `framework` of the subject that shows the machine's ceiling (`rust-reference`).
+const REFERENCE_FRAMEWORK: &str = "reference";
 
 /// A plan's cells as `(subject, workload label, scenario)`, in the order of its entries and
 /// workloads, labelled as the runner labels them (`plaintext-pipelined-16` under a pipelined
@@ -340,7 +361,7 @@ pub fn study_shape(id: &str, length: Length, loadgen_cpus: usize) -> (LoadShape,
             LoadShape {
                 connections: TFB_CONNECTIONS,
                 threads: 8.max(loadgen_cpus as u32),
-                stop: StopAt::Duration(secs(15, 15, 3)),
+                stop: StopAt::Duration(secs(15, 15, 1)),
                 warmup,
                 warmup_max,
                 pipeline: restbench_model::TFB_PIPELINE,
@@ -349,13 +370,18 @@ pub fn study_shape(id: &str, length: Length, loadgen_cpus: usize) -> (LoadShape,
             format!(
                 "{} per repeat at concurrency {TFB_CONNECTIONS}, TFB's highest level but for plaintext (TFB's best of 256 to 16,384 connections); plaintext pipelined {} deep as TFB's pipeline.lua, the other types one request at a time; queries and updates {} rows per request, cached-queries {}; in the all-cores scenario.",
                 match length {
-                    Quick => "3 s (--quick; TFB's sample was 15 s)",
+                    Quick => "1 s (--quick; TFB's sample was 15 s)",
                     _ => "15 s (TFB's sample)",
                 },
                 restbench_model::TFB_PIPELINE,
                 restbench_model::TFB_QUERIES,
                 restbench_model::TFB_CACHED_COUNT,
-            ),
+            ) + match length {
+                Quick => {
+                    " --quick measures the subjects Round 23 published a figure for, and the reference; name others with --subjects, or leave out --quick for every subject that declares a type."
+                }
+                _ => "",
+            },
         ),
         "a" => (
             LoadShape {
@@ -557,7 +583,7 @@ mod tests {
 
     #[test]
     fn study_tfb_plans_every_subject_that_declares_a_tfb_type_over_the_seven() {
-        let (entries, missing) = tfb_entries(&subjects(), &[]);
+        let (entries, missing) = tfb_entries(&subjects(), &[], Length::Default);
         assert!(missing.is_empty(), "{missing:?}");
         let ids: Vec<&str> = entries.iter().map(|e| e.subject.id.as_str()).collect();
         // Every subject of the catalogue serves at least one of TFB's own types now.
@@ -571,7 +597,7 @@ mod tests {
         bare.workloads = vec![Workload::Plaintext, Workload::Todo];
         let mut with_bare = subjects();
         with_bare.push(bare);
-        let (all, _) = tfb_entries(&with_bare, &[]);
+        let (all, _) = tfb_entries(&with_bare, &[], Length::Default);
         assert!(all.iter().all(|e| e.subject.id != "bare"));
         let request = StudyRequest {
             length: Length::Quick,
@@ -606,8 +632,25 @@ mod tests {
             "{study:?}"
         );
         let cells = planned_cell_labels(&plan);
+        // --quick: the subjects Round 23 has a figure for, and the reference.
+        let (quick, _) = tfb_entries(&subjects(), &[], Length::Quick);
+        let quick_ids: Vec<&str> = quick.iter().map(|e| e.subject.id.as_str()).collect();
+        let round23 = restbench_model::documents::tfb::round23().unwrap();
+        for e in &entries {
+            let figured = round23
+                .subject(&e.subject.id)
+                .is_some_and(|r| !r.figures.is_empty());
+            assert_eq!(
+                quick_ids.contains(&e.subject.id.as_str()),
+                figured || e.subject.id == "rust-reference",
+                "{}: {quick_ids:?}",
+                e.subject.id
+            );
+        }
+        assert!(quick_ids.contains(&"rust-reference") && quick_ids.contains(&"node-fastify"));
+        assert!(!quick_ids.contains(&"java-light4j"), "{quick_ids:?}");
         // A cell for each type a subject declares, plaintext pipelined for every one of them.
-        let declared: usize = entries
+        let declared: usize = quick
             .iter()
             .map(|e| {
                 TfbTest::SITE_ORDER
@@ -643,6 +686,7 @@ mod tests {
         let (only, missing) = tfb_entries(
             &with_bare,
             &["rust-hyper".into(), "bare".into(), "nonesuch".into()],
+            Length::Quick,
         );
         assert_eq!(only.len(), 1);
         assert_eq!(missing, ["bare", "nonesuch"]);
@@ -652,7 +696,7 @@ mod tests {
     fn study_tfb_quick_loads_as_tfb_but_shorter() {
         let (quick, note) = study_shape(TFB_STUDY_ID, Length::Quick, 1);
         assert_eq!((quick.connections, quick.pipeline), (512, 16));
-        assert!(matches!(quick.stop, StopAt::Duration(t) if t == Duration::from_secs(3)));
+        assert!(matches!(quick.stop, StopAt::Duration(t) if t == Duration::from_secs(1)));
         assert!(
             note.contains("--quick") && note.contains("all-cores"),
             "{note}"

@@ -44,30 +44,50 @@ impl CellRun<'_> {
     }
 
     /// The cell with the scenario's `common` findings over its protocol and the workload's own;
-    /// failed when a check failed.
-    pub fn verify(&self, common: &[Finding], db: Option<&Database>) -> Cell {
+    /// failed when a check failed. A TechEmpower type's Date check is left in `dates`, for
+    /// [`date_checked`] once the group's other cells are verified.
+    pub fn verify(
+        &self,
+        common: &[Finding],
+        db: Option<&Database>,
+        dates: &mut verify::DateChecks,
+    ) -> Cell {
         self.step(Step::Verifying(Some(self.protocol)));
         let mut findings = common.to_vec();
-        findings.extend(verify::workload_over(
+        findings.extend(verify::workload_deferring(
             self.server.addr,
             self.workload,
             self.protocol,
             db,
+            dates,
         ));
         let mut cell = Cell::new(&self.subject.cell_subject(), self.workload, self.scenario);
         cell.workload = self.workload.cell_label(self.plan.shape.pipeline);
         cell.protocol = self.protocol.name().into();
         cell.settings = self.server.settings.clone();
-        if !verify::passed(&findings) {
-            let first = findings
-                .iter()
-                .find(|f| f.level == FindingLevel::Fail)
-                .map(|f| f.message.clone())
-                .unwrap_or_default();
-            cell.status = CellStatus::Failed;
-            cell.reason = Some(format!("verification failed: {first}"));
-        }
         cell.findings = findings;
+        judged(&mut cell);
         cell
     }
+}
+
+/// `cell` with the findings of its Date checks added; failed when one of them failed.
+pub fn date_checked(cell: &mut Cell, findings: Vec<Finding>) {
+    cell.findings.extend(findings);
+    judged(cell);
+}
+
+/// Failed, with the first failure as its reason, when a finding failed.
+fn judged(cell: &mut Cell) {
+    if cell.status == CellStatus::Failed || verify::passed(&cell.findings) {
+        return;
+    }
+    let first = cell
+        .findings
+        .iter()
+        .find(|f| f.level == FindingLevel::Fail)
+        .map(|f| f.message.clone())
+        .unwrap_or_default();
+    cell.status = CellStatus::Failed;
+    cell.reason = Some(format!("verification failed: {first}"));
 }

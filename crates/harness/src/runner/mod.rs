@@ -347,6 +347,7 @@ impl<'a> Run<'a> {
         started: &mut [Started],
     ) -> Result<Vec<Member>, HarnessError> {
         let mut members = Vec::new();
+        let mut dates = Vec::new();
         for (k, s) in started.iter_mut().enumerate() {
             if !self
                 .plan
@@ -361,6 +362,7 @@ impl<'a> Run<'a> {
                 .filter(|(p, _)| *p == protocol)
                 .flat_map(|(_, f)| f.clone())
                 .collect();
+            let mut pending = restbench_verify::DateChecks::default();
             let cell = CellRun {
                 plan: self.plan,
                 subject: s.subject,
@@ -373,14 +375,30 @@ impl<'a> Run<'a> {
                 stop: self.stop,
                 observer: self.events,
             }
-            .verify(&common, self.db);
+            .verify(&common, self.db, &mut pending);
             if cell.status == CellStatus::Failed {
                 self.unplan(1);
                 self.record(cell)?;
                 continue;
             }
             members.push(Member::new(k, s.subject.id.clone(), cell));
+            dates.push(pending);
         }
+        // The Date checks' second requests, after every cell's own checks (none falls into
+        // another cell's count of queries), waiting one gap for the whole group.
+        let mut kept = Vec::new();
+        for (mut m, pending) in members.into_iter().zip(dates) {
+            if !pending.is_empty() {
+                cell::date_checked(&mut m.cell, pending.finish());
+            }
+            if m.cell.status == CellStatus::Failed {
+                self.unplan(1);
+                self.record(m.cell)?;
+                continue;
+            }
+            kept.push(m);
+        }
+        let mut members = kept;
         label_twins(&mut members);
         Ok(members)
     }

@@ -365,6 +365,58 @@ fn each_fault_fails_with_its_reason() {
 }
 
 #[test]
+#[ignore = "slow: starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
+fn a_groups_date_checks_wait_one_gap_together_and_keep_each_servers_verdict() {
+    let _turn = turn::take(module_path!());
+    let logs = tempfile::tempdir().unwrap();
+    let cluster = Cluster::start(None, logs.path()).unwrap();
+    let db = Database::connect(&cluster.url).unwrap();
+    let good = start_server(&cluster.url, Fault::None);
+    let frozen = start_server(&cluster.url, Fault::FrozenDate);
+    // Every type over both servers, as the runner verifies a group: each cell's own checks
+    // first (its queries counted), the Dates' second requests after all of them.
+    let mut cells = Vec::new();
+    for w in TFB {
+        for (name, server) in [("good", &good), ("frozen", &frozen)] {
+            let mut dates = verify::DateChecks::default();
+            let f = verify::workload_deferring(
+                server.addr(),
+                w,
+                restbench_model::Protocol::H1,
+                Some(&db),
+                &mut dates,
+            );
+            assert_eq!(dates.len(), 1, "{name} {w}: one Date probe");
+            assert!(
+                !f.iter().any(|x| x.check == "date-changes"),
+                "{name} {w}: the second request waits for the group"
+            );
+            cells.push((name, w, f, dates));
+        }
+    }
+    let began = std::time::Instant::now();
+    for (name, w, mut f, dates) in cells {
+        f.extend(dates.finish());
+        let changes: Vec<_> = f.iter().filter(|x| x.check == "date-changes").collect();
+        assert_eq!(changes.len(), 1, "{name} {w}: {f:?}");
+        match name {
+            "good" => assert!(verify::passed(&f), "{w}: {:?}", failed_checks(&f)),
+            _ => assert!(
+                changes[0].level == restbench_model::FindingLevel::Fail
+                    && changes[0].message.contains("frozen"),
+                "{w}: {changes:?}"
+            ),
+        }
+    }
+    // Twelve probes taken one after another wait about one gap in all, not twelve.
+    let waited = began.elapsed();
+    assert!(
+        waited < verify::tfb::DATE_GAP * 3,
+        "12 Date checks took {waited:?}: each waited its own gap"
+    );
+}
+
+#[test]
 #[ignore = "slow: builds the Rust subjects and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
 fn the_rust_subjects_pass_every_techempower_type() {
     pass_every_techempower_type(
