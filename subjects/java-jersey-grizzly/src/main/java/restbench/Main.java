@@ -5,7 +5,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import jakarta.ws.rs.ext.ContextResolver;
+import org.glassfish.grizzly.http.server.HttpHandler;
 import org.glassfish.grizzly.http.server.HttpServer;
+import org.glassfish.grizzly.http.server.Request;
+import org.glassfish.grizzly.http.server.RequestExecutorProvider;
+import org.glassfish.grizzly.http.server.Response;
 import org.glassfish.grizzly.http.server.NetworkListener;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
 import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
@@ -27,7 +31,11 @@ import java.util.logging.Logger;
 /**
  * Jersey on Grizzly (seed 002's stack). Settings from the environment:
  * GRIZZLY_IO_STRATEGY = same-thread (seed 002 after commit fad8f93, the default here) | worker-thread;
- * GRIZZLY_THREADS = selector and worker threads (unset: Grizzly's defaults, from the CPU count).
+ * GRIZZLY_THREADS = selector and worker threads (unset: Grizzly's defaults, from the CPU count);
+ * GRIZZLY_HANDLER = worker-thread (Grizzly's default and seed 002's: a request read on a selector
+ * thread is handed to the transport's worker pool, HttpHandler's WorkerThreadProvider) | same-thread
+ * (Jersey runs on the selector thread that read the request, Grizzly's SameThreadProvider, as
+ * TechEmpower's grizzly entry does by returning no thread pool).
  */
 public final class Main {
     /** When the server started: the createdAt of every todo item. */
@@ -46,6 +54,39 @@ public final class Main {
         }
     }
 
+    /**
+     * Jersey's container with Grizzly's SameThreadProvider: GrizzlyHttpContainer is final and
+     * takes Grizzly's default provider, so the choice is made by the handler around it.
+     */
+    static final class OnTheSelector extends HttpHandler {
+        private final HttpHandler container;
+        private final RequestExecutorProvider same = new RequestExecutorProvider.SameThreadProvider();
+
+        OnTheSelector(HttpHandler container) {
+            this.container = container;
+        }
+
+        @Override
+        public void service(Request request, Response response) throws Exception {
+            container.service(request, response);
+        }
+
+        @Override
+        public RequestExecutorProvider getRequestExecutorProvider() {
+            return same;
+        }
+
+        @Override
+        public void start() {
+            container.start();
+        }
+
+        @Override
+        public void destroy() {
+            container.destroy();
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         // quiet: no Grizzly/Jersey INFO lines, no request logging
         Logger root = Logger.getLogger("");
@@ -59,6 +100,10 @@ public final class Main {
         int port = Integer.parseInt(System.getenv().getOrDefault("PORT", "8080"));
         String strategy = System.getenv().getOrDefault("GRIZZLY_IO_STRATEGY", "same-thread");
         String threadsEnv = System.getenv("GRIZZLY_THREADS");
+        String handler = System.getenv().getOrDefault("GRIZZLY_HANDLER", "worker-thread");
+        if (!handler.equals("worker-thread") && !handler.equals("same-thread")) {
+            throw new IllegalArgumentException("GRIZZLY_HANDLER must be worker-thread or same-thread");
+        }
 
         Database db = Database.INSTANCE;
 
@@ -89,6 +134,12 @@ public final class Main {
                 URI.create("http://" + host + ":" + port + "/"), rc, false);
         server.getServerConfiguration().setJmxEnabled(false);
         server.getServerConfiguration().setSendFileEnabled(false);
+        if (handler.equals("same-thread")) {
+            var config = server.getServerConfiguration();
+            HttpHandler jersey = config.getHttpHandlers().keySet().iterator().next();
+            config.removeHttpHandler(jersey);
+            config.addHttpHandler(new OnTheSelector(jersey), "/");
+        }
         NetworkListener listener = server.getListeners().iterator().next();
         listener.setMaxHttpHeaderSize(16 * 1024);          // header size limit
         listener.getKeepAlive().setIdleTimeoutInSeconds(30); // idle / slow-header connections closed
@@ -119,7 +170,7 @@ public final class Main {
 
         server.start();
         System.err.println("java-jersey-grizzly listening on " + host + ":" + port + " (io strategy "
-                + strategy + ", selectors " + transport.getSelectorRunnersCount() + ", cpus "
+                + strategy + ", handler on the " + handler + ", selectors " + transport.getSelectorRunnersCount() + ", cpus "
                 + Runtime.getRuntime().availableProcessors() + ")");
         stopped.await();
         TimeUnit.MILLISECONDS.sleep(10);
