@@ -127,9 +127,17 @@ impl StudyRequest {
         workloads: Vec<Workload>,
     ) -> Result<(RunPlan, String, u32), PlanError> {
         let (shape, shortening) = self.shape(id, site);
-        let repeats = resolve::repeats(self.repeats, self.length);
+        let tfb_quick = id == TFB_STUDY_ID && self.length.is_quick();
+        let repeats = match (self.repeats, tfb_quick) {
+            (None, true) => TFB_QUICK_REPEATS,
+            (given, _) => resolve::repeats(given, self.length),
+        };
         let open_loop = resolve::open_loop(&self.open_loop, self.length)?;
-        let mut rounds = resolve::rounds(&self.rounds, self.length, repeats, &open_loop)?;
+        let mut asked = self.rounds;
+        if tfb_quick && asked.max_rounds.is_none() {
+            asked.max_rounds = Some(repeats + 2);
+        }
+        let mut rounds = resolve::rounds(&asked, self.length, repeats, &open_loop)?;
         let method_note = resolve::duets_here(&mut rounds, self.remote.as_deref());
         let parts = Parts {
             kind: format!("study {id}"),
@@ -251,6 +259,11 @@ pub fn tfb_entries(
         .collect();
     (entries, missing)
 }
+
+/// `study tfb --quick`'s rounds: 2 alone and 3 beside the reference, one more at most for a
+/// contended cell, so that its 80 cells in seven groups take under half an hour here (three and
+/// four, with two more, took about 40 minutes).
+const TFB_QUICK_REPEATS: u32 = 2;
 
 /// The `framework` of the subject that shows the machine's ceiling (`rust-reference`).
 const REFERENCE_FRAMEWORK: &str = "reference";
@@ -625,6 +638,12 @@ mod tests {
         };
         let plan = request.tfb_plan(&site, PathBuf::new()).unwrap();
         assert_eq!(plan.kind, "study tfb");
+        let rounds = plan.rounds.as_ref().unwrap();
+        assert_eq!(
+            (rounds.solo_rounds, rounds.min_rounds, rounds.max_rounds),
+            (Some(2), 3, 4),
+            "--quick: 2 rounds alone, 3 beside the reference, one more at most"
+        );
         assert!(resolve::needs_database(&plan));
         let study = plan.study.as_ref().unwrap();
         assert!(
