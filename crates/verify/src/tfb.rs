@@ -146,11 +146,6 @@ impl DateChecks {
         self.pending.is_empty()
     }
 
-    /// Moves `other`'s pending checks into these.
-    pub fn append(&mut self, other: &mut DateChecks) {
-        self.pending.append(&mut other.pending);
-    }
-
     /// The second requests, each once [`DATE_GAP`] has passed since its first: the findings in
     /// the order the probes were taken.
     pub fn finish(self) -> Vec<Finding> {

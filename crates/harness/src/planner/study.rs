@@ -261,8 +261,8 @@ pub fn tfb_entries(
 }
 
 /// `study tfb --quick`'s rounds: 2 alone and 3 beside the reference, one more at most for a
-/// contended cell, so that its 80 cells in seven groups take under half an hour here (three and
-/// four, with two more, took about 40 minutes).
+/// contended cell, so that its 79 cells in seven groups take under half an hour here (25 minutes
+/// measured; three and four, with two more, took about 40).
 const TFB_QUICK_REPEATS: u32 = 2;
 
 /// The `framework` of the subject that shows the machine's ceiling (`rust-reference`).
@@ -391,7 +391,7 @@ pub fn study_shape(id: &str, length: Length, loadgen_cpus: usize) -> (LoadShape,
                 restbench_model::TFB_CACHED_COUNT,
             ) + match length {
                 Quick => {
-                    " --quick measures the subjects Round 23 published a figure for, and the reference; name others with --subjects, or leave out --quick for every subject that declares a type."
+                    " --quick measures the subjects Round 23 published a figure for, and the reference, in 2 rounds alone and 3 beside the reference (one more for a contended cell); name others with --subjects, or leave out --quick for every subject that declares a type."
                 }
                 _ => "",
             },
