@@ -103,7 +103,10 @@ pub fn for_run(r: &RunResults) -> Option<StudyTables> {
 }
 
 /// Each measured ratio's interval to the table's baseline: the pair of the run's group when it
-/// has one (paired by round), else unpaired over both cells' counted slices.
+/// has one (paired by round), else unpaired over both cells' counted slices. The ratio shown
+/// becomes that interval's estimate, so a point never stands outside its own interval (the
+/// ratio of solo medians can: duets split one machine's CPU differently), and the reversals are
+/// found again from those ratios.
 pub fn ratio_intervals(t: &mut RatioTable, workload: &str, groups: &[GroupRounds], cells: &[Cell]) {
     let Some(b) = t.measured_baseline else { return };
     let Some(base) = t.rows[b].subject.clone() else {
@@ -147,6 +150,41 @@ pub fn ratio_intervals(t: &mut RatioTable, workload: &str, groups: &[GroupRounds
                 &restbench_model::statistics::ab_ratios::repeat_figures(b, m),
             )
         });
+        if let Some(i) = row
+            .measured_interval
+            .filter(|_| !row.baseline && subject != base)
+        {
+            row.measured_ratio = Some(i.estimate);
+        }
+    }
+    mark_reversals(t);
+}
+
+/// The table's reversals from its rows' current ratios, and each row's `reversed` flag. A
+/// reversal is within noise also when the two ratios' intervals overlap (the baseline's is
+/// exactly 1).
+pub(crate) fn mark_reversals(t: &mut RatioTable) {
+    t.reversals = reversals(&t.rows);
+    let span = |k: usize| -> Option<(f64, f64)> {
+        if Some(k) == t.measured_baseline {
+            return Some((1.0, 1.0));
+        }
+        t.rows[k].measured_interval.map(|i| (i.low, i.high))
+    };
+    for r in &mut t.reversals {
+        if let (Some(a), Some(b)) = (span(r.first), span(r.second))
+            && a.0 <= b.1
+            && b.0 <= a.1
+        {
+            r.within_noise = true;
+        }
+    }
+    for row in &mut t.rows {
+        row.reversed = false;
+    }
+    for r in &t.reversals {
+        t.rows[r.first].reversed = true;
+        t.rows[r.second].reversed = true;
     }
 }
 
@@ -202,19 +240,16 @@ fn table(study: &PublishedStudy, scenario: &str, all_cells: &[Cell]) -> RatioTab
     if let Some(k) = pb.filter(|p| Some(*p) == mb) {
         rows[k].baseline = true;
     }
-    let reversals = reversals(&rows);
-    for r in &reversals {
-        rows[r.first].reversed = true;
-        rows[r.second].reversed = true;
-    }
-    RatioTable {
+    let mut t = RatioTable {
         scenario: scenario.to_string(),
         rows,
         published_baseline: pb,
         measured_baseline: mb,
         baseline_note,
-        reversals,
-    }
+        reversals: Vec::new(),
+    };
+    mark_reversals(&mut t);
+    t
 }
 
 /// Which cell each figure stands beside: figures claim cells, the most specific settings first,
@@ -586,6 +621,61 @@ mod tests {
             .find(|r| r.subject.as_deref() == Some("haskell-warp"))
             .unwrap();
         assert_eq!(warp.not_measured.as_deref(), Some("not run in this study"));
+    }
+
+    #[test]
+    fn a_paired_ratio_is_shown_with_its_own_estimate_and_the_reversals_follow_it() {
+        use restbench_model::statistics::interval::Interval;
+        use restbench_model::statistics::rounds::{GroupRounds, PairRatio};
+        // Solo medians put go ahead of node (1.5x), a reversal against the seed; the duets
+        // beside node say 0.80x [0.75, 0.85]: the shown ratio is the duets', and no reversal.
+        let cells = vec![
+            cell("node-http", "echo", "single-thread", 10_000.0),
+            with(
+                cell("go-nethttp", "echo", "single-thread", 15_000.0),
+                "GOMAXPROCS",
+                "1",
+            ),
+        ];
+        let mut t = tables(&study_a(), &cells).remove(0);
+        assert_eq!(t.reversals.len(), 1);
+        let pair = PairRatio {
+            a: "node-http".into(),
+            b: "go-nethttp".into(),
+            rps: Interval {
+                estimate: 0.80,
+                low: 0.75,
+                high: 0.85,
+                n: 3,
+            },
+            cpu_us_per_req: None,
+            settled: false,
+            rps_distinct: None,
+            cpu_distinct: None,
+        };
+        let group = GroupRounds {
+            workload: "echo".into(),
+            scenario: "single-thread".into(),
+            protocol: "h1".into(),
+            rounds: Vec::new(),
+            settled: false,
+            pairs: vec![pair],
+            ranking: Vec::new(),
+            efficiency: Vec::new(),
+            reference: Some("node-http".into()),
+            method_note: None,
+            counted: Vec::new(),
+            excluded: Vec::new(),
+        };
+        ratio_intervals(&mut t, "echo", &[group], &cells);
+        let go = &t.rows[1];
+        assert_eq!(go.measured_ratio, Some(0.80));
+        let i = go.measured_interval.unwrap();
+        assert!(i.low <= 0.80 && 0.80 <= i.high);
+        assert_eq!(ratio_with_interval(go), "0.80× [0.75, 0.85]");
+        assert_eq!(t.rows[0].measured_ratio, Some(1.0));
+        assert!(t.reversals.is_empty());
+        assert!(!t.rows[0].reversed && !t.rows[1].reversed);
     }
 
     #[test]

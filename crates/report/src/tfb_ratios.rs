@@ -9,7 +9,7 @@ use restbench_model::statistics::rank_correlation::kendall_tau_b;
 use restbench_model::{Cell, CellStatus, RunResults};
 
 use crate::cells::{first_line, status_word};
-use crate::study_ratios::{RatioTable, StudyRow, ratio_intervals, reversals};
+use crate::study_ratios::{RatioTable, StudyRow, mark_reversals, ratio_intervals};
 
 /// The scenario `study tfb` measures in (its planner's `TFB_SCENARIO`).
 pub const TFB_SCENARIO: &str = "all-cores";
@@ -49,6 +49,7 @@ pub fn for_run(r: &RunResults) -> Option<TfbTables> {
         .map(|test| {
             let mut s = section(&round23, test, &r.cells);
             ratio_intervals(&mut s.table, &test.cell_label(), &r.groups, &r.cells);
+            (s.tau_b, s.common) = order_agreement(&s.table.rows);
             s.unserved = r
                 .unserved_of(test.workload().name())
                 .map(|u| (u.subject.clone(), u.reason.clone()))
@@ -113,29 +114,22 @@ pub fn section(round23: &Round23, test: TfbTest, cells: &[Cell]) -> TfbSection {
         };
         row.baseline = Some(i) == mb && Some(i) == pb;
     }
-    let found = reversals(&rows);
-    for r in &found {
-        rows[r.first].reversed = true;
-        rows[r.second].reversed = true;
-    }
-    let paired: Vec<(f64, f64)> = rows
-        .iter()
-        .filter_map(|r| Some((r.published_ratio?, r.measured_ratio?)))
-        .collect();
-    let (published, measured): (Vec<f64>, Vec<f64>) = paired.iter().copied().unzip();
+    let (tau_b, common) = order_agreement(&rows);
+    let mut table = RatioTable {
+        scenario: TFB_SCENARIO.to_string(),
+        rows,
+        published_baseline: pb,
+        measured_baseline: mb,
+        baseline_note,
+        reversals: Vec::new(),
+    };
+    mark_reversals(&mut table);
     TfbSection {
         test,
-        tau_b: kendall_tau_b(&published, &measured),
-        common: paired.len(),
+        tau_b,
+        common,
         unserved: Vec::new(),
-        table: RatioTable {
-            scenario: TFB_SCENARIO.to_string(),
-            rows,
-            published_baseline: pb,
-            measured_baseline: mb,
-            baseline_note,
-            reversals: found,
-        },
+        table,
     }
 }
 
@@ -214,6 +208,15 @@ pub fn unserved_text(s: &TfbSection) -> Option<String> {
         "Not served here (each subject.toml says why): {}.",
         each.join("; ")
     ))
+}
+
+/// Kendall's tau-b between the published and the measured ratios, and over how many rows.
+fn order_agreement(rows: &[StudyRow]) -> (Option<f64>, usize) {
+    let (published, measured): (Vec<f64>, Vec<f64>) = rows
+        .iter()
+        .filter_map(|r| Some((r.published_ratio?, r.measured_ratio?)))
+        .unzip();
+    (kendall_tau_b(&published, &measured), published.len())
 }
 
 /// `tau-b = 0.67 over 4 subjects`, or why there is none.

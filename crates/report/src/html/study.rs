@@ -56,7 +56,10 @@ pub fn study(o: &mut String, r: &RunResults, info: &StudyInfo) {
     o.push_str("</div>");
     o.push_str(
         "<p class=\"muted\">Each ratio is a system's req/s ÷ the baseline's in the same \
-        scenario: published on the seed's machine, measured on this one. Grey bars: published; \
+        scenario: published on the seed's machine, measured on this one. A measured ratio with \
+        an interval is that interval's estimate (paired by round, from the duets beside the \
+        group's reference where it ran them), so it can differ from the quotient of the req/s \
+        column, the median of a cell alone. Grey bars: published; \
         blue: measured. <b style=\"color:var(--bad)\">⇅</b> marks a system whose order against \
         another differs between the two.</p>",
     );

@@ -61,7 +61,10 @@ pub fn tfb(o: &mut String, info: &StudyInfo, t: &TfbTables) {
     let _ = write!(
         o,
         "<p class=\"muted\">Each ratio is a subject's req/s ÷ the baseline's in the same test \
-        type, the same subject on both sides (the common subject fastest in Round 23). Grey bars: \
+        type, the same subject on both sides (the common subject fastest in Round 23). A measured \
+        ratio with an interval is that interval's estimate (paired by round, from the duets \
+        beside the group's reference where it ran them), so it can differ from the quotient of \
+        the req/s column, the median of a cell alone. Grey bars: \
         Round 23; blue: measured. <b style=\"color:var(--bad)\">⇅</b> marks a subject whose order \
         against another differs between the two. Firmness: {}.</p>",
         legend.join("; ")

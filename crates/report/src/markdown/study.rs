@@ -71,7 +71,10 @@ fn heading(o: &mut String, s: &PublishedStudy, info: &StudyInfo) {
     );
     o.push_str(
         "Ratios are req/s ÷ the baseline's req/s in the same scenario (published on their \
-        machine, measured on this one). ⇅ marks a system whose order against another differs \
+        machine, measured on this one). A measured ratio with an interval is that interval's \
+        estimate (paired by round, from the duets beside the group's reference where it ran \
+        them), so it can differ from the quotient of the req/s column, the median of a cell \
+        alone. ⇅ marks a system whose order against another differs \
         between published and measured.\n\n",
     );
 }

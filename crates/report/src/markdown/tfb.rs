@@ -43,7 +43,10 @@ pub fn tfb(info: &StudyInfo, t: &TfbTables) -> String {
     let _ = writeln!(o, "{}\n", escape(&tfb_ratios::why_absolutes_differ(r)));
     o.push_str(
         "Ratios are req/s ÷ the baseline's in the same test type, the same subject on both sides \
-        (the common subject fastest in Round 23). ⇅ marks a subject whose order against another \
+        (the common subject fastest in Round 23). A measured ratio with an interval is that \
+        interval's estimate (paired by round, from the duets beside the group's reference where \
+        it ran them), so it can differ from the quotient of the req/s column, the median of a \
+        cell alone. ⇅ marks a subject whose order against another \
         differs between Round 23 and this run. Firmness: ",
     );
     let legend: Vec<String> = [Firmness::F, Firmness::F1, Firmness::S, Firmness::X]
