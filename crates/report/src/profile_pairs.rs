@@ -57,6 +57,83 @@ pub struct PerRequest {
     pub major_faults: Option<f64>,
     /// Samples taken per request of the slice.
     pub samples: f64,
+    /// Where the samples went among the per-request costs, when the stacks could be read.
+    pub frames: Option<FrameShares>,
+    /// The share of the samples in a JIT compiler's frames ([`jit_compiler_share`]).
+    pub jit_share: f64,
+}
+
+/// The share of a profile's samples in the frames of each per-request cost, each sample
+/// counted once, in this order: a page fault's handler, then the scheduler (a switch inside a
+/// system call is the switch's cost), then the system call's own path; `user` is every sample
+/// outside the kernel. What a count costs is what the sentence ranks by: a count 28 times the
+/// other side's whose frames hold a hundredth of the CPU does not explain a gap.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct FrameShares {
+    pub page_faults: f64,
+    pub switches: f64,
+    pub syscalls: f64,
+    pub user: f64,
+}
+
+/// Kernel frames of a page fault's handler.
+const PAGE_FAULT_FRAMES: [&str; 4] = [
+    "asm_exc_page_fault",
+    "exc_page_fault",
+    "do_user_addr_fault",
+    "handle_mm_fault",
+];
+
+/// Kernel frames of a context switch: going to sleep, being switched out or in, waking a thread.
+const SWITCH_FRAMES: [&str; 7] = [
+    "__schedule",
+    "schedule",
+    "finish_task_switch",
+    "__switch_to",
+    "preempt_schedule",
+    "context_switch",
+    "try_to_wake_up",
+];
+
+/// Kernel frames of a system call's entry.
+const SYSCALL_FRAMES: [&str; 5] = [
+    "entry_SYSCALL",
+    "do_syscall_64",
+    "__x64_sys_",
+    "__do_sys_",
+    "__se_sys_",
+];
+
+/// [`FrameShares`] of folded stacks (kernel frames suffixed `_[k]`); `None` with no samples.
+pub fn frame_shares(folded: &str) -> Option<FrameShares> {
+    let (mut total, mut shares) = (0.0, FrameShares::default());
+    for (stack, count) in folded_lines(folded) {
+        total += count;
+        let frames: Vec<&str> = stack.split(';').collect();
+        if !frames.last().is_some_and(|leaf| leaf.ends_with("_[k]")) {
+            shares.user += count;
+            continue;
+        }
+        let has = |names: &[&str]| {
+            frames.iter().any(|f| {
+                f.strip_suffix("_[k]")
+                    .is_some_and(|f| names.iter().any(|n| f.starts_with(n)))
+            })
+        };
+        if has(&PAGE_FAULT_FRAMES) {
+            shares.page_faults += count;
+        } else if has(&SWITCH_FRAMES) {
+            shares.switches += count;
+        } else if has(&SYSCALL_FRAMES) {
+            shares.syscalls += count;
+        }
+    }
+    (total > 0.0).then(|| FrameShares {
+        page_faults: shares.page_faults / total,
+        switches: shares.switches / total,
+        syscalls: shares.syscalls / total,
+        user: shares.user / total,
+    })
 }
 
 impl PerRequest {
@@ -71,6 +148,7 @@ impl PerRequest {
             .filter(|v| v.is_finite() && *v > 0.0);
         let system_share = profile.split.kernel();
         let user_share = (1.0 - system_share).max(0.0);
+        let folded = profile.folded().ok();
         PerRequest {
             label: label.to_string(),
             measured_rps: cell.rps.median,
@@ -86,6 +164,8 @@ impl PerRequest {
             minor_faults: profile.minor_faults_per_request,
             major_faults: profile.major_faults_per_request,
             samples: per_request(profile.samples as f64, profile),
+            frames: folded.as_deref().and_then(frame_shares),
+            jit_share: folded.as_deref().map_or(0.0, jit_compiler_share),
         }
     }
 
@@ -94,28 +174,61 @@ impl PerRequest {
         (self.measured_rps > 0.0).then(|| self.slice_rps / self.measured_rps)
     }
 
-    /// The figures the sentence may pick from, each with its name and unit.
+    /// The figures the sentence may pick from, each with its name, unit and, when the stacks
+    /// were read, the share of the samples in its frames (system time has none: it is the sum
+    /// of the others' kernel parts).
     fn costs(&self) -> Vec<Cost> {
         let switches = match (self.voluntary_switches, self.involuntary_switches) {
             (Some(v), Some(i)) => Some(v + i),
             _ => None,
         };
+        let f = self.frames;
         [
-            ("system time", "µs of system time", self.system_us),
-            ("user time", "µs of user time", self.user_us),
-            ("system calls", "system calls", self.syscalls),
-            ("context switches", "context switches", switches),
-            ("page faults", "minor page faults", self.minor_faults),
+            ("system time", "µs of system time", self.system_us, None),
+            (
+                "user time",
+                "µs of user time",
+                self.user_us,
+                f.map(|f| f.user),
+            ),
+            (
+                "system calls",
+                "system calls",
+                self.syscalls,
+                f.map(|f| f.syscalls),
+            ),
+            (
+                "context switches",
+                "context switches",
+                switches,
+                f.map(|f| f.switches),
+            ),
+            (
+                "page faults",
+                "minor page faults",
+                self.minor_faults,
+                f.map(|f| f.page_faults),
+            ),
         ]
         .into_iter()
-        .filter_map(|(name, unit, value)| {
+        .filter_map(|(name, unit, value, share)| {
             Some(Cost {
                 name,
                 unit,
                 value: value?,
+                share,
             })
         })
         .collect()
+    }
+
+    /// What a share of this side's samples costs per request: µs of its CPU when `in_us`,
+    /// else samples per request of the slice.
+    fn weight(&self, share: f64, in_us: bool) -> f64 {
+        match (in_us, self.cpu_us) {
+            (true, Some(cpu)) => cpu * share,
+            _ => self.samples * share,
+        }
     }
 }
 
@@ -123,6 +236,32 @@ struct Cost {
     name: &'static str,
     unit: &'static str,
     value: f64,
+    /// The share of the side's samples in this cost's frames.
+    share: Option<f64>,
+}
+
+/// One cost compared between the sides.
+struct Gap<'a> {
+    /// Which side spends more, as a ratio ≥ 1 of the counts.
+    ratio: f64,
+    slow: &'a Cost,
+    fast: &'a Cost,
+    slower_spends_more: bool,
+    /// What the cost's frames take per request on the slower and the faster side.
+    weights: Option<(f64, f64)>,
+}
+
+impl Gap<'_> {
+    /// The CPU per request the cost's frames account for, the spending side less the other.
+    fn weight_gap(&self) -> f64 {
+        self.weights.map_or(0.0, |(s, f)| {
+            if self.slower_spends_more {
+                s - f
+            } else {
+                f - s
+            }
+        })
+    }
 }
 
 /// `count` per request of the profile's slice (`rps × duration` requests).
@@ -158,17 +297,31 @@ impl PairedProfile {
         }
     }
 
-    /// One sentence from the figures: the per-request cost whose ratio between the sides is
-    /// the largest, by how much, and the second largest as its evidence. Costs below 0.01 per
-    /// request on both sides are left out (a ratio of two near-zeros says nothing).
+    /// One sentence from the figures: of the per-request costs whose counts differ by a fifth
+    /// or more, the one that accounts for the most CPU between the sides (the µs per request
+    /// its frames take, the spending side less the other), by how much its count differs, and the next such cost the same side spends more
+    /// on as its evidence. Without stacks to weigh by, the largest ratio leads; costs below
+    /// 0.01 per request on both sides are left out (a ratio of two near-zeros says nothing).
     pub fn sentence(&self) -> String {
         let slow = self.slower.costs();
         let fast = self.faster.costs();
-        let mut ratios: Vec<(f64, &Cost, &Cost, bool)> = slow
+        let in_us = self.slower.cpu_us.is_some() && self.faster.cpu_us.is_some();
+        let weighed = self.slower.frames.is_some() && self.faster.frames.is_some();
+        let mut gaps: Vec<Gap> = slow
             .iter()
             .filter_map(|s| {
                 let f = fast.iter().find(|f| f.name == s.name)?;
                 if s.value.max(f.value) < 0.01 {
+                    return None;
+                }
+                let weights = match (s.share, f.share) {
+                    (Some(a), Some(b)) if weighed => {
+                        Some((self.slower.weight(a, in_us), self.faster.weight(b, in_us)))
+                    }
+                    _ => None,
+                };
+                // With stacks, only the costs whose frames were weighed compete.
+                if weighed && weights.is_none() {
                     return None;
                 }
                 // Which side spends more, and by how much (≥ 1).
@@ -182,55 +335,103 @@ impl PairedProfile {
                 } else {
                     f64::INFINITY
                 };
-                Some((ratio, s, f, slower_spends_more))
+                Some(Gap {
+                    ratio,
+                    slow: s,
+                    fast: f,
+                    slower_spends_more,
+                    weights,
+                })
             })
             .collect();
-        ratios.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let Some((ratio, s, f, slower_more)) = ratios.first() else {
+        if weighed {
+            // A cost whose count barely differs does not lead while another's differs by a
+            // fifth or more; among those, the CPU its frames account for decides, then the ratio.
+            if gaps.iter().any(|g| g.ratio >= 1.2) {
+                gaps.retain(|g| g.ratio >= 1.2);
+            }
+            gaps.sort_by(|a, b| {
+                b.weight_gap()
+                    .total_cmp(&a.weight_gap())
+                    .then(b.ratio.total_cmp(&a.ratio))
+            });
+        } else {
+            gaps.sort_by(|a, b| b.ratio.total_cmp(&a.ratio));
+        }
+        let Some(lead) = gaps.first() else {
             return format!(
                 "{} and {} have no per-request counts to compare; only their shares are shown.",
                 self.faster.label, self.slower.label
             );
         };
-        let (spender, other, mine, theirs) = if *slower_more {
-            (&self.slower.label, &self.faster.label, s.value, f.value)
-        } else {
-            (&self.faster.label, &self.slower.label, f.value, s.value)
+        let sides = |g: &Gap| {
+            if g.slower_spends_more {
+                (g.slow.value, g.fast.value, g.weights)
+            } else {
+                (g.fast.value, g.slow.value, g.weights.map(|(s, f)| (f, s)))
+            }
         };
+        let weight_unit = if in_us { "µs of CPU" } else { "samples" };
+        let (spender, other) = if lead.slower_spends_more {
+            (&self.slower.label, &self.faster.label)
+        } else {
+            (&self.faster.label, &self.slower.label)
+        };
+        let (mine, theirs, weights) = sides(lead);
         let gap = self.faster.measured_rps / self.slower.measured_rps.max(f64::MIN_POSITIVE);
         let mut sentence = format!(
             "{spender} spends {} the {} per request of {other}: {} against {} {} per request",
-            times(*ratio),
-            s.name,
+            times(lead.ratio),
+            lead.slow.name,
             figure(mine),
             figure(theirs),
-            s.unit
+            lead.slow.unit
         );
-        // The next largest gap the same side spends more on, as the evidence beside it.
-        if let Some((ratio2, s2, f2, _)) = ratios
-            .iter()
-            .skip(1)
-            .find(|r| r.3 == *slower_more && r.0 >= 1.2)
+        // Time is its own weight; a count says what its frames cost.
+        if let Some((w_mine, w_theirs)) =
+            weights.filter(|(a, b)| lead.slow.name != "user time" && a.max(*b) > 0.0)
         {
-            let (mine2, theirs2) = if *slower_more {
-                (s2.value, f2.value)
-            } else {
-                (f2.value, s2.value)
-            };
+            sentence.push_str(&format!(
+                ", whose frames take {} against {} {weight_unit} per request",
+                figure(w_mine),
+                figure(w_theirs)
+            ));
+        }
+        // The next cost the same side spends more on, as the evidence beside it.
+        if let Some(next) = gaps.iter().skip(1).find(|g| {
+            g.slower_spends_more == lead.slower_spends_more
+                && g.ratio >= 1.2
+                && (!weighed || g.weight_gap() > 0.0)
+        }) {
+            let (mine2, theirs2, _) = sides(next);
             sentence.push_str(&format!(
                 ", and {} the {} ({} against {})",
-                times(*ratio2),
-                s2.name,
+                times(next.ratio),
+                next.slow.name,
                 figure(mine2),
                 figure(theirs2)
             ));
         }
         sentence.push_str(&format!(
-            "; {} answers {} the requests per second of {}.",
+            "; {} answers {} the requests per second of {}",
             self.faster.label,
             times(gap),
             self.slower.label
         ));
+        // A side whose JIT was still compiling spent part of that cost warming up: say how much.
+        for side in [&self.slower, &self.faster] {
+            if side.jit_share > JIT_SHARE_THRESHOLD {
+                let cost = side.weight(side.jit_share, in_us);
+                sentence.push_str(&format!(
+                    "; {}'s JIT compiler was at work in {:.0} % of its samples ({} {weight_unit} \
+                     per request), so part of its cost is warming up",
+                    side.label,
+                    side.jit_share * 100.0,
+                    figure(cost)
+                ));
+            }
+        }
+        sentence.push('.');
         sentence
     }
 }
@@ -545,6 +746,8 @@ mod tests {
             minor_faults: Some(0.0),
             major_faults: Some(0.0),
             samples: 0.0,
+            frames: None,
+            jit_share: 0.0,
         }
     }
 
@@ -609,6 +812,102 @@ mod tests {
             "{two}"
         );
         assert!(two.contains("5.0× the requests per second"), "{two}");
+    }
+
+    #[test]
+    fn each_sample_counts_in_one_cost_faults_first_then_switches_then_system_calls() {
+        let folded = "java;Handler::handle 40\n\
+                      java;write;entry_SYSCALL_64_[k];do_syscall_64_[k];tcp_sendmsg_[k] 30\n\
+                      java;futex;entry_SYSCALL_64_[k];__x64_sys_futex_[k];schedule_[k];finish_task_switch_[k] 20\n\
+                      java;alloc;asm_exc_page_fault_[k];handle_mm_fault_[k] 5\n\
+                      java;irq_exit_rcu_[k] 5\n";
+        let f = frame_shares(folded).unwrap();
+        assert_eq!(
+            f,
+            FrameShares {
+                page_faults: 0.05,
+                switches: 0.2,
+                syscalls: 0.3,
+                user: 0.4
+            }
+        );
+        assert_eq!(frame_shares(""), None);
+    }
+
+    #[test]
+    fn a_count_whose_frames_cost_little_does_not_lead_the_sentence() {
+        // Issue 41's pair: Jersey's page faults are 28× node's but their frames hold 1 % of its
+        // CPU; its system calls (3.5×) and switches carry the gap.
+        let mut jersey = side("java-jersey", 8_500.0, 120.0, 0.45, 7.81, 2.17);
+        jersey.minor_faults = Some(0.56);
+        jersey.frames = Some(FrameShares {
+            page_faults: 0.01,
+            switches: 0.2,
+            syscalls: 0.2,
+            user: 0.55,
+        });
+        let mut node = side("node-http", 24_000.0, 40.0, 0.35, 2.21, 0.02);
+        node.minor_faults = Some(0.02);
+        node.frames = Some(FrameShares {
+            page_faults: 0.0,
+            switches: 0.005,
+            syscalls: 0.3,
+            user: 0.65,
+        });
+        let s = PairedProfile::new(node.clone(), jersey.clone()).sentence();
+        // user time: 66 − 26 = 40 µs; switches: 24 − 0.2; system calls: 24 − 12; faults: 1.2.
+        assert!(
+            s.starts_with(
+                "java-jersey spends 2.5× the user time per request of node-http: 66.0 against 26.0"
+            ),
+            "{s}"
+        );
+        assert!(
+            s.contains("and 108.5× the context switches (2.17 against 0.02)"),
+            "{s}"
+        );
+        assert!(!s.contains("page faults") && !s.contains("JIT"), "{s}");
+        // A side still compiling says what its JIT took, from its own figures.
+        let mut compiling = jersey.clone();
+        compiling.jit_share = 0.36;
+        let s = PairedProfile::new(node.clone(), compiling).sentence();
+        assert!(
+            s.ends_with(
+                "; java-jersey's JIT compiler was at work in 36 % of its samples (43.2 µs of CPU \
+                 per request), so part of its cost is warming up."
+            ),
+            "{s}"
+        );
+
+        // Same user time on both sides: the switches' frames lead, their cost named.
+        jersey.frames = Some(FrameShares {
+            user: 0.2167,
+            ..jersey.frames.unwrap()
+        });
+        let s = PairedProfile::new(node.clone(), jersey.clone()).sentence();
+        assert!(
+            s.starts_with(
+                "java-jersey spends 108.5× the context switches per request of node-http: 2.17 \
+                 against 0.02 context switches per request, whose frames take 24.0 against 0.20 \
+                 µs of CPU per request"
+            ),
+            "{s}"
+        );
+        assert!(
+            s.contains("and 3.5× the system calls (7.81 against 2.21)"),
+            "{s}"
+        );
+
+        // Without stacks on one side, the ratio rule applies and the faults' 28× leads.
+        node.frames = None;
+        let s = PairedProfile::new(node, jersey).sentence();
+        assert!(
+            s.starts_with(
+                "java-jersey spends 108.5× the context switches per request of node-http: 2.17 \
+                 against 0.02 context switches per request, and 28.0× the page faults"
+            ),
+            "{s}"
+        );
     }
 
     #[test]
