@@ -210,10 +210,15 @@ func (t *TechEmpower) Updates(w http.ResponseWriter, r *http.Request) {
 		last[rows[i].ID] = rows[i].RandomNumber
 	}
 	ids := make([]int32, 0, len(last))
-	numbers := make([]int32, 0, len(last))
-	for id, number := range last {
+	for id := range last {
 		ids = append(ids, id)
-		numbers = append(numbers, number)
+	}
+	// One lock order for every request (a map's order is random): two updates that lock
+	// their rows in id order cannot deadlock each other.
+	slices.Sort(ids)
+	numbers := make([]int32, 0, len(ids))
+	for _, id := range ids {
+		numbers = append(numbers, last[id])
 	}
 	if _, err := t.pool.Exec(ctx, updateSQL, ids, numbers); err != nil {
 		http.Error(w, "database unavailable", http.StatusServiceUnavailable)

@@ -119,7 +119,10 @@ class TechEmpower:
                 for row in rows:
                     row["randomNumber"] = random_id()
                     last[row["id"]] = row["randomNumber"]
-                await conn.execute(UPDATE_SQL, list(last.keys()), list(last.values()))
+                # One lock order for every request: updates locking rows in id order cannot
+                # deadlock each other.
+                ids = sorted(last)
+                await conn.execute(UPDATE_SQL, ids, [last[i] for i in ids])
             return rows
 
         return await self._run(work)

@@ -318,8 +318,9 @@ pub fn duets_here(
          same instant on the same server CPUs, each with its own generator run; rankings and \
          verdicts come from the duets' ratios, each cell's own figures (req/s with its whole \
          allowance, latency, CPU, memory) from slices alone. One-cpu groups are measured \
-         interleaved (a shared CPU would keep its quota from throttling); --interleaved \
-         measures every group so.",
+         interleaved (a shared CPU would keep its quota from throttling), and so are the \
+         workloads that query PostgreSQL (the two sides would share one database); \
+         --interleaved measures every group so.",
         restbench_model::statistics::rounds::REFERENCE_RULE
     ))
 }

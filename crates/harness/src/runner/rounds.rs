@@ -191,7 +191,8 @@ impl Group<'_> {
 
     /// How this group is measured, and why when not as the policy says: beside a reference
     /// ([`REFERENCE_RULE`](restbench_model::statistics::rounds::REFERENCE_RULE)) when the
-    /// policy asks for it and the group has two cells or more, except in one-cpu.
+    /// policy asks for it and the group has two cells or more, except in one-cpu and on a
+    /// workload that queries PostgreSQL.
     pub fn design(&self, policy: &RoundsPolicy, members: &[Member]) -> (Design, Option<String>) {
         if policy.duet {
             return (Design::AllAtOnce, None);
@@ -204,6 +205,9 @@ impl Group<'_> {
         }
         if self.scenario == Scenario::OneCpu {
             return (Design::Interleaved, Some(ONE_CPU_INTERLEAVED.to_string()));
+        }
+        if queries_per_request(self.workload) {
+            return (Design::Interleaved, Some(DATABASE_INTERLEAVED.to_string()));
         }
         let rates: Vec<(String, f64)> = active
             .iter()
@@ -439,10 +443,15 @@ impl Group<'_> {
             return ControlFlow::Break(());
         }
         let policy_rewarm = self.rewarm();
+        let warm_rate = m.warm_rate;
         let mut cell = self.cell_run(started);
         let measured = (|| -> Result<Option<Slice>, HarnessError> {
             let mut spec = measure::cell_spec(&cell)?;
-            spec.stop = self.plan.shape.stop;
+            spec.stop = slice_stop(
+                self.plan.shape.stop,
+                timed_warmup(self.plan),
+                &[(&spec, warm_rate)],
+            );
             cell.step(Step::Rewarming);
             measure::rewarm(&cell, &spec, policy_rewarm)?;
             measure::check_alive(&mut cell)?;
@@ -456,7 +465,7 @@ impl Group<'_> {
             if !hosts.is_empty() {
                 m.generators.push(hosts);
             }
-            let limits = limits_itself(cell.subject, self.scenario);
+            let limits = limits_itself(cell.subject, self.scenario, self.workload);
             let together = Together::alone(&outcome, &sample, cell.server, limits);
             Ok(Some(self.judge(
                 outcome,
@@ -468,10 +477,13 @@ impl Group<'_> {
             )))
         })();
         match measured {
-            Ok(Some(slice)) => {
-                m.slices.push(slice);
-                m.processes.push(process);
-            }
+            Ok(Some(slice)) => match no_answer(&slice.outcome) {
+                Some(why) => m.failed = Some(why),
+                None => {
+                    m.slices.push(slice);
+                    m.processes.push(process);
+                }
+            },
             Ok(None) => return ControlFlow::Break(()),
             Err(_) if self.stopped() => return ControlFlow::Break(()),
             // A server that exited or stopped says so, rather than "cannot connect".
@@ -618,10 +630,7 @@ impl Group<'_> {
         for &k in ordered {
             let cell = self.cell_run(&mut started[members[k].started]);
             match measure::cell_spec(&cell) {
-                Ok(mut spec) => {
-                    spec.stop = self.plan.shape.stop;
-                    specs.push(spec);
-                }
+                Ok(spec) => specs.push(spec),
                 Err(e) => {
                     members[k].failed = Some(chain(&e));
                     return ControlFlow::Continue(None);
@@ -629,6 +638,14 @@ impl Group<'_> {
             }
             cell.step(Step::Measuring { i: r + 1, n });
         }
+        // Every side's slice as long as the one that needs the longest.
+        let rates: Vec<f64> = ordered.iter().map(|&k| members[k].warm_rate).collect();
+        let stop = slice_stop(
+            self.plan.shape.stop,
+            timed_warmup(self.plan),
+            &specs.iter().zip(rates).collect::<Vec<_>>(),
+        );
+        specs.iter_mut().for_each(|s| s.stop = stop);
         let placement = &self.plan.placement;
         type Measured = (Watch, Vec<LoadOutcome>, Vec<ServerSample>);
         let together = (|| -> Result<Option<Measured>, HarnessError> {
@@ -699,9 +716,13 @@ impl Group<'_> {
             .iter()
             .map(|&k| started[members[k].started].server.limit.allowed_cores)
             .fold(0.0, f64::max);
-        let limits = ordered
-            .iter()
-            .find_map(|&k| limits_itself(started[members[k].started].subject, self.scenario));
+        let limits = ordered.iter().find_map(|&k| {
+            limits_itself(
+                started[members[k].started].subject,
+                self.scenario,
+                self.workload,
+            )
+        });
         let shared = Together::of(&outcomes, &samples, pgids, allowed, limits);
         let mut slices = Vec::new();
         for (&k, (outcome, sample)) in ordered.iter().zip(outcomes.into_iter().zip(samples)) {
@@ -709,6 +730,10 @@ impl Group<'_> {
             let mut cell = self.cell_run(&mut started[m.started]);
             if let Err(e) = measure::check_alive(&mut cell) {
                 m.failed = Some(chain(&e));
+                continue;
+            }
+            if let Some(why) = no_answer(&outcome) {
+                m.failed = Some(why);
                 continue;
             }
             slices.push(self.judge(outcome, sample, r, &watch, &shared, calibration));
@@ -825,18 +850,98 @@ impl Group<'_> {
     }
 }
 
+/// Why groups of a workload that queries PostgreSQL are measured one after another: the two
+/// servers of a duet would share one database, so each side's rate would be partly the other's
+/// doing (said in the plan, the run's notes and results.json).
+pub const DATABASE_INTERLEAVED: &str = "measured interleaved, not in duets: the two servers of \
+     a duet would share one PostgreSQL, its CPU and, for updates, its row locks, so each side's \
+     rate would depend on the other's queries (study tfb's first run here had every updates \
+     duet beside one server stall on the other's locks)";
+
 /// Why one-cpu groups are measured one after another even when the run measures beside a
 /// reference (said in the plan, the run's notes and results.json).
 pub const ONE_CPU_INTERLEAVED: &str = "measured interleaved, not in duets: one-cpu is a CFS \
      quota of one core, and two servers time-sharing the server CPUs would each get less than \
      the quota, so it would never throttle and the scenario would not be measured";
 
-/// The subject's declared limit in `scenario` (`limits_itself` in subject.toml), if any.
-fn limits_itself(subject: &Subject, scenario: Scenario) -> Option<String> {
+/// The fewest closed-loop waves a timed slice holds. Under a closed loop every connection's
+/// requests can come back together, one wave per `in flight ÷ rate` seconds (512 connections of
+/// 20-query requests at 400 req/s: 1.3 s), so a slice of one or two waves counts 0, 1 or 2 of
+/// them: a figure of the slice's phase, not the server's rate.
+pub const MIN_WAVES: f64 = 8.0;
+
+/// The longest a timed slice is stretched to hold [`MIN_WAVES`] waves: beyond it the slice
+/// keeps this length and a server slower than that is measured over fewer waves.
+pub const MAX_STRETCHED_SLICE: Duration = Duration::from_secs(10);
+
+/// How long the slices of `sides` (`(spec, warm-up rate)`, measured at once) run: the shape's
+/// `stop`, or, when it is a duration too short to hold [`MIN_WAVES`] of a side's waves at the
+/// rate its warm-up reached, that long, up to [`MAX_STRETCHED_SLICE`]. A side whose timed
+/// warm-up (`timed_warmup`) answered nothing gets the longest; without one the rate is unknown
+/// and the side keeps `stop`. Counts and open loops keep `stop`.
+fn slice_stop(stop: StopAt, timed_warmup: bool, sides: &[(&LoadSpec, f64)]) -> StopAt {
+    let StopAt::Duration(d) = stop else {
+        return stop;
+    };
+    let cap = MAX_STRETCHED_SLICE.max(d);
+    let needed = sides
+        .iter()
+        .filter(|(spec, _)| spec.rate.is_none())
+        .map(|(spec, rate)| {
+            let in_flight =
+                f64::from(spec.connections) * f64::from(spec.pipeline.max(spec.max_streams).max(1));
+            if *rate > 0.0 {
+                Duration::from_secs_f64((MIN_WAVES * in_flight / rate).min(cap.as_secs_f64()))
+            } else if timed_warmup {
+                cap
+            } else {
+                d
+            }
+        })
+        .max()
+        .unwrap_or(d);
+    StopAt::Duration(d.max(needed))
+}
+
+/// Whether the plan warms up in timed slices, whose last rate each member keeps (a warm-up by
+/// request count, or none, leaves the rate at 0: unknown, not "no answer").
+fn timed_warmup(plan: &RunPlan) -> bool {
+    plan.shape.warmup_requests.is_none() && !plan.shape.warmup.is_zero()
+}
+
+/// Why a slice in which the server answered nothing fails its cell instead of counting as
+/// 0 req/s: every request took longer than the slice.
+fn no_answer(outcome: &LoadOutcome) -> Option<String> {
+    (outcome.answered == 0).then(|| {
+        format!(
+            "no answer in the {:.1} s slice ({} requests sent, {} still in flight at its end): \
+             every request took longer than the slice, so there is no rate to report; lengthen \
+             the slice (--duration) or lower the concurrency (--connections)",
+            outcome.duration.as_secs_f64(),
+            outcome.sent,
+            outcome.in_flight
+        )
+    })
+}
+
+/// Why the server may stay below its allowance in `scenario`: its declared limit
+/// (`limits_itself` in subject.toml), else, on a workload that queries PostgreSQL, the time it
+/// waits for the database's answers, which no declaration is needed to explain (the database's
+/// own CPU is seen, and excluded from what was taken, by the contention check).
+fn limits_itself(subject: &Subject, scenario: Scenario, workload: Workload) -> Option<String> {
     subject
         .scenarios
         .get(&scenario)
         .and_then(|s| s.limits_itself.clone())
+        .or_else(|| {
+            queries_per_request(workload)
+                .then(|| format!("{workload} waits on the database's queries"))
+        })
+}
+
+/// A workload whose every request queries PostgreSQL (cached-queries reads its cache once warm).
+fn queries_per_request(workload: Workload) -> bool {
+    workload.needs_database() && workload != Workload::CachedQueries
 }
 
 /// Every slice of the group that did not count, with its cause, and every one that did, each
@@ -1220,6 +1325,72 @@ mod tests {
             rps_distinct: None,
             cpu_distinct: None,
         }
+    }
+
+    #[test]
+    fn a_timed_slice_stretches_to_hold_its_waves_and_no_further_than_the_cap() {
+        let mut spec =
+            LoadSpec::get(restbench_loadgen::Target::parse("http://127.0.0.1:1/").unwrap());
+        spec.connections = 512;
+        let one = StopAt::Duration(Duration::from_secs(1));
+        // 512 in flight at 4,096 req/s: a wave is 0.125 s, 8 waves 1 s: the slice stays.
+        assert!(
+            matches!(slice_stop(one, true, &[(&spec, 4096.0)]), StopAt::Duration(d) if d == Duration::from_secs(1))
+        );
+        // At 1,024 req/s, 8 waves take 4 s; a duet runs as long as its slowest side needs.
+        assert!(matches!(
+            slice_stop(one, true, &[(&spec, 4096.0), (&spec, 1024.0)]),
+            StopAt::Duration(d) if d == Duration::from_secs(4)
+        ));
+        // 100 req/s would need 41 s: capped at 10 s; a timed warm-up with no answer gets the cap,
+        // an unknown rate (no timed warm-up) keeps the shape's slice.
+        assert!(
+            matches!(slice_stop(one, true, &[(&spec, 100.0)]), StopAt::Duration(d) if d == MAX_STRETCHED_SLICE)
+        );
+        assert!(
+            matches!(slice_stop(one, true, &[(&spec, 0.0)]), StopAt::Duration(d) if d == MAX_STRETCHED_SLICE)
+        );
+        assert!(
+            matches!(slice_stop(one, false, &[(&spec, 0.0)]), StopAt::Duration(d) if d == Duration::from_secs(1))
+        );
+        // Pipelining multiplies what is in flight; a count or an open loop is left alone.
+        spec.pipeline = 16;
+        assert!(
+            matches!(slice_stop(one, true, &[(&spec, 16_384.0)]), StopAt::Duration(d) if d == Duration::from_secs(4))
+        );
+        assert!(matches!(
+            slice_stop(StopAt::Requests(10), true, &[(&spec, 1.0)]),
+            StopAt::Requests(10)
+        ));
+        spec.rate = Some(100.0);
+        assert!(
+            matches!(slice_stop(one, true, &[(&spec, 1.0)]), StopAt::Duration(d) if d == Duration::from_secs(1))
+        );
+    }
+
+    #[test]
+    fn a_database_workload_explains_a_server_below_its_core_and_plaintext_does_not() {
+        let subject = restbench_subject::ad_hoc::subject(
+            "true",
+            "ad-hoc",
+            &[Workload::Plaintext, Workload::Queries],
+            std::path::PathBuf::from("."),
+        )
+        .unwrap();
+        assert_eq!(
+            limits_itself(&subject, Scenario::SingleThread, Workload::Plaintext),
+            None
+        );
+        assert_eq!(
+            limits_itself(&subject, Scenario::SingleThread, Workload::Queries).as_deref(),
+            Some("queries waits on the database's queries")
+        );
+        // Once warm, cached-queries answers from its cache: a server below its core there is
+        // not explained by the database.
+        assert_eq!(
+            limits_itself(&subject, Scenario::SingleThread, Workload::CachedQueries),
+            None
+        );
     }
 
     #[test]
