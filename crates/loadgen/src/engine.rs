@@ -101,6 +101,7 @@ pub fn run(
             request_len: one.len(),
             pipeline,
             keepalive: spec.keepalive && spec.http_version != HttpVersion::Http10,
+            requests_per_connection: spec.requests_per_connection.map(u64::from),
             head_requests: spec.method.eq_ignore_ascii_case("HEAD"),
             timeout: spec.timeout,
             connections: share,

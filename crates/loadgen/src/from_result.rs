@@ -48,6 +48,7 @@ impl LoadOutcome {
             measure_started_unix_ms: r.started_at_unix_ms,
             // Only the handshakes' summary travels in a document, not their histogram.
             handshake: restbench_model::documents::histogram::new_latency_histogram(),
+            connect: restbench_model::documents::histogram::new_latency_histogram(),
             tls_error: r.tls_error.clone(),
             goaways: r.goaways,
             peak_write_queue: 0,

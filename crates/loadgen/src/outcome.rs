@@ -44,6 +44,8 @@ pub struct LoadOutcome {
     pub measure_started_unix_ms: Option<u64>,
     /// TLS handshakes of new connections (empty without TLS).
     pub handshake: Histogram<u64>,
+    /// TCP connects of new connections in the measured period.
+    pub connect: Histogram<u64>,
     /// The first TLS failure's reason.
     pub tls_error: Option<String>,
     pub goaways: u64,
@@ -90,6 +92,7 @@ impl LoadOutcome {
             gave_up: false,
             measure_started_unix_ms: None,
             handshake: new_latency_histogram(),
+            connect: new_latency_histogram(),
             tls_error: None,
             goaways: 0,
             peak_write_queue: 0,
@@ -154,6 +157,8 @@ impl LoadOutcome {
             out.cpu_system += r.cpu_system;
             out.gave_up |= r.gave_up;
             histogram::merge(&mut out.handshake, &rec.handshake)
+                .map_err(|e| LoadError::Io(std::io::Error::other(e)))?;
+            histogram::merge(&mut out.connect, &rec.connect)
                 .map_err(|e| LoadError::Io(std::io::Error::other(e)))?;
             if out.tls_error.is_none() {
                 out.tls_error = rec.tls_reason;
@@ -249,6 +254,7 @@ impl LoadOutcome {
                 body_bytes: spec.body.len() as u64,
                 rate_end: spec.rate_end,
                 deadline_s: spec.deadline.map(|d| d.as_secs_f64()),
+                requests_per_connection: spec.requests_per_connection,
                 script: spec.script_name.clone(),
             },
             sent: self.sent,
@@ -293,6 +299,9 @@ impl LoadOutcome {
             shards: Vec::new(),
             tls_handshake_us: (!self.handshake.is_empty())
                 .then(|| LatencySummary::from_histogram(&self.handshake)),
+            connect_us: (!self.connect.is_empty())
+                .then(|| LatencySummary::from_histogram(&self.connect)),
+            overload: None,
             tls_error: self.tls_error.clone(),
             goaways: self.goaways,
             pacing: self.wake_error.as_ref().map(|h| Pacing {

@@ -60,6 +60,9 @@ pub struct Recorder {
     live: Arc<Progress>,
     /// TLS handshakes of new connections, in microseconds; empty without TLS.
     pub handshake: Histogram<u64>,
+    /// TCP connects (from `connect` to the socket writable), in microseconds: what a new
+    /// connection costs before its first request, kept apart from request latency.
+    pub connect: Histogram<u64>,
     /// The first TLS failure's one-line reason, kept even before measuring starts.
     pub tls_reason: Option<String>,
     /// HTTP/2 GOAWAY frames received.
@@ -103,6 +106,7 @@ impl Recorder {
             current_second: 0,
             live,
             handshake: new_latency_histogram(),
+            connect: new_latency_histogram(),
             tls_reason: None,
             goaways: 0,
             peak_write_queue: 0,
@@ -245,6 +249,13 @@ impl Recorder {
     /// Counted from the start, warm-up included: it is a fact about the server, not a figure.
     pub fn opened(&mut self) {
         self.connections_opened += 1;
+    }
+
+    /// A TCP connect that completed in `d`.
+    pub fn connected(&mut self, d: Duration) {
+        if self.measuring {
+            record(&mut self.connect, d);
+        }
     }
 
     /// A TLS handshake that completed in `d`.

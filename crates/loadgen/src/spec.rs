@@ -122,6 +122,9 @@ pub struct LoadSpec {
     pub rate_end: Option<f64>,
     /// With a rate: a request already later than this at its send time is shed, not sent.
     pub deadline: Option<Duration>,
+    /// Close each connection after this many answers and open a new one (HttpArena's
+    /// limited-conn); `None` keeps connections for the whole run.
+    pub requests_per_connection: Option<u32>,
 }
 
 impl LoadSpec {
@@ -148,6 +151,7 @@ impl LoadSpec {
             script_name: None,
             rate_end: None,
             deadline: None,
+            requests_per_connection: None,
         }
     }
 
@@ -184,6 +188,23 @@ impl LoadSpec {
             return bad("--pipeline needs keep-alive HTTP/1.1 (drop --no-keepalive / --http1.0)");
         }
         let http2 = self.http_version == HttpVersion::Http2;
+        if let Some(n) = self.requests_per_connection {
+            if n == 0 {
+                return bad("--requests-per-connection must be at least 1");
+            }
+            if http2 {
+                return bad(
+                    "--requests-per-connection is HTTP/1.1's: an HTTP/2 connection's requests \
+                     are streams, which --max-streams sets (drop --http2)",
+                );
+            }
+            if !self.keepalive || self.http_version == HttpVersion::Http10 {
+                return bad(
+                    "--requests-per-connection needs keep-alive HTTP/1.1: without it every \
+                     connection carries one request already (drop --no-keepalive / --http1.0)",
+                );
+            }
+        }
         if !(1..=MAX_PIPELINE).contains(&self.max_streams) {
             return bad(&format!("--max-streams must be from 1 to {MAX_PIPELINE}"));
         }

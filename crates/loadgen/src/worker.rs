@@ -93,6 +93,8 @@ pub struct WorkerConfig {
     pub request_len: usize,
     pub pipeline: usize,
     pub keepalive: bool,
+    /// Answers after which a connection is closed and replaced (`--requests-per-connection`).
+    pub requests_per_connection: Option<u64>,
     pub head_requests: bool,
     pub timeout: Duration,
     pub connections: usize,

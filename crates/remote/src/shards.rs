@@ -337,6 +337,9 @@ pub fn load_args(spec: &LoadSpec, shard: Shard, start_ms: u64) -> Result<Vec<Str
     if let Some(d) = spec.deadline {
         a.extend(["--deadline".into(), format!("{}us", d.as_micros())]);
     }
+    if let Some(n) = spec.requests_per_connection {
+        a.extend(["--requests-per-connection".into(), n.to_string()]);
+    }
     a.extend(["-m".into(), spec.method.clone()]);
     for (name, value) in &spec.headers {
         a.extend(["-H".into(), format!("{name}: {value}")]);
@@ -485,6 +488,17 @@ mod tests {
             .unwrap()
             .join(" ");
         assert!(text.contains("-R 450:900 --deadline 5000us "), "{text}");
+    }
+
+    #[test]
+    fn requests_per_connection_reach_every_shard() {
+        let mut s = spec();
+        s.requests_per_connection = Some(10);
+        let part = shard_spec(&s, Shard { index: 1, count: 2 }).unwrap();
+        let text = load_args(&part, Shard { index: 1, count: 2 }, 0)
+            .unwrap()
+            .join(" ");
+        assert!(text.contains("--requests-per-connection 10 "), "{text}");
     }
 
     #[test]

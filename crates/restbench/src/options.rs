@@ -205,6 +205,7 @@ pub fn spec_from_args(args: &LoadArgs) -> anyhow::Result<LoadSpec> {
     spec.deadline = args.deadline;
     spec.pipeline = args.pipeline;
     spec.keepalive = !args.no_keepalive && !args.http10;
+    spec.requests_per_connection = args.requests_per_connection;
     spec.http_version = if args.http10 {
         HttpVersion::Http10
     } else if args.http2 {

@@ -29,6 +29,11 @@ impl Worker {
         if !self.cfg.keepalive {
             k = k.min(usize::from(c.served == 0 && c.in_flight.is_empty()));
         }
+        if let Some(n) = self.cfg.requests_per_connection {
+            // Never more on one connection than it will be kept for.
+            let sent = c.served + c.in_flight.len() as u64;
+            k = k.min(n.saturating_sub(sent) as usize);
+        }
         if c.reserved {
             k = k.min(1);
         } else if let Some(p) = self.permits {
@@ -252,7 +257,13 @@ impl Worker {
                     self.in_flight -= 1;
                     self.last_progress = now;
                     self.rec.answered(status, flight.intended, flight.sent, now);
-                    if close || !self.cfg.keepalive {
+                    if close
+                        || !self.cfg.keepalive
+                        || self
+                            .cfg
+                            .requests_per_connection
+                            .is_some_and(|n| c.served >= n)
+                    {
                         c.close_after = true;
                     }
                     let close_after = c.close_after;

@@ -92,7 +92,11 @@ impl Worker {
             return;
         };
         match stream.socket().finish_connect() {
-            Ok(true) => self.tcp_connected(idx, now),
+            Ok(true) => {
+                let started = self.conns[idx].connect_started;
+                self.rec.connected(now.saturating_duration_since(started));
+                self.tcp_connected(idx, now)
+            }
             Ok(false) => {} // still in progress
             Err(_) => self.connect_failed(idx, now),
         }

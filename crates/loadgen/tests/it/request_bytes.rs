@@ -361,6 +361,77 @@ fn keepalive_requests_follow_the_grammar_and_share_connections() {
 }
 
 #[test]
+fn requests_per_connection_closes_each_connection_after_its_answers() {
+    let _turn = turn::take(module_path!());
+    let server = RawServer::start(http1_connection);
+    let mut s = spec(&server.url("/"), 100);
+    s.requests_per_connection = Some(10);
+    let r = run(&s);
+    assert_eq!((r.requests, r.errors.total()), (100, 0), "{:?}", r.errors);
+    // Every connection carries ten, but the last permits may be split between the two open
+    // connections (ten connections, or eleven with two partly used).
+    assert!(
+        (10..=11).contains(&r.connections_opened),
+        "{}",
+        r.connections_opened
+    );
+    let captures = server.captures(r.connections_opened);
+    let per: Vec<usize> = captures
+        .iter()
+        .map(|c| c.requests.len())
+        .filter(|&n| n > 0)
+        .collect();
+    assert_eq!(per.iter().sum::<usize>(), 100, "{per:?}");
+    assert!(per.iter().all(|&n| n <= 10), "{per:?}");
+    assert!(per.iter().filter(|&&n| n == 10).count() >= 9, "{per:?}");
+    for c in &captures {
+        // The client closes: it does not ask the server to.
+        assert!(c.requests.iter().all(|q| q.header("connection").is_empty()));
+    }
+    // Connects are timed apart from the requests.
+    let connects = r.settings.requests_per_connection.and(r.connect_us);
+    assert!(connects.is_some(), "{r:?}");
+
+    // A count that is no multiple: the last connections carry the rest; pipelining never
+    // puts more than N on one connection.
+    let server = RawServer::start(http1_connection);
+    let mut s = spec(&server.url("/"), 105);
+    s.requests_per_connection = Some(10);
+    s.pipeline = 4;
+    let r = run(&s);
+    assert_eq!((r.requests, r.errors.total()), (105, 0), "{:?}", r.errors);
+    let captures = server.captures(r.connections_opened);
+    let per: Vec<usize> = captures
+        .iter()
+        .map(|c| c.requests.len())
+        .filter(|&n| n > 0)
+        .collect();
+    assert_eq!(per.iter().sum::<usize>(), 105, "{per:?}");
+    assert!(per.iter().all(|&n| n <= 10), "{per:?}");
+    assert!(captures.len() >= 11, "{per:?}");
+}
+
+#[test]
+fn requests_per_connection_refuses_what_it_cannot_mean() {
+    let mut s = spec("http://127.0.0.1:1/", 10);
+    s.requests_per_connection = Some(0);
+    assert!(s.validate().unwrap_err().to_string().contains("at least 1"));
+    s.requests_per_connection = Some(10);
+    s.keepalive = false;
+    assert!(
+        s.validate()
+            .unwrap_err()
+            .to_string()
+            .contains("needs keep-alive HTTP/1.1")
+    );
+    s.keepalive = true;
+    s.http_version = HttpVersion::Http2;
+    assert!(s.validate().unwrap_err().to_string().contains("HTTP/1.1's"));
+    s.http_version = HttpVersion::Http11;
+    assert!(s.validate().is_ok());
+}
+
+#[test]
 fn no_keepalive_sends_connection_close_and_opens_one_connection_per_request() {
     let _turn = turn::take(module_path!());
     let server = RawServer::start(http1_connection);

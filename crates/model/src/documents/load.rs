@@ -40,6 +40,10 @@ pub struct LoadSettings {
     /// `--deadline`: a request later than this at its send time was shed, not sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadline_s: Option<f64>,
+    /// `--requests-per-connection`: each connection was closed and replaced after this many
+    /// answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests_per_connection: Option<u32>,
     /// `-s/--script`: the wrk script's file, as given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub script: Option<String>,
@@ -254,6 +258,13 @@ pub struct LoadResult {
     /// Over TLS: the handshake of each new connection, apart from request latency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls_handshake_us: Option<LatencySummary>,
+    /// The TCP connect of each connection opened in the measured period, apart from request
+    /// latency (a request's time starts when it is written, on an open connection).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect_us: Option<LatencySummary>,
+    /// A ramp (`-R A:B`) read as latency against the offered rate, with where it broke.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overload: Option<super::overload::Overload>,
     /// The first TLS failure's reason, in one line (the count is `errors.tls`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls_error: Option<String>,

@@ -92,6 +92,11 @@ pub fn shape_differences(a: &LoadSettings, b: &LoadSettings) -> Vec<String> {
     );
     check("pipeline", a.pipeline.to_string(), b.pipeline.to_string());
     check(
+        "requests per connection",
+        format!("{:?}", a.requests_per_connection),
+        format!("{:?}", b.requests_per_connection),
+    );
+    check(
         "HTTP/2 streams per connection",
         format!("{:?}", a.max_streams),
         format!("{:?}", b.max_streams),
@@ -437,6 +442,12 @@ impl Totals {
                 [(_, only)] => only.tls_handshake_us,
                 _ => None,
             },
+            connect_us: match inputs {
+                [(_, only)] => only.connect_us,
+                _ => None,
+            },
+            // Read again from the merged seconds by whoever renders the merge.
+            overload: None,
             tls_error: inputs.iter().find_map(|(_, r)| r.tls_error.clone()),
             goaways: inputs.iter().map(|(_, r)| r.goaways).sum(),
             pacing: None,
@@ -483,7 +494,7 @@ fn pooled_thread_rps<'a>(results: impl Iterator<Item = &'a LoadResult>) -> Threa
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::Shard;
     use hdrhistogram::Histogram;
@@ -507,12 +518,18 @@ mod tests {
             unix_socket: None,
             rate_end: None,
             deadline_s: None,
+            requests_per_connection: None,
             script: None,
         }
     }
 
     /// A result whose histogram holds exactly `samples` and whose series is `per_second`.
-    fn result(samples: &[u64], start_ms: u64, per_second: &[u64], shard: u32) -> LoadResult {
+    pub(crate) fn result(
+        samples: &[u64],
+        start_ms: u64,
+        per_second: &[u64],
+        shard: u32,
+    ) -> LoadResult {
         let mut h: Histogram<u64> = new_latency_histogram();
         for s in samples {
             h.record(*s).unwrap();
@@ -566,6 +583,8 @@ mod tests {
             max_schedule_lag_us: None,
             capacity: None,
             tls_handshake_us: None,
+            connect_us: None,
+            overload: None,
             tls_error: None,
             goaways: 0,
             pacing: None,

@@ -23,6 +23,7 @@ pub mod io;
 pub mod load;
 pub mod merge;
 pub mod outputs;
+pub mod overload;
 pub mod profile;
 pub mod published;
 pub mod run;

@@ -36,6 +36,7 @@ pub fn load_report(r: &LoadResult, distribution: bool) -> String {
     status_codes(&mut o, r);
     accounting(&mut o, r);
     pacing(&mut o, r);
+    overload(&mut o, r);
     script(&mut o, r);
     let _ = writeln!(o, "Requests/sec: {:>10.2}", r.rps);
     let _ = writeln!(o, "Transfer/sec: {:>10}", bytes(r.bytes_per_s));
@@ -320,8 +321,89 @@ fn status_question(code: u16) -> (&'static str, &'static str) {
     }
 }
 
-/// TLS handshakes, requests not answered, and a lag behind an open loop's schedule.
+/// A ramp as latency against the offered rate, a bar per stretch (its p99 on a log scale
+/// against the highest), and where it broke.
+fn overload(o: &mut String, r: &LoadResult) {
+    let Some(ov) = &r.overload else {
+        return;
+    };
+    let (from, to) = (
+        r.settings.rate.unwrap_or(0.0),
+        r.settings.rate_end.unwrap_or(0.0),
+    );
+    let _ = writeln!(
+        o,
+        "  Ramp {from:.0} -> {to:.0} req/s in {} stretches (p99 limit {}; a stretch's p99 is \
+         its worst second's):",
+        ov.buckets.len(),
+        micros(ov.p99_limit_us as f64)
+    );
+    let _ = writeln!(
+        o,
+        "    {:>9} {:>11} {:>11} {:>10} {:>7}",
+        "seconds", "offered/s", "answered/s", "p99", "errors"
+    );
+    let top = ov
+        .buckets
+        .iter()
+        .filter_map(|b| b.p99_us)
+        .max()
+        .unwrap_or(1)
+        .max(2) as f64;
+    for (i, b) in ov.buckets.iter().enumerate() {
+        let bar = b.p99_us.map_or(0, |p| {
+            ((p.max(1) as f64).ln() / top.ln() * 30.0).round() as usize
+        });
+        let mark = if ov.knee.as_ref().is_some_and(|k| k.bucket == i) {
+            "  <- broke"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            o,
+            "    {:>9} {:>11.0} {:>11.0} {:>10} {:>7}  {}{mark}",
+            format!("{}-{}", b.from_s, b.to_s),
+            b.offered_rps,
+            b.achieved_rps,
+            b.p99_us.map_or_else(|| "-".into(), |p| micros(p as f64)),
+            b.errors,
+            "#".repeat(bar)
+        );
+    }
+    match &ov.knee {
+        Some(k) => {
+            let b = &ov.buckets[k.bucket.min(ov.buckets.len().saturating_sub(1))];
+            let _ = writeln!(
+                o,
+                "  Broke at {:.0} req/s offered (seconds {}-{}): {}",
+                k.offered_rps, b.from_s, b.to_s, k.reason
+            );
+        }
+        None => {
+            let _ = writeln!(
+                o,
+                "  Kept up over the whole ramp: no stretch over the p99 limit, under 90 % of its \
+                 rate or over 1 % errors"
+            );
+        }
+    }
+}
+
+/// Connects and TLS handshakes, requests not answered, and a lag behind an open loop's
+/// schedule.
 fn accounting(o: &mut String, r: &LoadResult) {
+    if let (Some(n), Some(c)) = (r.settings.requests_per_connection, &r.connect_us) {
+        let _ = writeln!(
+            o,
+            "  Connects (a new connection every {n} answers; not in latency): {} opened, avg {}, \
+             p50 {}, p99 {}, max {}",
+            r.connections_opened,
+            micros(c.mean),
+            micros(c.p50 as f64),
+            micros(c.p99 as f64),
+            micros(c.max as f64)
+        );
+    }
     if let Some(h) = &r.tls_handshake_us {
         let _ = writeln!(
             o,

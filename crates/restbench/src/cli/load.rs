@@ -76,6 +76,13 @@ pub struct LoadArgs {
     /// A shed request is counted apart (`pacing.shed`), never sent.
     #[arg(value_name = "D", hide_short_help = true, long, value_parser = parse_duration, requires = "rate")]
     pub deadline: Option<Duration>,
+    /// A ramp (-R A:B) breaks where a stretch's p99 passes this [default: 100ms].
+    ///
+    /// The ramp is read in at most 20 stretches as latency against the offered rate; the first
+    /// whose p99 passes D, that answers under 90 % of its rate or fails over 1 % of its
+    /// requests is where it broke (the output's "Broke at", `overload.knee` in the JSON).
+    #[arg(value_name = "D", hide_short_help = true, long, value_parser = parse_duration, default_value = "100ms", requires = "rate")]
+    pub knee_p99: Duration,
     /// HTTP method [default: GET, or POST with -b as curl and ab send it].
     #[arg(value_name = "M", help_heading = REQUEST, short = 'm', long)]
     pub method: Option<String>,
@@ -109,6 +116,13 @@ pub struct LoadArgs {
     /// Open a new connection for every request (Connection: close).
     #[arg(help_heading = CONNECTION, long, alias = "disable-keepalive")]
     pub no_keepalive: bool,
+    /// Close each connection after N answers and open a new one (HttpArena's limited-conn).
+    ///
+    /// HTTP/1.1 keep-alive only. Requests' latency starts when each is written on an open
+    /// connection; the connects are timed apart ("Connects" in the output, `connect_us` in the
+    /// JSON), and `connections_opened` counts them.
+    #[arg(value_name = "N", help_heading = CONNECTION, hide_short_help = true, long)]
+    pub requests_per_connection: Option<u32>,
     /// Send HTTP/1.0 requests as ab does (implies a new connection per request).
     #[arg(help_heading = CONNECTION, long = "http1.0", conflicts_with = "http2")]
     pub http10: bool,
