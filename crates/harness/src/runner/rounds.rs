@@ -477,13 +477,10 @@ impl Group<'_> {
             )))
         })();
         match measured {
-            Ok(Some(slice)) => match no_answer(&slice.outcome) {
-                Some(why) => m.failed = Some(why),
-                None => {
-                    m.slices.push(slice);
-                    m.processes.push(process);
-                }
-            },
+            Ok(Some(slice)) => {
+                m.slices.push(slice);
+                m.processes.push(process);
+            }
             Ok(None) => return ControlFlow::Break(()),
             Err(_) if self.stopped() => return ControlFlow::Break(()),
             // A server that exited or stopped says so, rather than "cannot connect".
@@ -732,10 +729,6 @@ impl Group<'_> {
                 m.failed = Some(chain(&e));
                 continue;
             }
-            if let Some(why) = no_answer(&outcome) {
-                m.failed = Some(why);
-                continue;
-            }
             slices.push(self.judge(outcome, sample, r, &watch, &shared, calibration));
         }
         ControlFlow::Continue((slices.len() == ordered.len()).then_some(slices))
@@ -907,21 +900,6 @@ fn slice_stop(stop: StopAt, timed_warmup: bool, sides: &[(&LoadSpec, f64)]) -> S
 /// request count, or none, leaves the rate at 0: unknown, not "no answer").
 fn timed_warmup(plan: &RunPlan) -> bool {
     plan.shape.warmup_requests.is_none() && !plan.shape.warmup.is_zero()
-}
-
-/// Why a slice in which the server answered nothing fails its cell instead of counting as
-/// 0 req/s: every request took longer than the slice.
-fn no_answer(outcome: &LoadOutcome) -> Option<String> {
-    (outcome.answered == 0).then(|| {
-        format!(
-            "no answer in the {:.1} s slice ({} requests sent, {} still in flight at its end): \
-             every request took longer than the slice, so there is no rate to report; lengthen \
-             the slice (--duration) or lower the concurrency (--connections)",
-            outcome.duration.as_secs_f64(),
-            outcome.sent,
-            outcome.in_flight
-        )
-    })
 }
 
 /// Why the server may stay below its allowance in `scenario`: its declared limit

@@ -427,6 +427,26 @@ pub struct ThreadRps {
 }
 
 impl LoadResult {
+    /// The overload profile of a ramp (`rate` to `rate_end` over a duration) read from its
+    /// seconds; `None` for any other load, or one with no second to read.
+    pub fn overload_profile(
+        &self,
+        p99_limit: std::time::Duration,
+    ) -> Option<super::overload::Overload> {
+        let s = &self.settings;
+        let seconds: Vec<super::overload::Second> = self
+            .timeseries
+            .iter()
+            .map(|t| super::overload::Second {
+                second: t.second,
+                requests: t.requests,
+                errors: t.errors,
+                p99_us: t.p99_us,
+            })
+            .collect();
+        super::overload::profile((s.rate?, s.rate_end?, s.duration_s?), &seconds, p99_limit)
+    }
+
     /// True when the accounting identity holds.
     pub fn totals_add_up(&self) -> bool {
         self.sent == self.requests + self.errors.unanswered() + self.in_flight

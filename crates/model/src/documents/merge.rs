@@ -494,7 +494,7 @@ fn pooled_thread_rps<'a>(results: impl Iterator<Item = &'a LoadResult>) -> Threa
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use crate::Shard;
     use hdrhistogram::Histogram;
@@ -524,12 +524,7 @@ pub(crate) mod tests {
     }
 
     /// A result whose histogram holds exactly `samples` and whose series is `per_second`.
-    pub(crate) fn result(
-        samples: &[u64],
-        start_ms: u64,
-        per_second: &[u64],
-        shard: u32,
-    ) -> LoadResult {
+    fn result(samples: &[u64], start_ms: u64, per_second: &[u64], shard: u32) -> LoadResult {
         let mut h: Histogram<u64> = new_latency_histogram();
         for s in samples {
             h.record(*s).unwrap();

@@ -2,7 +2,7 @@
 //! read document is checked against before anything is computed or allocated from it.
 //!
 //! - The documents: [`run`] (`results.json`), [`load`] (`load --json`, with its open-loop
-//!   [`capacity`] search), [`ab`] (`ab --json`), [`history`] (a stored cell read back),
+//!   [`capacity`] search and a ramp's [`overload`] profile), [`ab`] (`ab --json`), [`history`] (a stored cell read back),
 //!   [`comparison`] (`compare --json`), [`conformance`] (how each subject reads HTTP), [`profile`]
 //!   (a cell's profiling slice), [`outputs`] (the smaller `--json` outputs: verify, subjects,
 //!   doctor, and the envelope that versions another document), [`published`] (the seed

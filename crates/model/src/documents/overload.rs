@@ -12,8 +12,6 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::load::LoadResult;
-
 /// The most stretches a ramp is read in: enough to place a knee within 5 % of the ramp.
 pub const MAX_BUCKETS: usize = 20;
 
@@ -58,13 +56,24 @@ pub struct Knee {
     pub reason: String,
 }
 
-/// The overload profile of `r`, when it was a ramp (`rate` and `rate_end` over a duration)
-/// with seconds to read; `p99_limit` is the latency beyond which a stretch is broken.
-pub fn overload(r: &LoadResult, p99_limit: Duration) -> Option<Overload> {
-    let s = &r.settings;
-    let (from, to, secs) = (s.rate?, s.rate_end?, s.duration_s?);
-    let seconds: Vec<_> = r
-        .timeseries
+/// One second of the measured period, as the load document's `timeseries` has it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Second {
+    pub second: u32,
+    pub requests: u64,
+    pub errors: u64,
+    pub p99_us: Option<u64>,
+}
+
+/// A ramp from `from` to `to` req/s over `secs` seconds, read from its `seconds`
+/// ([`crate::LoadResult::overload_profile`] gives them); `p99_limit` is the latency beyond which a
+/// stretch is broken. `None` with no second to read.
+pub fn profile(
+    (from, to, secs): (f64, f64, f64),
+    seconds: &[Second],
+    p99_limit: Duration,
+) -> Option<Overload> {
+    let seconds: Vec<&Second> = seconds
         .iter()
         .filter(|t| f64::from(t.second) < secs)
         .collect();
@@ -148,37 +157,37 @@ fn ms(us: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::SecondSample;
 
-    fn ramp(seconds: &[(u64, u64, u64)]) -> LoadResult {
-        let mut r = crate::documents::merge::tests::result(&[1_000], 0, &[], 0);
-        r.settings.rate = Some(1000.0);
-        r.settings.rate_end = Some(5000.0);
-        r.settings.duration_s = Some(seconds.len() as f64);
-        r.timeseries = seconds
+    /// A ramp from 1,000 to 5,000 req/s over as many seconds as `seconds` has.
+    fn ramp(seconds: &[(u64, u64, u64)], limit: Duration) -> Option<Overload> {
+        let seconds: Vec<Second> = seconds
             .iter()
             .enumerate()
-            .map(|(i, &(requests, errors, p99))| SecondSample {
+            .map(|(i, &(requests, errors, p99))| Second {
                 second: i as u32,
                 requests,
                 errors,
-                p50_us: Some(p99 / 2),
                 p99_us: Some(p99),
             })
             .collect();
-        r
+        profile((1000.0, 5000.0, seconds.len() as f64), &seconds, limit)
     }
+
+    const LIMIT: Duration = Duration::from_millis(100);
 
     #[test]
     fn the_knee_is_the_first_stretch_over_the_p99_limit() {
         // 4 s from 1,000 to 5,000 req/s: offered 1,500, 2,500, 3,500, 4,500 in each second.
-        let r = ramp(&[
-            (1500, 0, 2_000),
-            (2500, 0, 5_000),
-            (3400, 0, 150_000),
-            (3500, 0, 900_000),
-        ]);
-        let o = overload(&r, Duration::from_millis(100)).unwrap();
+        let o = ramp(
+            &[
+                (1500, 0, 2_000),
+                (2500, 0, 5_000),
+                (3400, 0, 150_000),
+                (3500, 0, 900_000),
+            ],
+            LIMIT,
+        )
+        .unwrap();
         assert_eq!(o.buckets.len(), 4);
         assert_eq!(o.buckets[1].offered_rps, 2500.0);
         let knee = o.knee.unwrap();
@@ -188,20 +197,18 @@ mod tests {
 
     #[test]
     fn a_server_that_falls_behind_or_fails_breaks_too_and_one_that_keeps_up_has_no_knee() {
-        let behind = ramp(&[(2000, 0, 1_000), (2000, 0, 1_000)]);
-        let knee = overload(&behind, Duration::from_millis(100))
+        // Offered 2,000 then 4,000 over 2 s; 2,000 answered is under 90 % of 4,000.
+        let knee = ramp(&[(2000, 0, 1_000), (2000, 0, 1_000)], LIMIT)
             .unwrap()
             .knee
             .unwrap();
-        // Offered 2,000 then 4,000 over 2 s; 2,000 answered is under 90 % of 4,000.
         assert_eq!(knee.bucket, 1);
         assert!(
             knee.reason.starts_with("answered 2000 req/s of the 4000"),
             "{}",
             knee.reason
         );
-        let failing = ramp(&[(2000, 50, 1_000), (4000, 0, 1_000)]);
-        let knee = overload(&failing, Duration::from_millis(100))
+        let knee = ramp(&[(2000, 50, 1_000), (4000, 0, 1_000)], LIMIT)
             .unwrap()
             .knee
             .unwrap();
@@ -209,23 +216,17 @@ mod tests {
             (knee.bucket, knee.reason.as_str()),
             (0, "50 errors, over 1 % of its requests")
         );
-        let fine = ramp(&[(2000, 0, 1_000), (4000, 0, 1_000)]);
-        assert_eq!(
-            overload(&fine, Duration::from_millis(100)).unwrap().knee,
-            None
-        );
+        let fine = ramp(&[(2000, 0, 1_000), (4000, 0, 1_000)], LIMIT).unwrap();
+        assert_eq!(fine.knee, None);
     }
 
     #[test]
-    fn a_long_ramp_is_read_in_at_most_twenty_stretches_and_a_flat_load_not_at_all() {
-        let r = ramp(&vec![(3000, 0, 1_000); 45]);
-        let o = overload(&r, Duration::from_millis(100)).unwrap();
+    fn a_long_ramp_is_read_in_at_most_twenty_stretches_and_no_second_gives_none() {
+        let o = ramp(&[(3000, 0, 1_000); 45], LIMIT).unwrap();
         // 45 s in stretches of 3 s: 15 of them, the last whole.
         assert_eq!(o.buckets.len(), 15);
         assert_eq!((o.buckets[14].from_s, o.buckets[14].to_s), (42, 45));
         assert_eq!(o.buckets[0].achieved_rps, 3000.0);
-        let mut flat = ramp(&[(1000, 0, 1_000)]);
-        flat.settings.rate_end = None;
-        assert_eq!(overload(&flat, Duration::from_millis(100)), None);
+        assert_eq!(ramp(&[], LIMIT), None);
     }
 }

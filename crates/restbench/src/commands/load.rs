@@ -104,7 +104,7 @@ pub fn run(args: LoadArgs) -> anyhow::Result<ExitCode> {
     let ran_for = started.elapsed();
     live.finish();
     let mut result = outcome.to_result(&spec);
-    result.overload = restbench_model::documents::overload::overload(&result, args.knee_p99);
+    result.overload = result.overload_profile(args.knee_p99);
     // The stop flag is raised only by a signal: the run did not reach its end.
     let interrupted = stop.load(Ordering::Relaxed);
     if interrupted {
