@@ -76,7 +76,7 @@ pub struct LoadArgs {
     /// A shed request is counted apart (`pacing.shed`), never sent.
     #[arg(value_name = "D", hide_short_help = true, long, value_parser = parse_duration, requires = "rate")]
     pub deadline: Option<Duration>,
-    /// A ramp (-R A:B) breaks where a stretch's p99 passes this [default: 100ms].
+    /// A ramp (-R A:B) breaks where a stretch's p99 passes this.
     ///
     /// The ramp is read in at most 20 stretches as latency against the offered rate; the first
     /// whose p99 passes D, that answers under 90 % of its rate or fails over 1 % of its
@@ -116,7 +116,8 @@ pub struct LoadArgs {
     /// Open a new connection for every request (Connection: close).
     #[arg(help_heading = CONNECTION, long, alias = "disable-keepalive")]
     pub no_keepalive: bool,
-    /// Close each connection after N answers and open a new one (HttpArena's limited-conn).
+    /// Close each connection after N answers and open a new one (HttpArena's limited-conn)
+    /// [default: none, a connection lasts the run].
     ///
     /// HTTP/1.1 keep-alive only. Requests' latency starts when each is written on an open
     /// connection; the connects are timed apart ("Connects" in the output, `connect_us` in the
