@@ -848,8 +848,8 @@ impl Group<'_> {
 /// doing (said in the plan, the run's notes and results.json).
 pub const DATABASE_INTERLEAVED: &str = "measured interleaved, not in duets: the two servers of \
      a duet would share one PostgreSQL, its CPU and, for updates, its row locks, so each side's \
-     rate would depend on the other's queries (study tfb's first run here had every updates \
-     duet beside one server stall on the other's locks)";
+     rate would depend on the other's queries (in study tfb's first run here, rust-axum, the \
+     updates group's reference, answered nothing for 2 s beside another server's updates)";
 
 /// Why one-cpu groups are measured one after another even when the run measures beside a
 /// reference (said in the plan, the run's notes and results.json).
