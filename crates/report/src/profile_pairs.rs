@@ -299,8 +299,8 @@ impl PairedProfile {
 
     /// One sentence from the figures: of the per-request costs whose counts differ by a fifth
     /// or more, the one that accounts for the most CPU between the sides (the µs per request
-    /// its frames take, the spending side less the other), by how much its count differs, and the next such cost the same side spends more
-    /// on as its evidence. Without stacks to weigh by, the largest ratio leads; costs below
+    /// its frames take, the spending side less the other), by how much its count differs,
+    /// and the next such cost the same side spends more on as its evidence. Without stacks to weigh by, the largest ratio leads; costs below
     /// 0.01 per request on both sides are left out (a ratio of two near-zeros says nothing).
     pub fn sentence(&self) -> String {
         let slow = self.slower.costs();
