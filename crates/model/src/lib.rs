@@ -88,4 +88,7 @@ pub use vocabulary::flag::{Flag, Severity};
 pub use vocabulary::names::UnknownName;
 pub use vocabulary::protocol::{PROTOCOL_ORDER, Protocol};
 pub use vocabulary::scenario::{SCENARIO_ORDER, Scenario};
-pub use vocabulary::workload::{TFB_CACHED_COUNT, TFB_PIPELINE, TFB_QUERIES, Workload};
+pub use vocabulary::workload::{
+    DELAY_CONNECTIONS, DELAY_MAX_MS, DELAY_MS, TFB_CACHED_COUNT, TFB_PIPELINE, TFB_QUERIES,
+    Workload,
+};

@@ -12,7 +12,8 @@
 //! `single_query` (`db`), `queries`, [`fortune_page`] and `fortunes`, `updates` and
 //! `cached_queries`, with `tfb` for the rules they share (Server and Date, the Date changing,
 //! Content-Type by type, World rows, the query clamps); statements are counted on the database
-//! side, by `pg_stat_statements`. [`conformance`] checks how a server reads HTTP/1.1
+//! side, by `pg_stat_statements`. HttpArena's slow handler has `delay` (the answer after its
+//! wait, waits that overlap). [`conformance`] checks how a server reads HTTP/1.1
 //! rather than what it answers.
 //!
 //! Both talk to the server through this crate's own blocking clients, never the load engine's
@@ -30,6 +31,7 @@ mod answer;
 mod cached_queries;
 pub mod conformance;
 pub mod dates;
+mod delay;
 mod echo;
 pub mod fortune_page;
 mod fortunes;
@@ -124,6 +126,7 @@ pub fn workload_deferring(
         Workload::Todo => todo::check(to),
         Workload::Echo => echo::check(to),
         Workload::Json => json::check(to, dates),
+        Workload::Delay => delay::check(to),
         w => match db {
             Some(db) => database_workload(to, w, db, dates),
             None => vec![Finding::fail(

@@ -9,7 +9,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use restbench_loadgen::{LoadError, StopAt};
-use restbench_model::{RunResults, Slo, StudyInfo};
+use restbench_model::{RunResults, Slo, StudyInfo, Workload};
 
 use super::request::{
     ConformanceStep, DatabaseRequest, Length, Machine, OpenLoopRequest, RemoteRequest,
@@ -123,6 +123,13 @@ pub fn resolve(req: RunRequest) -> Result<Resolved, PlanError> {
         !req.shape.rounds.interleaved,
     );
     shape.check().map_err(PlanError::from_load)?;
+    if req.selection.workloads.contains(&Workload::Delay) {
+        // Checked (and the open-file limit raised, which the servers started later inherit)
+        // for the connections a delay cell holds, before anything is built.
+        let mut held = shape.clone();
+        held.connections = Workload::Delay.connections_under(shape.connections);
+        held.check().map_err(PlanError::from_load)?;
+    }
     let quick_note = req
         .length
         .is_quick()
@@ -441,7 +448,7 @@ pub(crate) fn profile_slice(profile: bool, length: Length) -> Option<Duration> {
 pub(crate) struct Parts {
     pub kind: String,
     pub entries: Vec<RunEntry>,
-    pub workloads: Vec<restbench_model::Workload>,
+    pub workloads: Vec<Workload>,
     pub protocols: Vec<restbench_model::Protocol>,
     pub shape: LoadShape,
     pub repeats: u32,

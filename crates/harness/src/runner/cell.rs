@@ -63,6 +63,9 @@ impl CellRun<'_> {
         ));
         let mut cell = Cell::new(&self.subject.cell_subject(), self.workload, self.scenario);
         cell.workload = self.workload.cell_label(self.plan.shape.pipeline);
+        let run_connections = self.plan.shape.connections;
+        let held = self.workload.connections_under(run_connections);
+        cell.connections = (held != run_connections).then_some(held);
         cell.protocol = self.protocol.name().into();
         cell.settings = self.server.settings.clone();
         cell.findings = findings;

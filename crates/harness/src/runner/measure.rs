@@ -73,6 +73,8 @@ pub(crate) fn cell_spec(cell: &CellRun) -> Result<LoadSpec, HarnessError> {
     spec.body = requests::body(w);
     // Only plaintext is pipelined (as TechEmpower loads it); its cells are labelled apart.
     spec.pipeline = w.pipeline_under(plan.shape.pipeline);
+    // A slow handler is loaded with thousands of waiting connections, whatever the run's count.
+    spec.connections = w.connections_under(spec.connections);
     if protocol == Protocol::H2c {
         spec.http_version = HttpVersion::Http2;
         spec.max_streams = spec.pipeline.max(1);

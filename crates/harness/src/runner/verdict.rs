@@ -7,6 +7,7 @@ use restbench_model::statistics::interval::log_interval;
 use restbench_model::{
     Cell, CellIntervals, CellPlacement, ErrorCounts, FindingLevel, Flag, LatencySummary,
     LoadgenUsage, RepeatResult, RestartSpread, RpsStats, Saturation, ServerUsage, UsageSource,
+    Workload,
 };
 
 use super::measure::Measurement;
@@ -64,6 +65,9 @@ pub fn fill_cell(
         client_bound,
     };
     raise_flags(cell, client_bound, limit, m.warmup_settled);
+    if answered_early(&cell.workload, cell.latency_us.min, cell.requests) {
+        cell.raise(Flag::AnsweredEarly);
+    }
     if memory.iter().any(|series| memory_kept_growing(series)) {
         cell.raise(Flag::MemoryGrowing);
     }
@@ -338,6 +342,14 @@ impl Totals {
 /// spread is larger than most differences a reader would act on.
 pub const NOISY_CV: f64 = 0.10;
 
+/// A `delay` cell whose fastest counted answer came sooner than its wait (less 1 % for the
+/// histogram's buckets): the verifier's few requests found the server waiting, the load's did
+/// not always.
+pub fn answered_early(workload: &str, min_latency_us: u64, requests: u64) -> bool {
+    let wait_us = u64::from(restbench_model::DELAY_MS) * 1000;
+    workload == Workload::Delay.name() && requests > 0 && min_latency_us < wait_us * 99 / 100
+}
+
 /// The flags a reader must see, from the cell's filled figures.
 fn raise_flags(cell: &mut Cell, client_bound: bool, limit: &CellPlacement, warmup_settled: bool) {
     if client_bound {
@@ -535,6 +547,21 @@ mod tests {
         );
         cell.errors.reset = 99;
         assert_eq!(not_answering(&cell, None), None, "99 of 199 is not most");
+    }
+
+    #[test]
+    fn a_delay_answer_sooner_than_its_wait_is_early_and_no_other_workload_is() {
+        assert!(answered_early("delay", 2_000, 100));
+        assert!(!answered_early("delay", 10_050, 100));
+        assert!(
+            !answered_early("delay", 9_950, 100),
+            "within a bucket of the wait"
+        );
+        assert!(
+            !answered_early("delay", 0, 0),
+            "no answer is not an early one"
+        );
+        assert!(!answered_early("plaintext", 50, 100));
     }
 
     #[test]

@@ -25,6 +25,10 @@ enum Flaw {
     NoBodyLimit,
     /// `createdAt` with a non-ASCII time-zone offset (a slice inside `é` once panicked).
     NonAsciiDate,
+    /// `/delay/{ms}` answered at once, without its wait.
+    DelayAnsweredEarly,
+    /// `/delay/{ms}` granted beyond its limit of 10,000 ms.
+    DelayUncapped,
 }
 
 /// A server with `flaw`; the echo cache is per server.
@@ -71,6 +75,9 @@ fn handle(mut s: TcpStream, flaw: Flaw, cached: &Mutex<Option<Vec<u8>>>) {
             Ok(0) | Err(_) => return,
             Ok(n) => body.extend_from_slice(&chunk[..n]),
         }
+    }
+    if let Some(ms) = path.strip_prefix("/delay/") {
+        return delay(&mut s, ms, flaw);
     }
     let known = matches!(path.as_str(), "/api/test" | "/rest/todo" | "/echo");
     if !known && flaw != Flaw::AnswersEveryPath {
@@ -119,6 +126,21 @@ fn handle(mut s: TcpStream, flaw: Flaw, cached: &Mutex<Option<Vec<u8>>>) {
     }
 }
 
+/// `GET /delay/{ms}`: the wait (this server's connections have a thread each), then `ms`. An
+/// uncapped one answers a wait beyond the limit at once (the test does not wait 10 s for it).
+fn delay(s: &mut TcpStream, ms: &str, flaw: Flaw) {
+    match ms.parse::<u64>() {
+        Ok(wait) if wait <= 10_000 => {
+            if flaw != Flaw::DelayAnsweredEarly {
+                std::thread::sleep(Duration::from_millis(wait));
+            }
+            respond(s, 200, "text/plain", ms.as_bytes(), flaw)
+        }
+        Ok(_) if flaw == Flaw::DelayUncapped => respond(s, 200, "text/plain", ms.as_bytes(), flaw),
+        _ => respond(s, 404, "text/plain", b"not found", flaw),
+    }
+}
+
 fn respond(s: &mut TcpStream, status: u16, ct: &str, body: &[u8], flaw: Flaw) {
     let ct = if flaw == Flaw::NoContentType {
         String::new()
@@ -143,7 +165,12 @@ fn check(flaw: Flaw, w: Workload) -> Vec<Finding> {
 #[test]
 fn a_correct_server_passes_every_workload_without_a_database() {
     let _turn = turn::take(module_path!());
-    for w in [Workload::Plaintext, Workload::Todo, Workload::Echo] {
+    for w in [
+        Workload::Plaintext,
+        Workload::Todo,
+        Workload::Echo,
+        Workload::Delay,
+    ] {
         let f = check(Flaw::None, w);
         assert!(verify::passed(&f), "{w}: {:?}", failed_checks(&f));
     }
@@ -211,6 +238,31 @@ fn a_non_ascii_time_zone_offset_is_a_date_failure_not_a_panic() {
     let f = check(Flaw::NonAsciiDate, Workload::Todo);
     assert!(
         failed_checks(&f).iter().any(|m| m.starts_with("date:")),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn a_delay_answered_before_its_wait_fails_naming_the_wait() {
+    let _turn = turn::take(module_path!());
+    let f = check(Flaw::DelayAnsweredEarly, Workload::Delay);
+    let failed = failed_checks(&f);
+    assert!(
+        failed
+            .iter()
+            .any(|m| m.starts_with("wait:") && m.contains("before its 300 ms wait")),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn a_delay_granted_beyond_its_limit_fails() {
+    let _turn = turn::take(module_path!());
+    let f = check(Flaw::DelayUncapped, Workload::Delay);
+    assert!(
+        failed_checks(&f)
+            .iter()
+            .any(|m| m.starts_with("refused:") && m.contains("/delay/10001")),
         "{f:?}"
     );
 }

@@ -228,6 +228,10 @@ pub struct Cell {
     /// `None` when nothing waited beyond the usual (or a document from before it was kept).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_flight_at_end: Option<InFlightAtEnd>,
+    /// The connections its load held, when its workload holds other than the run's
+    /// (`delay` holds 10,000); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connections: Option<u32>,
 }
 
 /// Requests still unanswered when a cell's slices ended, counted as censored latencies (each
@@ -399,6 +403,7 @@ impl Cell {
             intervals: None,
             profile: None,
             in_flight_at_end: None,
+            connections: None,
         }
     }
 

@@ -40,6 +40,9 @@ pub enum Flag {
     /// 64 MiB: it keeps what it is sent (a leak, an unbounded cache), so a longer run would
     /// measure a bigger, slower server, or none.
     MemoryGrowing,
+    /// A `delay` cell's fastest answer came sooner than the wait it asked for: the server
+    /// skipped the wait under load (the verifier's requests found it waiting).
+    AnsweredEarly,
 }
 
 crate::vocabulary!(Flag, "flag", {
@@ -53,14 +56,17 @@ crate::vocabulary!(Flag, "flag", {
     Contended => "contended",
     StarvedConnections => "starved_connections",
     MemoryGrowing => "memory_growing",
+    AnsweredEarly => "answered_early",
 });
 
 impl Flag {
     pub const fn severity(self) -> Severity {
         match self {
-            Flag::Errors | Flag::LimitNotHeld | Flag::Nonconformant | Flag::Contended => {
-                Severity::Severe
-            }
+            Flag::Errors
+            | Flag::LimitNotHeld
+            | Flag::Nonconformant
+            | Flag::Contended
+            | Flag::AnsweredEarly => Severity::Severe,
             _ => Severity::Caution,
         }
     }
@@ -98,6 +104,9 @@ impl Flag {
             Flag::MemoryGrowing => {
                 "The server's memory rose through every slice of the cell, to at least 1.5 times the first slice's and by at least 64 MiB: it keeps what it is sent (a leak or an unbounded cache), so a longer run would measure a bigger server, or one killed at its memory limit."
             }
+            Flag::AnsweredEarly => {
+                "Under load, some answers of a delay cell came sooner than the wait they asked for: the server skipped its wait, so the figure measures a server doing less than the workload asks."
+            }
         }
     }
 
@@ -120,6 +129,7 @@ impl Flag {
                 "some connections got no answer during a slice, so the p99 may be a floor"
             }
             Flag::MemoryGrowing => "the server's memory kept growing through the cell's slices",
+            Flag::AnsweredEarly => "some answers came before the wait they asked for",
         }
     }
 }

@@ -3,6 +3,10 @@
 //! Framework Benchmarks name and route them (`toolset/test_types/*` in
 //! TechEmpower/FrameworkBenchmarks).
 //!
+//! After them, the workloads of HttpArena (the suite people moved to after TechEmpower,
+//! github.com/MDA2AV/HttpArena) that restbench loads: `delay`, a slow handler under many held
+//! connections.
+//!
 //! Each workload is one request shape that every subject answers the same way; the full contract
 //! (payloads, status codes, limits) is described in `docs/workloads.md`.
 
@@ -25,6 +29,7 @@ pub enum Workload {
     Updates,
     #[serde(rename = "cached-queries")]
     CachedQueries,
+    Delay,
 }
 
 crate::vocabulary!(Workload, "workload", {
@@ -38,6 +43,7 @@ crate::vocabulary!(Workload, "workload", {
     Fortunes => "fortunes",
     Updates => "updates",
     CachedQueries => "cached-queries",
+    Delay => "delay",
 });
 
 /// The rows `queries` and `updates` ask for under load: TechEmpower's headline figure is the
@@ -47,6 +53,17 @@ pub const TFB_QUERIES: u32 = 20;
 /// The rows `cached-queries` asks for under load: the highest of TechEmpower's levels (1, 10,
 /// 20, 50, 100).
 pub const TFB_CACHED_COUNT: u32 = 100;
+
+/// The wait `delay` asks for under load, in milliseconds: HttpArena's slow handler waits 10 ms.
+pub const DELAY_MS: u32 = 10;
+
+/// The longest wait a subject grants `GET /delay/{ms}`: a longer one is refused (400 or 404), so
+/// that nobody can hold a server's connections for as long as they like.
+pub const DELAY_MAX_MS: u32 = 10_000;
+
+/// The connections a `delay` cell holds at least, whatever the run's `--connections`: a slow
+/// handler is only a test of a server when tens of thousands of requests wait at once.
+pub const DELAY_CONNECTIONS: u32 = 10_000;
 
 /// The depth TechEmpower pipelines plaintext requests to (`pipeline.lua`, depth 16).
 pub const TFB_PIPELINE: u32 = 16;
@@ -76,10 +93,12 @@ impl Workload {
             Workload::Fortunes => "/fortunes",
             Workload::Updates => "/updates?queries=20",
             Workload::CachedQueries => "/cached-queries?count=100",
+            Workload::Delay => "/delay/10",
         }
     }
 
-    /// The path without its query string: the route a subject serves.
+    /// The path without its query string: the route a subject serves (for `delay`, one value of
+    /// its `/delay/{ms}`).
     pub fn route(self) -> &'static str {
         let path = self.path();
         path.split_once('?').map_or(path, |(route, _)| route)
@@ -111,11 +130,24 @@ impl Workload {
         }
     }
 
+    /// The connections its load holds under a run's `connections`: `delay` holds at least
+    /// [`DELAY_CONNECTIONS`], every other workload the run's count.
+    pub const fn connections_under(self, connections: u32) -> u32 {
+        match self {
+            Workload::Delay if connections < DELAY_CONNECTIONS => DELAY_CONNECTIONS,
+            _ => connections,
+        }
+    }
+
     /// True when serving it needs the PostgreSQL database.
     pub const fn needs_database(self) -> bool {
         !matches!(
             self,
-            Workload::Plaintext | Workload::Todo | Workload::Echo | Workload::Json
+            Workload::Plaintext
+                | Workload::Todo
+                | Workload::Echo
+                | Workload::Json
+                | Workload::Delay
         )
     }
 
@@ -133,9 +165,14 @@ impl Workload {
     /// seed path is ours): their answers are checked by TechEmpower's rules, Server and Date
     /// headers included.
     pub const fn is_tfb(self) -> bool {
-        !matches!(
+        matches!(
             self,
-            Workload::Plaintext | Workload::Todo | Workload::Echo | Workload::Users
+            Workload::Json
+                | Workload::Db
+                | Workload::Queries
+                | Workload::Fortunes
+                | Workload::Updates
+                | Workload::CachedQueries
         )
     }
 
@@ -165,6 +202,9 @@ impl Workload {
             }
             Workload::CachedQueries => {
                 "GET /cached-queries?count=100 → 100 CachedWorld rows from a cache (TFB)"
+            }
+            Workload::Delay => {
+                "GET /delay/10 → 10, answered after a 10 ms wait, 10,000 connections held (HttpArena)"
             }
         }
     }
@@ -199,6 +239,10 @@ mod tests {
         assert_eq!(Workload::Json.route(), "/json");
         assert!(!Workload::Json.needs_database() && Workload::Fortunes.needs_database());
         assert!(Workload::CachedQueries.is_tfb() && !Workload::Plaintext.is_tfb());
+        assert!(!Workload::Delay.is_tfb() && !Workload::Delay.needs_database());
+        assert_eq!(Workload::Delay.connections_under(64), DELAY_CONNECTIONS);
+        assert_eq!(Workload::Delay.connections_under(20_000), 20_000);
+        assert_eq!(Workload::Json.connections_under(64), 64);
         assert_eq!(
             Workload::Plaintext.cell_label(TFB_PIPELINE),
             "plaintext-pipelined-16"

@@ -372,7 +372,8 @@ fn group(
     colors: &BTreeMap<String, usize>,
     connections: u32,
 ) {
-    let closed_loop = closed_loop_latency(connections);
+    let held = cells.iter().find_map(|c| c.connections);
+    let closed_loop = closed_loop_latency(held.unwrap_or(connections));
     let labels = cell_labels(cells);
     let color = |l: &CellLabel| colors.get(&l.label).copied().unwrap_or(0);
     let _ = write!(

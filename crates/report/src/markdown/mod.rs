@@ -298,7 +298,13 @@ fn workloads(o: &mut String, r: &RunResults) {
         let _ = writeln!(
             o,
             "Latency in this table: {}.\n",
-            closed_loop_latency(r.protocol.connections)
+            // A workload that holds its own count (`delay`) says it, not the run's.
+            closed_loop_latency(
+                cells
+                    .iter()
+                    .find_map(|c| c.connections)
+                    .unwrap_or(r.protocol.connections)
+            )
         );
         o.push_str(&cell_table(&cells));
         o.push('\n');

@@ -9,6 +9,7 @@ mod cli;
 mod cli_doc;
 mod database_cli;
 mod db_leftovers;
+mod delay_cli;
 mod exports;
 mod gate_cli;
 mod history_cli;
