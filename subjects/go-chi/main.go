@@ -122,6 +122,42 @@ func echo(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, body)
 }
 
+// delayMax is the longest wait GET /delay/{ms} serves, in milliseconds.
+const delayMax = 10_000
+
+// delayHandler serves GET /delay/{ms}: the ms back as text after waiting that long. param reads
+// the {ms} wildcard the router's own way ((*http.Request).PathValue, chi.URLParam, mux.Vars).
+// time.Sleep parks only the request's goroutine on the runtime's timer: a wait holds no thread.
+func delayHandler(param func(r *http.Request, name string) string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		n, ok := delayMillis(param(r, "ms"))
+		if !ok {
+			http.Error(w, "ms must be whole milliseconds 0..10000", http.StatusBadRequest)
+			return
+		}
+		time.Sleep(time.Duration(n) * time.Millisecond)
+		body := strconv.Itoa(n)
+		h := w.Header()
+		h.Set("Content-Type", "text/plain; charset=utf-8")
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+		io.WriteString(w, body)
+	}
+}
+
+// delayMillis accepts decimal digits only (strconv.Atoi alone would take "+10" and "-0").
+func delayMillis(s string) (int, bool) {
+	if s == "" {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n <= delayMax
+}
+
 const usersSQL = `SELECT id, username, name, sex, address, mail, birthdate FROM "user"`
 
 func usersHandler(pool *pgxpool.Pool) http.HandlerFunc {
@@ -198,6 +234,7 @@ func main() {
 	r.Get("/rest/todo", todo)
 	r.Post("/echo", echo)
 	r.Get("/users", usersHandler(pool))
+	r.Get("/delay/{ms}", delayHandler(chi.URLParam))
 	tfb := newTechEmpower(pool, "chi")
 	r.Get("/json", tfb.Json)
 	r.Get("/db", tfb.Db)

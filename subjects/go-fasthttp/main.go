@@ -72,6 +72,37 @@ func echo(ctx *fasthttp.RequestCtx) {
 	writeJSON(ctx, body)
 }
 
+// delayMax is the longest wait GET /delay/{ms} serves, in milliseconds.
+const delayMax = 10_000
+
+// delay serves GET /delay/{ms}: the ms back as text after waiting that long. fasthttp runs each
+// connection's handler on a goroutine of its worker pool (up to Server.Concurrency, 256 Ki by
+// default, so 10,000 waits fit), and time.Sleep parks that goroutine, not a thread.
+func delay(ctx *fasthttp.RequestCtx, param string) {
+	ms, ok := delayMillis(param)
+	if !ok {
+		ctx.Error("ms must be whole milliseconds 0..10000", fasthttp.StatusBadRequest)
+		return
+	}
+	time.Sleep(time.Duration(ms) * time.Millisecond)
+	ctx.SetContentType("text/plain; charset=utf-8")
+	ctx.SetBodyString(strconv.Itoa(ms))
+}
+
+// delayMillis accepts decimal digits only (strconv.Atoi alone would take "+10" and "-0").
+func delayMillis(s string) (int, bool) {
+	if s == "" {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n <= delayMax
+}
+
 const usersSQL = `SELECT id, username, name, sex, address, mail, birthdate FROM "user"`
 
 func users(ctx *fasthttp.RequestCtx, pool *pgxpool.Pool) {
@@ -127,9 +158,12 @@ func router(pool *pgxpool.Pool) fasthttp.RequestHandler {
 			echo(ctx)
 		case path == "/users" && get:
 			users(ctx, pool)
+		case strings.HasPrefix(path, "/delay/") && get:
+			delay(ctx, path[len("/delay/"):])
 		case techEmpower[path] != nil && get:
 			techEmpower[path](ctx)
-		case path == "/api/test", path == "/rest/todo", path == "/echo", path == "/users", techEmpower[path] != nil:
+		case path == "/api/test", path == "/rest/todo", path == "/echo", path == "/users", techEmpower[path] != nil,
+			strings.HasPrefix(path, "/delay/"):
 			ctx.Error("Method Not Allowed", fasthttp.StatusMethodNotAllowed)
 		default:
 			ctx.Error("404 page not found", fasthttp.StatusNotFound)

@@ -3,17 +3,19 @@
 {-# LANGUAGE OverloadedStrings #-}
 {-# LANGUAGE ScopedTypeVariables #-}
 -- | restbench subject: Warp (WAI) with aeson, postgresql-simple and resource-pool, all from
--- Debian's GHC packages. Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users, and
--- TechEmpower's GET /json, /db, /queries, /fortunes, /updates, /cached-queries (module Tfb).
+-- Debian's GHC packages. Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users,
+-- TechEmpower's GET /json, /db, /queries, /fortunes, /updates, /cached-queries (module Tfb), and
+-- HttpArena's GET /delay/{ms}.
 module Main (main) where
 
+import Control.Concurrent (threadDelay)
 import Control.Exception (SomeException, try)
 import Data.Aeson (FromJSON (..), Options (..), ToJSON (..), defaultOptions, eitherDecodeStrict',
                    encode, genericParseJSON, genericToEncoding, genericToJSON)
 import qualified Data.ByteString as B
 import qualified Data.ByteString.Char8 as BC
 import qualified Data.ByteString.Lazy as BL
-import Data.Char (chr, ord)
+import Data.Char (chr, isDigit, ord)
 import Data.IORef (modifyIORef', newIORef, readIORef)
 import Data.Pool (Pool, createPool, withResource)
 import Data.String (fromString)
@@ -146,6 +148,12 @@ app todos pool tfb req send = case (pathInfo req, requestMethod req) of
       Just (Left (_ :: SomeException)) -> dbDown
       Nothing -> dbDown
   (["users"], _) -> send notAllowed
+  -- threadDelay parks only this request's Haskell thread (the threaded RTS's timer manager wakes
+  -- it), so no OS thread waits; not whole milliseconds up to 10,000: 404 at once
+  (["delay", ms], "GET") -> case delayMs ms of
+    Just n -> threadDelay (n * 1000) >> send (text status200 (fromString (show n)))
+    Nothing -> send (text status404 "Not Found")
+  (["delay", _], _) -> send notAllowed
   (path, method) | Just answer <- routes tfb path req -> if method == "GET" then answer >>= send else send notAllowed
   _ -> send (text status404 "Not Found")
   where
@@ -153,6 +161,15 @@ app todos pool tfb req send = case (pathInfo req, requestMethod req) of
     dbDown = text status503 "database unavailable"
     usersSql = "SELECT id, username, name, sex, address, mail, birthdate FROM \"user\" ORDER BY id"
     toUser (i, u, n, s, a, m, b) = User i u n s (caesar a) m b
+
+-- | The wait of /delay/{ms}: plain decimal digits (read alone would take spaces, and wrap an Int
+-- past its range), at most 10,000.
+delayMs :: Text -> Maybe Int
+delayMs t
+  | T.null t || not (T.all isDigit t) = Nothing
+  | otherwise = case readMaybe (T.unpack t) :: Maybe Integer of
+      Just n | n <= 10000 -> Just (fromInteger n)
+      _ -> Nothing
 
 -- * Main
 

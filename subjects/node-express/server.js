@@ -2,6 +2,7 @@
 // Express (seeds 002, 003, 004). One process, or a node:cluster of CLUSTER_WORKERS
 // workers (see cluster.js).
 const path = require('node:path');
+const { setTimeout: sleep } = require('node:timers/promises');
 const express = require('express');
 const common = require('./common');
 const tfb = require('./tfb');
@@ -43,6 +44,18 @@ function buildApp() {
       return;
     }
     res.json(users);
+  });
+
+  // The wait on node:timers/promises in an async handler (Express 5 hands a rejection to the
+  // error handler): the request holds a timer, not the event loop. A wait not granted: 400 at once.
+  app.get('/delay/:ms', async (req, res) => {
+    const ms = common.delayMs(req.params.ms);
+    if (ms === null) {
+      res.status(400).type('text/plain').send('Bad Request');
+      return;
+    }
+    await sleep(ms);
+    res.type('text/plain').send(String(ms));
   });
 
   // TechEmpower's six types. Their answers carry a Server header (TechEmpower's verifier

@@ -3,6 +3,7 @@
 // (see cluster.js). todo and users declare response schemas, Fastify's recommended way
 // to serialize (fast-json-stringify, compiled at start-up, run on every request).
 const path = require('node:path');
+const { setTimeout: sleep } = require('node:timers/promises');
 const Fastify = require('fastify');
 const fastifyView = require('@fastify/view');
 const ejs = require('ejs');
@@ -41,6 +42,15 @@ const usersResponse = {
       required: ['id', 'username', 'name', 'sex', 'address', 'mail', 'birthdate'],
     },
   },
+};
+
+// GET /delay/{ms}: whole milliseconds 0..common.DELAY_MAX_MS in decimal digits, checked by the
+// route's params schema (anything else is Fastify's 400 before the handler runs). A pattern on
+// the string, not type integer: Ajv's coercion would also take '1e3' or '0x10'.
+const delayParams = {
+  type: 'object',
+  properties: { ms: { type: 'string', pattern: '^0*(?:[0-9]{1,4}|10000)$' } },
+  required: ['ms'],
 };
 
 // TechEmpower's answers, declared as the other routes are: serialized by fast-json-stringify.
@@ -130,6 +140,14 @@ function buildApp() {
       return reply;
     }
     return users;
+  });
+  // The wait on node:timers/promises, awaited in the async handler: the request holds a timer,
+  // not the event loop.
+  app.get('/delay/:ms', { schema: { params: delayParams } }, async (request, reply) => {
+    const ms = Number(request.params.ms);
+    await sleep(ms);
+    reply.type('text/plain');
+    return String(ms);
   });
   techEmpower(app);
   // Anything else: Fastify's 404 (also for a wrong method on a known path).

@@ -2,6 +2,7 @@
 // @hapi/hapi (seed 003). One process, or a node:cluster of CLUSTER_WORKERS workers
 // (see cluster.js).
 const path = require('node:path');
+const { setTimeout: sleep } = require('node:timers/promises');
 const Hapi = require('@hapi/hapi');
 const Vision = require('@hapi/vision');
 const ejs = require('ejs');
@@ -48,6 +49,27 @@ function routes(server) {
       } catch (_) {
         return h.response('Service Unavailable').code(503).type('text/plain');
       }
+    },
+  });
+  // The wait on node:timers/promises, awaited in the async handler: the request holds a timer,
+  // not the event loop. The path parameter goes through a validation function (hapi's own
+  // form; joi is not a dependency): a wait not granted throws, which hapi answers 400 at once.
+  server.route({
+    method: 'GET',
+    path: '/delay/{ms}',
+    options: {
+      validate: {
+        params: (params) => {
+          const ms = common.delayMs(params.ms);
+          if (ms === null) throw new Error('not a granted wait');
+          return { ms };
+        },
+      },
+    },
+    handler: async (request, h) => {
+      const { ms } = request.params;
+      await sleep(ms);
+      return h.response(String(ms)).type('text/plain');
     },
   });
   techEmpower(server);

@@ -2,6 +2,7 @@
 // Koa + @koa/router + @koa/bodyparser (seed 003). One process, or a node:cluster of
 // CLUSTER_WORKERS workers (see cluster.js).
 const path = require('node:path');
+const { setTimeout: sleep } = require('node:timers/promises');
 const Koa = require('koa');
 const views = require('@ladjs/koa-views');
 const { Router } = require('@koa/router');
@@ -46,6 +47,16 @@ function buildApp() {
       ctx.type = 'text/plain';
       ctx.body = 'Service Unavailable';
     }
+  });
+
+  // The wait on node:timers/promises, awaited in the async middleware: the request holds a
+  // timer, not the event loop. A wait not granted: Koa's 400 at once.
+  router.get('/delay/:ms', async (ctx) => {
+    const ms = common.delayMs(ctx.params.ms);
+    if (ms === null) ctx.throw(400);
+    await sleep(ms);
+    ctx.type = 'text/plain';
+    ctx.body = String(ms);
   });
 
   // TechEmpower's six types. Their answers carry a Server header (TechEmpower's verifier

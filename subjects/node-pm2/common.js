@@ -1,6 +1,7 @@
 'use strict';
 // Shared pieces of this subject: configuration, the todo list, the users query
-// (node-postgres pool + named prepared statement), the Caesar cipher of seed 003.
+// (node-postgres pool + named prepared statement), the Caesar cipher of seed 003, and
+// which waits GET /delay/{ms} grants.
 const pg = require('pg');
 
 const HOST = process.env.HOST || '127.0.0.1';
@@ -28,6 +29,18 @@ const TODOS = [
   'Do some stuff', 'Do more stuff', 'Even more stuff', 'Yihaa',
   'Java is great! Or isn\'t it?', 'Foo Bar', 'Lorem ipsum', 'Dolor sit amet',
 ].map((t) => new TodoItem(t, startedAt));
+
+// --- delay (HttpArena's slow handler) ---
+const DELAY_MAX_MS = 10000;
+
+// The wait that the segment after /delay/ asks for, in whole milliseconds, or null (answered
+// 400 at once) when it is not plain decimal digits (Number() would also take '1e3', '0x10' or
+// ' 10') or is above DELAY_MAX_MS.
+function delayMs(segment) {
+  if (typeof segment !== 'string' || !/^[0-9]+$/.test(segment)) return null;
+  const ms = Number(segment);
+  return ms <= DELAY_MAX_MS ? ms : null;
+}
 
 // --- users (seed 003) ---
 function caesarCipher(str) {
@@ -97,5 +110,6 @@ async function closePool() {
 }
 
 module.exports = {
-  HOST, PORT, DB_POOL_SIZE, BODY_LIMIT, TODOS, createPool, getPool, getUsers, closePool, caesarCipher,
+  HOST, PORT, DB_POOL_SIZE, BODY_LIMIT, TODOS, DELAY_MAX_MS, delayMs,
+  createPool, getPool, getUsers, closePool, caesarCipher,
 };

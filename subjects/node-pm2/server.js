@@ -90,6 +90,19 @@ function techEmpower(res, query, render) {
   );
 }
 
+// GET /delay/{ms}: the answer goes out from a node:timers callback ms later, so a waiting
+// request holds only its timer and socket, never the event loop; a wait it does not grant is
+// 400 at once.
+const DELAY_PREFIX = '/delay/';
+function delay(res, segment) {
+  const ms = common.delayMs(segment);
+  if (ms === null) {
+    reply(res, 400, TEXT, 'Bad Request');
+    return;
+  }
+  setTimeout(() => reply(res, 200, TEXT, String(ms)), ms);
+}
+
 // The value of `name` in the query string, or null.
 function queryParam(url, q, name) {
   return q === -1 ? null : new URLSearchParams(url.slice(q + 1)).get(name);
@@ -142,7 +155,12 @@ function handle(req, res) {
       else methodNotAllowed(res, 'GET, HEAD');
       return;
     default:
-      notFound(res); // every other request gets an answer
+      if (path.startsWith(DELAY_PREFIX)) {
+        if (m === 'GET' || m === 'HEAD') delay(res, path.slice(DELAY_PREFIX.length));
+        else methodNotAllowed(res, 'GET, HEAD');
+      } else {
+        notFound(res); // every other request gets an answer
+      }
   }
 }
 

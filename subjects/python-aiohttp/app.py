@@ -1,9 +1,10 @@
 """restbench subject: aiohttp web application, served by gunicorn with the
 aiohttp.GunicornWebWorker worker class (one asyncio event loop per worker process).
 
-Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users; anything else 404 (405 for a
-known path with a wrong method, aiohttp's own handling). JSON through orjson as in seed 003,
-the database through an asyncpg pool created at start-up (on_startup), one per worker.
+Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users, GET /delay/{ms}; anything else
+404 (405 for a known path with a wrong method, aiohttp's own handling). JSON through orjson as
+in seed 003, the database through an asyncpg pool created at start-up (on_startup), one per
+worker.
 Bodies over 1 MiB: 413 (Content-Length checked up front, client_max_size while reading).
 TechEmpower's GET /json, /db, /queries, /fortunes, /updates, /cached-queries: the database
 types in tfb.py, the fortunes page through aiohttp-jinja2 (autoescaping on, its default);
@@ -25,6 +26,7 @@ from aiohttp import web
 import tfb
 
 MAX_BODY = 1024 * 1024  # 1 MiB: larger bodies are answered with 413
+DELAY_MAX_MS = 10_000  # GET /delay/{ms} waits at most 10 s; more is answered with 400
 
 PLAIN = b"Hello, World!"
 
@@ -157,6 +159,17 @@ async def users(request):
     return web.Response(body=orjson.dumps(result), content_type="application/json")
 
 
+async def delay(request):
+    """Answers {ms} after waiting that long on the event loop's timer (asyncio.sleep suspends
+    only this handler). The route's pattern takes 1 to 5 ASCII digits (anything else: 404);
+    above DELAY_MAX_MS: 400, at once."""
+    ms = int(request.match_info["ms"])
+    if ms > DELAY_MAX_MS:
+        raise web.HTTPBadRequest(text="wait above 10000 ms")
+    await asyncio.sleep(ms / 1000)
+    return web.Response(text=str(ms))
+
+
 def json_answer(result):
     if result is None:
         raise web.HTTPServiceUnavailable(text="database unavailable")
@@ -205,6 +218,7 @@ app.router.add_get("/api/test", plaintext, allow_head=False)
 app.router.add_get("/rest/todo", todo, allow_head=False)
 app.router.add_post("/echo", echo)
 app.router.add_get("/users", users, allow_head=False)
+app.router.add_get("/delay/{ms:[0-9]{1,5}}", delay, allow_head=False)
 app.router.add_get("/json", message, allow_head=False)
 app.router.add_get("/db", single_query, allow_head=False)
 app.router.add_get("/queries", queries, allow_head=False)

@@ -1,16 +1,17 @@
 """restbench subject: Flask on gunicorn (never Flask's development server).
 
-Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users; anything else 404 (405 for a
-known path with a wrong method, Flask's own handling). JSON through orjson as in seed 003's
-flask-app, the database through a psycopg 3 ConnectionPool created when the worker process
-imports this module (gunicorn imports the app in each worker after the fork: one pool per
-worker process). Bodies over 1 MiB: Flask's MAX_CONTENT_LENGTH answers 413.
+Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users, GET /delay/{ms}; anything else
+404 (405 for a known path with a wrong method, Flask's own handling). JSON through orjson as in
+seed 003's flask-app, the database through a psycopg 3 ConnectionPool created when the worker
+process imports this module (gunicorn imports the app in each worker after the fork: one pool
+per worker process). Bodies over 1 MiB: Flask's MAX_CONTENT_LENGTH answers 413.
 TechEmpower's GET /json, /db, /queries, /fortunes, /updates, /cached-queries: the database
 types in tfb.py, the fortunes page through Flask's render_template (Jinja2, autoescaping on
 for .html templates); gunicorn adds the Server and Date headers TechEmpower requires.
 """
 import logging
 import os
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -149,6 +150,14 @@ def users():
     if result is None:
         return Response(b"database unavailable", status=503, mimetype="text/plain")
     return Response(orjson.dumps(result), mimetype="application/json")
+
+
+@app.get("/delay/<int(max=10000):ms>")
+def delay(ms):
+    # Werkzeug's int converter takes digits up to 10000 only: anything else is a 404, at once.
+    # WSGI is synchronous: the wait holds this worker thread (the sync worker: its process).
+    time.sleep(ms / 1000)
+    return Response(str(ms), mimetype="text/plain")
 
 
 def techempower_json(result):

@@ -1,15 +1,16 @@
 """restbench subject: a bare WSGI application (no framework) served by gunicorn.
 
-Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users; anything else 404
-(405 for a known path with a wrong method). JSON through orjson, the database through a
-psycopg 3 ConnectionPool created when the worker process imports this module (gunicorn
-imports the app in each worker after the fork: one pool per worker process).
+Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users, GET /delay/{ms}; anything
+else 404 (405 for a known path with a wrong method). JSON through orjson, the database
+through a psycopg 3 ConnectionPool created when the worker process imports this module
+(gunicorn imports the app in each worker after the fork: one pool per worker process).
 TechEmpower's GET /json, /db, /queries, /fortunes, /updates, /cached-queries: the database
 types in tfb.py, the fortunes page through Jinja2 with autoescaping; gunicorn adds the Server
 and Date headers TechEmpower requires to every answer.
 """
 import logging
 import os
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,6 +23,7 @@ from psycopg_pool import ConnectionPool
 import tfb
 
 MAX_BODY = 1024 * 1024  # 1 MiB: larger bodies are answered with 413
+DELAY_MAX_MS = 10_000  # GET /delay/{ms} waits at most 10 s; more is answered with 400
 
 PLAIN = b"Hello, World!"
 H_TEXT = [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", "13")]
@@ -152,6 +154,20 @@ def json_ok(start_response, body):
     return [body]
 
 
+def delay(start_response, ms):
+    """GET /delay/{ms}: answers `ms` after sleeping that long in this worker's thread (WSGI is
+    synchronous: the sync worker serves nothing else meanwhile); not a whole number: 404, above
+    DELAY_MAX_MS: 400, both at once. More than 5 digits is above the limit, whatever its value,
+    so that no long string reaches int()."""
+    if not (ms.isascii() and ms.isdigit()):
+        return text(start_response, "404 Not Found", b"not found")
+    wait = int(ms) if len(ms) <= 5 else DELAY_MAX_MS + 1
+    if wait > DELAY_MAX_MS:
+        return text(start_response, "400 Bad Request", b"wait above 10000 ms")
+    time.sleep(wait / 1000)
+    return text(start_response, "200 OK", str(wait).encode())
+
+
 def query_count(environ, name):
     values = parse_qs(environ.get("QUERY_STRING", "")).get(name)
     return tfb.count(values[0] if values else None)
@@ -205,6 +221,8 @@ def app(environ, start_response):
             if users is None:
                 return text(start_response, "503 Service Unavailable", b"database unavailable")
             return json_ok(start_response, orjson.dumps(users))
+        if path.startswith("/delay/"):
+            return delay(start_response, path[len("/delay/"):])
         answer = techempower_answer(environ, start_response, path)
         if answer is not None:
             return answer

@@ -1,9 +1,10 @@
 """restbench subject: Sanic on its own server in production mode (no debug, no access
 log; uvloop, as Sanic picks it when installed), one or more worker processes.
 
-Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users; anything else 404 (405 for a
-known path with a wrong method, Sanic's own handling). JSON through orjson, the database
-through an asyncpg pool created at start-up (before_server_start, in each worker process).
+Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users, GET /delay/{ms}; anything else
+404 (405 for a known path with a wrong method, Sanic's own handling). JSON through orjson, the
+database through an asyncpg pool created at start-up (before_server_start, in each worker
+process).
 Bodies over 1 MiB: Sanic's REQUEST_MAX_SIZE answers 413. Sanic sends no Date header by
 itself: a response middleware adds one (formatted once per second).
 TechEmpower's GET /json, /db, /queries, /fortunes, /updates, /cached-queries: the database
@@ -25,11 +26,12 @@ import jinja2
 import orjson
 from sanic import Sanic
 from sanic.exceptions import BadRequest, ServiceUnavailable
-from sanic.response import HTTPResponse
+from sanic.response import HTTPResponse, text
 
 import tfb
 
 MAX_BODY = 1024 * 1024  # 1 MiB: larger bodies are answered with 413
+DELAY_MAX_MS = 10_000  # GET /delay/{ms} waits at most 10 s; more is answered with 400
 
 PLAIN = b"Hello, World!"
 
@@ -190,6 +192,17 @@ async def users(request):
     if result is None:
         raise ServiceUnavailable("database unavailable")
     return HTTPResponse(orjson.dumps(result), content_type="application/json")
+
+
+@app.get("/delay/<ms:int>")
+async def delay(request, ms: int):
+    """Answers {ms} after waiting that long on the event loop's timer (asyncio.sleep suspends
+    only this handler). Not an integer: Sanic's router answers 404; negative or above
+    DELAY_MAX_MS: 400, at once."""
+    if not 0 <= ms <= DELAY_MAX_MS:
+        raise BadRequest("wait out of 0..10000 ms")
+    await asyncio.sleep(ms / 1000)
+    return text(str(ms))
 
 
 def techempower_json(result):

@@ -4,11 +4,12 @@ The same file serves python-uvicorn (asyncio's loop) and python-uvicorn-uvloop (
 loop is chosen by `--loop` in each subject.toml. Keep the two copies identical
 (crates/harness/tests/it/subject_copies.rs checks it).
 
-Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users, and TechEmpower's GET /json,
-/db, /queries, /fortunes, /updates, /cached-queries (tfb.py); anything else 404 (405 for a known
-path with a wrong method). JSON through orjson, the database through an asyncpg pool created at
-start-up (lifespan), one pool per uvicorn worker process; the fortunes page through Jinja2 with
-autoescaping. uvicorn adds the Server and Date headers TechEmpower requires to every answer.
+Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users, GET /delay/{ms}, and
+TechEmpower's GET /json, /db, /queries, /fortunes, /updates, /cached-queries (tfb.py); anything
+else 404 (405 for a known path with a wrong method). JSON through orjson, the database through
+an asyncpg pool created at start-up (lifespan), one pool per uvicorn worker process; the
+fortunes page through Jinja2 with autoescaping. uvicorn adds the Server and Date headers
+TechEmpower requires to every answer.
 """
 import asyncio
 import os
@@ -25,6 +26,7 @@ import orjson
 import tfb
 
 MAX_BODY = 1024 * 1024  # 1 MiB: larger bodies are answered with 413
+DELAY_MAX_MS = 10_000  # GET /delay/{ms} waits at most 10 s; more is answered with 400
 
 PLAIN = b"Hello, World!"
 H_TEXT = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", b"13")]
@@ -150,6 +152,22 @@ async def json_ok(send, body):
     await respond(send, 200, [CT_JSON, (b"content-length", str(len(body)).encode())], body)
 
 
+async def delay(send, ms):
+    """GET /delay/{ms}: answers `ms` after waiting that long on the event loop's timer
+    (asyncio.sleep suspends only this request's task); not a whole number: 404, above
+    DELAY_MAX_MS: 400, both at once. More than 5 digits is above the limit, whatever its
+    value, so that no long string reaches int()."""
+    if not (ms.isascii() and ms.isdigit()):
+        await text(send, 404, b"not found")
+        return
+    wait = int(ms) if len(ms) <= 5 else DELAY_MAX_MS + 1
+    if wait > DELAY_MAX_MS:
+        await text(send, 400, b"wait above 10000 ms")
+        return
+    await asyncio.sleep(wait / 1000)
+    await text(send, 200, str(wait).encode())
+
+
 async def read_body(scope, receive):
     """Returns the request body, or None when it exceeds MAX_BODY (or the client left)."""
     for name, value in scope["headers"]:
@@ -246,6 +264,9 @@ async def app(scope, receive, send):
                 await text(send, 503, b"database unavailable")
             else:
                 await json_ok(send, orjson.dumps(users))
+            return
+        if path.startswith("/delay/"):
+            await delay(send, path[len("/delay/"):])
             return
         if await techempower_answer(scope, send, path):
             return

@@ -1,5 +1,7 @@
-//! The routes as an actix-web service configuration: the seeds' four and TechEmpower's six
-//! (answered by `tfb`).
+//! The routes as an actix-web service configuration: the seeds' four, TechEmpower's six
+//! (answered by `tfb`) and HttpArena's delay.
+
+use std::time::Duration;
 
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
@@ -12,6 +14,9 @@ use crate::tfb;
 
 /// Largest accepted request body (1 MiB); larger ones get 413.
 const BODY_LIMIT: usize = 1024 * 1024;
+
+/// Longest wait `GET /delay/{ms}` grants; a longer one is 404.
+const DELAY_MAX_MS: u32 = 10_000;
 
 /// What every handler can see: the todo items and the database pool.
 pub struct AppState {
@@ -49,6 +54,7 @@ pub fn configure(config: &mut web::ServiceConfig) {
         .service(
             web::resource("/cached-queries").get(cached_queries).default_service(web::to(method_not_allowed)),
         )
+        .service(web::resource("/delay/{ms}").get(delay).default_service(web::to(method_not_allowed)))
         .default_service(web::to(not_found));
 }
 
@@ -73,6 +79,18 @@ async fn users(state: SharedState) -> HttpResponse {
         Ok(users) => HttpResponse::Ok().json(users),
         Err(db::Unavailable) => error(StatusCode::SERVICE_UNAVAILABLE),
     }
+}
+
+/// Answers `ms` after waiting that long on the worker's timer (`actix_web::rt::time::sleep`,
+/// tokio's): the wait holds no thread, so the worker serves other requests meanwhile. `Path`
+/// refuses a segment that is not a `u32` with 404 before the handler runs.
+async fn delay(ms: web::Path<u32>) -> HttpResponse {
+    let ms = ms.into_inner();
+    if ms > DELAY_MAX_MS {
+        return error(StatusCode::NOT_FOUND);
+    }
+    actix_web::rt::time::sleep(Duration::from_millis(ms.into())).await;
+    HttpResponse::Ok().content_type("text/plain").body(ms.to_string())
 }
 
 async fn not_found() -> HttpResponse {

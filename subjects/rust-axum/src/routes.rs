@@ -1,9 +1,10 @@
-//! The routes as an axum `Router` (the seeds' four and TechEmpower's six, in `tfb`), with
-//! plain-text answers for every error.
+//! The routes as an axum `Router` (the seeds' four, TechEmpower's six in `tfb`, and HttpArena's
+//! delay), with plain-text answers for every error.
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use axum::extract::{DefaultBodyLimit, RawQuery, State};
+use axum::extract::{DefaultBodyLimit, Path, RawQuery, State};
 use axum::http::header::{CONTENT_TYPE, SERVER};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -18,6 +19,9 @@ use crate::tfb;
 
 /// Largest accepted request body (1 MiB); larger ones get 413.
 const BODY_LIMIT: usize = 1024 * 1024;
+
+/// Longest wait `GET /delay/{ms}` grants; a longer one is 400.
+const DELAY_MAX_MS: u32 = 10_000;
 
 /// What every handler can see: the todo items and the database pool.
 pub struct AppState {
@@ -52,6 +56,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/fortunes", get(fortunes))
         .route("/updates", get(updates))
         .route("/cached-queries", get(cached_queries))
+        .route("/delay/{ms}", get(delay))
         .fallback(|| async { error(StatusCode::NOT_FOUND) })
         .method_not_allowed_fallback(|| async { error(StatusCode::METHOD_NOT_ALLOWED) })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -79,6 +84,16 @@ async fn users(State(state): SharedState) -> Response {
         Ok(users) => Json(users).into_response(),
         Err(db::Unavailable) => error(StatusCode::SERVICE_UNAVAILABLE),
     }
+}
+
+/// Answers `ms` after waiting that long on tokio's timer: the wait holds only this request's
+/// task, no thread. `Path` refuses a segment that is not a `u32` with 400 before the handler runs.
+async fn delay(Path(ms): Path<u32>) -> Response {
+    if ms > DELAY_MAX_MS {
+        return error(StatusCode::BAD_REQUEST);
+    }
+    tokio::time::sleep(Duration::from_millis(ms.into())).await;
+    ms.to_string().into_response()
 }
 
 /// A short text body naming the status, so every answer has a `Content-Type`.

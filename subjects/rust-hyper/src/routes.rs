@@ -1,5 +1,5 @@
-//! The routes (the seeds' four and TechEmpower's six, answered by `tfb`) and their error
-//! answers, as one hyper service function.
+//! The routes (the seeds' four, TechEmpower's six answered by `tfb`, and HttpArena's delay) and
+//! their error answers, as one hyper service function.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -28,6 +28,11 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(10);
 /// Buffer sizes for the JSON answers: todo is about 600 bytes, users about 19 KiB.
 const TODO_CAPACITY: usize = 1024;
 const USERS_CAPACITY: usize = 24 * 1024;
+
+/// `GET /delay/{ms}`: the prefix before the wait, and the longest wait granted (a longer one is
+/// 404, like any path that is not a route).
+const DELAY_PREFIX: &str = "/delay/";
+const DELAY_MAX_MS: u64 = 10_000;
 
 const TEXT_PLAIN: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
 const APPLICATION_JSON: HeaderValue = HeaderValue::from_static("application/json");
@@ -63,12 +68,14 @@ pub async fn handle(request: Request<Incoming>, state: Arc<AppState>) -> Result<
         (route @ ("/db" | "/queries" | "/fortunes" | "/updates" | "/cached-queries"), &Method::GET) => {
             techempower_db(&state, route, request.uri().query()).await
         }
+        (path, &Method::GET) if path.starts_with(DELAY_PREFIX) => delay(&path[DELAY_PREFIX.len()..]).await,
         (
             "/api/test" | "/rest/todo" | "/users" | "/json" | "/db" | "/queries" | "/fortunes"
             | "/updates" | "/cached-queries",
             _,
         ) => method_not_allowed("GET"),
         ("/echo", _) => method_not_allowed("POST"),
+        (path, _) if path.starts_with(DELAY_PREFIX) => method_not_allowed("GET"),
         _ => error(StatusCode::NOT_FOUND),
     };
     Ok(reply)
@@ -90,6 +97,24 @@ async fn echo(request: Request<Incoming>) -> Reply {
         Ok(colors) => json(&colors, body.len()),
         Err(_) => error(StatusCode::BAD_REQUEST),
     }
+}
+
+/// Answers `ms` after waiting that long on tokio's timer: the wait holds only this connection's
+/// task, no thread. A segment that is not whole milliseconds up to [`DELAY_MAX_MS`] is 404 at once.
+async fn delay(segment: &str) -> Reply {
+    let Some(ms) = delay_ms(segment) else {
+        return error(StatusCode::NOT_FOUND);
+    };
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    reply(StatusCode::OK, TEXT_PLAIN, ms.to_string())
+}
+
+/// Plain decimal digits only (`u64::from_str` would also take a leading `+`).
+fn delay_ms(segment: &str) -> Option<u64> {
+    if segment.is_empty() || !segment.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    segment.parse().ok().filter(|&ms| ms <= DELAY_MAX_MS)
 }
 
 /// Answers 413 at once, while a background task reads and discards the rest of the body

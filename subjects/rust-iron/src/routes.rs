@@ -1,8 +1,9 @@
-//! The routes (the seeds' four, TechEmpower's six in `tfb`) on Iron's `Router` (unknown paths get 404, unlike seed (d)'s
+//! The routes (the seeds' four, TechEmpower's six in `tfb`, HttpArena's delay) on Iron's `Router` (unknown paths get 404, unlike seed (d)'s
 //! catch-all), plus a middleware that gives every error a plain-text body.
 
 use std::io::{self, Read};
 use std::sync::Arc;
+use std::time::Duration;
 
 use iron::headers::ContentLength;
 use iron::mime::{Mime, SubLevel, TopLevel};
@@ -21,6 +22,8 @@ use crate::tfb;
 const BODY_LIMIT: usize = 1024 * 1024;
 /// Most bytes of a refused body that are still read before answering.
 const DRAIN_LIMIT: u64 = 8 * 1024 * 1024;
+/// Longest wait `GET /delay/:ms` grants; a longer one is 404.
+const DELAY_MAX_MS: u64 = 10_000;
 
 /// What every handler can see: the todo items and the database pool.
 pub struct AppState {
@@ -62,6 +65,7 @@ pub fn handler(state: AppState) -> impl Handler {
         let state = state.clone();
         router.get(path, move |request: &mut Request| Ok(techempower_db(&state, path, request.url.query())), name);
     }
+    router.get("/delay/:ms", delay, "delay");
     let mut chain = Chain::new(router);
     chain.link_after(ErrorText);
     NoBodyForHead(chain)
@@ -92,6 +96,22 @@ fn echo(request: &mut Request) -> IronResult<Response> {
 fn too_large(request: &mut Request) -> Response {
     let _ = io::copy(&mut request.body.by_ref().take(DRAIN_LIMIT), &mut io::sink());
     text(status::PayloadTooLarge, "Payload Too Large")
+}
+
+/// Answers `ms` after sleeping that long in the handler thread: Iron is synchronous, so a waiting
+/// request holds its thread (and its keep-alive connection) like any other. A segment that is
+/// not whole milliseconds up to [`DELAY_MAX_MS`] is 404 at once.
+fn delay(request: &mut Request) -> IronResult<Response> {
+    let segment = request.extensions.get::<Router>().and_then(|params| params.find("ms")).unwrap_or("");
+    let ms = Some(segment)
+        .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|s| s.parse::<u64>().ok())
+        .filter(|&ms| ms <= DELAY_MAX_MS);
+    let Some(ms) = ms else {
+        return Ok(text(status::NotFound, "Not Found"));
+    };
+    std::thread::sleep(Duration::from_millis(ms));
+    Ok(Response::with((status::Ok, ms.to_string())))
 }
 
 fn users(state: &AppState) -> Response {

@@ -1,8 +1,9 @@
-//! The routes (the seeds' four, TechEmpower's six in `tfb`): what each request is answered
-//! with.
+//! The routes (the seeds' four, TechEmpower's six in `tfb`, HttpArena's delay): what each
+//! request is answered with.
 
 use std::cell::RefCell;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -71,8 +72,14 @@ impl App {
                     Err(_) => response.error(Status::ServiceUnavailable),
                 }
             }
+            // tokio's timer: the connection's task waits, the worker's loop serves the others.
+            // Requests pipelined behind this one wait their turn, as HTTP/1.1 orders answers.
+            Route::Delay(ms) if readable => {
+                tokio::time::sleep(Duration::from_millis(ms.into())).await;
+                response.text(itoa::Buffer::new().format(ms).as_bytes())
+            }
             Route::Plaintext | Route::Todo | Route::Users | Route::Json | Route::Db | Route::Queries(_)
-            | Route::Fortunes | Route::Updates(_) | Route::CachedQueries(_) => {
+            | Route::Fortunes | Route::Updates(_) | Route::CachedQueries(_) | Route::Delay(_) => {
                 response.method_not_allowed(b"Allow: GET, HEAD\r\n")
             }
             Route::Echo => response.method_not_allowed(b"Allow: POST\r\n"),

@@ -27,7 +27,10 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Most database clients per worker: more backends than cores only add contention.
 const MAX_CLIENTS_PER_WORKER: usize = 2;
-const LISTEN_BACKLOG: i32 = 1024;
+/// Connections the kernel queues before a worker accepts them: delay's load opens 10,000 at
+/// once, and a full queue drops SYNs (the client retries after a second). The kernel caps it
+/// at `net.core.somaxconn`.
+const LISTEN_BACKLOG: i32 = 16 * 1024;
 
 fn main() -> ExitCode {
     match run() {

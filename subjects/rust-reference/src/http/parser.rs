@@ -32,8 +32,13 @@ pub enum Route {
     Fortunes,
     Updates(u16),
     CachedQueries(u16),
+    /// HttpArena's slow handler: `/delay/{ms}`, whole milliseconds up to [`DELAY_MAX_MS`].
+    Delay(u16),
     NotFound,
 }
+
+/// Longest wait `/delay/{ms}` grants; a longer one is 404 like any path that is not a route.
+pub const DELAY_MAX_MS: u16 = 10_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
@@ -352,8 +357,19 @@ fn route(target: &str) -> Route {
         "/fortunes" => Route::Fortunes,
         "/updates" => Route::Updates(count(query, "queries")),
         "/cached-queries" => Route::CachedQueries(count(query, "count")),
-        _ => Route::NotFound,
+        _ => match path.strip_prefix("/delay/").and_then(delay_ms) {
+            Some(ms) => Route::Delay(ms),
+            None => Route::NotFound,
+        },
     }
+}
+
+/// Plain decimal digits up to [`DELAY_MAX_MS`] (`u16::from_str` would also take a leading `+`).
+fn delay_ms(segment: &str) -> Option<u16> {
+    if segment.is_empty() || !segment.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    segment.parse().ok().filter(|&ms| ms <= DELAY_MAX_MS)
 }
 
 /// `name=N` of a query string, clamped to 1..=500; missing or not a number is 1.
@@ -456,6 +472,24 @@ mod tests {
             ("/updates?queries=501", Route::Updates(500)),
             ("/cached-queries?count=", Route::CachedQueries(1)),
             ("/queries", Route::Queries(1)),
+        ] {
+            assert_eq!(route(target), want, "{target}");
+        }
+    }
+
+    #[test]
+    fn delay_takes_whole_milliseconds_up_to_the_limit() {
+        for (target, want) in [
+            ("/delay/10", Route::Delay(10)),
+            ("/delay/0", Route::Delay(0)),
+            ("/delay/010?x=1", Route::Delay(10)),
+            ("/delay/10000", Route::Delay(10_000)),
+            ("/delay/10001", Route::NotFound),
+            ("/delay/99999999999999999999", Route::NotFound),
+            ("/delay/soon", Route::NotFound),
+            ("/delay/+5", Route::NotFound),
+            ("/delay/", Route::NotFound),
+            ("/delay/5/6", Route::NotFound),
         ] {
             assert_eq!(route(target), want, "{target}");
         }

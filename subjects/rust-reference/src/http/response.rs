@@ -137,6 +137,11 @@ impl<'a> Response<'a> {
         }
     }
 
+    /// A plain-text `200` with `body`.
+    pub fn text(self, body: &[u8]) {
+        self.send(Status::Ok, ContentType::Text, b"", body);
+    }
+
     pub fn json(self, body: &[u8]) {
         self.send(Status::Ok, ContentType::Json, b"", body);
     }

@@ -116,6 +116,7 @@ public final class Main {
                 .register(Resources.Todo.class)
                 .register(Resources.Echo.class)
                 .register(Resources.Users.class)
+                .register(Resources.Delay.class)
                 // TechEmpower's six test types
                 .register(Tfb.ServerHeader.class)
                 .register(Tfb.Unavailable.class)

@@ -4,17 +4,24 @@ import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.container.AsyncResponse;
+import jakarta.ws.rs.container.Suspended;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
+import org.glassfish.jersey.server.BackgroundScheduler;
 
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
-/** The JAX-RS resources of the four workloads (singletons, registered in Main). */
+/** The JAX-RS resources of the seeds' four workloads and delay (singletons, registered in Main). */
 public final class Resources {
     private Resources() {}
 
@@ -77,6 +84,34 @@ public final class Resources {
                 return Response.status(Response.Status.SERVICE_UNAVAILABLE)
                         .type(MediaType.TEXT_PLAIN_TYPE).entity("database unavailable").build();
             }
+        }
+    }
+
+    /**
+     * The answer after {ms} milliseconds: the request is suspended (JAX-RS AsyncResponse) and
+     * resumed by Jersey's own scheduler (@BackgroundScheduler), so that no Grizzly thread waits.
+     * Not digits → no resource matches (404); over 10,000 → 400 at once.
+     */
+    @Path("/delay/{ms: [0-9]+}")
+    @Singleton
+    public static final class Delay {
+        static final int MAX_MS = 10_000;
+
+        @Inject
+        @BackgroundScheduler
+        private ScheduledExecutorService scheduler;
+
+        @GET
+        @Produces(MediaType.TEXT_PLAIN)
+        public void get(@PathParam("ms") String ms, @Suspended AsyncResponse response) {
+            int wait = ms.length() > 5 ? MAX_MS + 1 : Integer.parseInt(ms);
+            if (wait > MAX_MS) {
+                response.resume(Response.status(Response.Status.BAD_REQUEST)
+                        .type(MediaType.TEXT_PLAIN_TYPE).entity("delay over " + MAX_MS + " ms").build());
+                return;
+            }
+            String body = Integer.toString(wait);
+            scheduler.schedule(() -> response.resume(body), wait, TimeUnit.MILLISECONDS);
         }
     }
 }

@@ -10,6 +10,8 @@ import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.server.RequestTooBigException;
 import io.undertow.util.Headers;
+import io.undertow.util.PathTemplateMatch;
+import io.undertow.util.SameThreadExecutor;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -19,6 +21,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The Light-4J route handler (registered in config/service.yml). Seed 004's Light-4J text handler
@@ -28,6 +31,7 @@ public final class PathHandlerProvider implements HandlerProvider {
     static final long BODY_LIMIT = 1024 * 1024;
     static final String JSON = "application/json";
     static final String TEXT = "text/plain";
+    static final int DELAY_MAX_MS = 10_000;
 
     /** Set in Main before the server starts. */
     static volatile Instant started = Instant.now();
@@ -57,8 +61,8 @@ public final class PathHandlerProvider implements HandlerProvider {
     }
 
     /**
-     * The routes: the seeds' four, then TechEmpower's six at TFB's paths ({@link Tfb}); those that
-     * read the database are dispatched to Undertow's worker pool.
+     * The routes: the seeds' four, delay, then TechEmpower's six at TFB's paths ({@link Tfb}); those
+     * that read the database are dispatched to Undertow's worker pool.
      */
     @Override
     public HttpHandler getHandler() {
@@ -68,6 +72,7 @@ public final class PathHandlerProvider implements HandlerProvider {
                 .get("/rest/todo", this::todo)
                 .post("/echo", this::echo)
                 .get("/users", this::users)
+                .get("/delay/{ms}", this::delay)
                 .get("/json", tfb::json)
                 .get("/db", Tfb.blocking(tfb::db))
                 .get("/queries", Tfb.blocking(tfb::queries))
@@ -155,6 +160,27 @@ public final class PathHandlerProvider implements HandlerProvider {
     private static void tooLarge(HttpServerExchange e) {
         e.setPersistent(false);
         text(e, 413, "Payload Too Large");
+    }
+
+    /**
+     * The answer after {ms} milliseconds from a timer of the connection's own IO thread (XNIO's
+     * executeAfter), so that no thread waits; the dispatch on the same thread keeps the exchange
+     * open when the handler returns. Not digits → 404, over 10,000 → 400, both at once.
+     */
+    private void delay(HttpServerExchange ex) {
+        String ms = ex.getAttachment(PathTemplateMatch.ATTACHMENT_KEY).getParameters().get("ms");
+        if (ms == null || ms.isEmpty() || !ms.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            text(ex, 404, "Not Found");
+            return;
+        }
+        int wait = ms.length() > 5 ? DELAY_MAX_MS + 1 : Integer.parseInt(ms);
+        if (wait > DELAY_MAX_MS) {
+            text(ex, 400, "Bad Request");
+            return;
+        }
+        String body = Integer.toString(wait);
+        ex.dispatch(SameThreadExecutor.INSTANCE, () ->
+                ex.getIoThread().executeAfter(() -> text(ex, 200, body), wait, TimeUnit.MILLISECONDS));
     }
 
     /** JDBC blocks: run on Undertow's worker pool, not the IO thread. */

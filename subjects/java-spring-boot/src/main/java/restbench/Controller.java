@@ -6,9 +6,12 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.context.request.async.DeferredResult;
+import org.springframework.web.server.ResponseStatusException;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -19,11 +22,25 @@ import java.time.LocalDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 @RestController
 public class Controller {
     static final String USERS_SQL =
             "SELECT id, username, name, sex, address, mail, birthdate FROM \"user\" ORDER BY id";
+    static final int DELAY_MAX_MS = 10_000;
+
+    /**
+     * The timer of /delay: one daemon thread that only completes each wait's DeferredResult, so
+     * that a waiting request holds no Tomcat thread (Tomcat writes the answer on its own threads).
+     */
+    private static final ScheduledExecutorService TIMER = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "delay-timer");
+        t.setDaemon(true);
+        return t;
+    });
 
     private final List<Model.TodoItem> todos;
     private final HikariDataSource db;
@@ -53,6 +70,22 @@ public class Controller {
     @PostMapping(value = "/echo", produces = MediaType.APPLICATION_JSON_VALUE)
     public Model.Body echo(@RequestBody Model.Body body) {
         return body;
+    }
+
+    /**
+     * The answer after {ms} milliseconds, as Spring MVC's asynchronous requests do it: a
+     * DeferredResult that the timer completes. Not digits → no route (404); over 10,000 → 400 at once.
+     */
+    @GetMapping(value = "/delay/{ms:[0-9]+}", produces = MediaType.TEXT_PLAIN_VALUE)
+    public DeferredResult<String> delay(@PathVariable String ms) {
+        int wait = ms.length() > 5 ? DELAY_MAX_MS + 1 : Integer.parseInt(ms);
+        if (wait > DELAY_MAX_MS) {
+            throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "delay over " + DELAY_MAX_MS + " ms");
+        }
+        DeferredResult<String> result = new DeferredResult<>();
+        String body = Integer.toString(wait);
+        TIMER.schedule(() -> result.setResult(body), wait, TimeUnit.MILLISECONDS);
+        return result;
     }
 
     @GetMapping(value = "/users", produces = MediaType.APPLICATION_JSON_VALUE)
