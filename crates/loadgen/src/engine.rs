@@ -39,6 +39,38 @@ pub struct Progress {
 /// The status classes of [`Progress::status_classes`].
 pub const STATUS_CLASSES: usize = 6;
 
+/// How long the first connection may take: a server whose accept queue is still full of the
+/// previous load's connections (10,000 of them, for `delay`) drops SYNs, and the kernel
+/// retransmits one after 1 s and again after 3 s.
+const FIRST_CONNECT_PATIENCE: Duration = Duration::from_secs(5);
+
+/// The first connection, which tells whether the server is there: tried until
+/// `timeout` or [`FIRST_CONNECT_PATIENCE`], whichever is longer, since a refused or dropped
+/// connect to a busy server is not yet "not running".
+fn first_connection(endpoint: &Endpoint, timeout: Duration) -> Result<Socket, LoadError> {
+    let give_up = Instant::now() + timeout.max(FIRST_CONNECT_PATIENCE);
+    loop {
+        let left = give_up.saturating_duration_since(Instant::now());
+        match Socket::connect_blocking(endpoint, left.min(timeout).max(Duration::from_millis(1))) {
+            Ok(socket) => return Ok(socket),
+            Err(source) if Instant::now() + Duration::from_millis(50) >= give_up => {
+                return Err(LoadError::Unreachable {
+                    addr: endpoint.to_string(),
+                    source,
+                });
+            }
+            Err(source) if source.kind() == std::io::ErrorKind::ConnectionRefused => {
+                // Nothing listens: a refusal is an answer, so it is given at once.
+                return Err(LoadError::Unreachable {
+                    addr: endpoint.to_string(),
+                    source,
+                });
+            }
+            Err(_) => std::thread::sleep(Duration::from_millis(50)),
+        }
+    }
+}
+
 /// Runs one load and returns what it measured.
 ///
 /// Fails before sending anything when the spec is invalid or the server cannot be reached; once
@@ -56,12 +88,7 @@ pub fn run(
     };
     let tls = tls_client(spec)?;
     ensure_open_files(spec.connections, spec.effective_threads())?;
-    let first = Socket::connect_blocking(&endpoint, spec.timeout).map_err(|source| {
-        LoadError::Unreachable {
-            addr: endpoint.to_string(),
-            source,
-        }
-    })?;
+    let first = first_connection(&endpoint, spec.timeout)?;
 
     let h2 = if spec.http_version == HttpVersion::Http2 {
         let req = H2Request::encode(spec).map_err(|e| LoadError::InvalidSpec(e.0))?;

@@ -74,6 +74,11 @@ const MIN_TIMER_WAIT: Duration = Duration::from_micros(1);
 /// Connects made in a row before the loop looks at the deadline again: thousands of connects
 /// take a while, and a clock read per connect would cost more than the check is worth.
 const CONNECTS_PER_CLOCK_CHECK: u32 = 64;
+/// TCP connects a worker has in flight at most. Thousands of SYNs at once overflow a server's
+/// accept queue (Node's backlog is 511, tokio's 1024), and a dropped SYN costs its connection
+/// the kernel's first retransmit, a whole second; connects beyond this wait their turn, so that
+/// 10,000 connections open at the rate the server accepts them.
+const MAX_CONNECTING: u32 = 128;
 /// Bytes read from one connection per turn of the loop. A server that writes faster than we
 /// parse keeps its socket readable for ever; past this the connection waits for the next turn
 /// (on the still-readable list: its edge will not fire again), so the deadline, `--timeout` and
@@ -257,6 +262,8 @@ pub struct Worker {
     /// Permits held by connections still opening (one connection per request).
     reserved: u64,
     reconnects: BinaryHeap<Reverse<(Instant, usize)>>,
+    /// Connections whose TCP connect is in flight (at most [`MAX_CONNECTING`]).
+    connecting: u32,
     due: BinaryHeap<Reverse<(Instant, usize)>>,
     timer: Option<TimerFd>,
     timer_armed_for: Option<Instant>,
@@ -373,6 +380,7 @@ impl Worker {
             permits,
             reserved: 0,
             reconnects: BinaryHeap::new(),
+            connecting: 0,
             due: BinaryHeap::new(),
             timer,
             timer_armed_for: None,
@@ -469,7 +477,7 @@ impl Worker {
     fn open_due_connections(&mut self, now: Instant, stop: &AtomicBool) {
         let mut opened = 0u32;
         while let Some(&Reverse((at, idx))) = self.reconnects.peek() {
-            if at > now {
+            if at > now || self.connecting >= MAX_CONNECTING {
                 break;
             }
             self.reconnects.pop();
@@ -497,7 +505,10 @@ impl Worker {
         if !self.rec.measuring {
             wake = wake.min(self.cfg.measure_from);
         }
-        if let Some(&Reverse((at, _))) = self.reconnects.peek() {
+        // With connects at their cap, the next one waits for a connect to finish (an event).
+        if let Some(&Reverse((at, _))) = self.reconnects.peek()
+            && self.connecting < MAX_CONNECTING
+        {
             wake = wake.min(at);
         }
         wake.min(next_scan)

@@ -76,6 +76,7 @@ impl Worker {
         let c = &mut self.conns[idx];
         c.phase = Phase::Connecting;
         c.connect_started = now;
+        self.connecting += 1;
         Ok(())
     }
 
@@ -102,8 +103,17 @@ impl Worker {
         }
     }
 
+    /// A connection leaves its TCP connect (connected, failed or torn down): the next waiting
+    /// connect may start.
+    fn leave_connecting(&mut self, idx: usize) {
+        if self.conns[idx].phase == Phase::Connecting {
+            self.connecting -= 1;
+        }
+    }
+
     /// The socket is connected: the connection is open, or its TLS handshake starts.
     fn tcp_connected(&mut self, idx: usize, now: Instant) {
+        self.leave_connecting(idx);
         let c = &mut self.conns[idx];
         if let Some(s) = c.stream.as_ref() {
             s.socket().set_nodelay();
@@ -215,6 +225,7 @@ impl Worker {
     /// The caller has already counted what was lost; a connection that never opened has no
     /// request in flight and nothing left to write, so clearing those is a no-op for it.
     pub(super) fn tear_down(&mut self, idx: usize, now: Instant, when: Reconnect) {
+        self.leave_connecting(idx);
         self.release(idx);
         let c = &mut self.conns[idx];
         c.in_flight.clear();

