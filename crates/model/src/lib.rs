@@ -89,6 +89,6 @@ pub use vocabulary::names::UnknownName;
 pub use vocabulary::protocol::{PROTOCOL_ORDER, Protocol};
 pub use vocabulary::scenario::{SCENARIO_ORDER, Scenario};
 pub use vocabulary::workload::{
-    DELAY_CONNECTIONS, DELAY_MAX_MS, DELAY_MS, TFB_CACHED_COUNT, TFB_PIPELINE, TFB_QUERIES,
-    Workload,
+    DELAY_CONNECTIONS, DELAY_MAX_MS, DELAY_MS, DELAY_TIMER_SLACK_US, TFB_CACHED_COUNT,
+    TFB_PIPELINE, TFB_QUERIES, Workload,
 };

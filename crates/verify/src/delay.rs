@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use restbench_model::{DELAY_MAX_MS, DELAY_MS, Finding};
+use restbench_model::{DELAY_MAX_MS, DELAY_MS, DELAY_TIMER_SLACK_US, Finding};
 
 use super::answer::{TIMEOUT, envelope, snippet};
 use super::transport;
@@ -67,10 +67,11 @@ fn waits(to: Endpoint, ms: u32, f: &mut Vec<Finding>) -> bool {
     true
 }
 
-/// An answer in less than the wait it was asked for fails: the server cannot have waited.
+/// An answer in less than the wait it was asked for (less a timer's slack) fails: the server
+/// cannot have waited.
 fn judge_wait(path: &str, ms: u32, took: Duration) -> Finding {
     let asked = Duration::from_millis(u64::from(ms));
-    if took >= asked {
+    if took + Duration::from_micros(DELAY_TIMER_SLACK_US) >= asked {
         Finding::pass(
             "wait",
             format!("GET {path} answered after {} ms", took.as_millis()),

@@ -57,6 +57,11 @@ pub const TFB_CACHED_COUNT: u32 = 100;
 /// The wait `delay` asks for under load, in milliseconds: HttpArena's slow handler waits 10 ms.
 pub const DELAY_MS: u32 = 10;
 
+/// How much sooner than its wait a `delay` answer may come, in µs: timers fire on a clock of
+/// whole milliseconds read once per turn of an event loop (libuv's `uv_now`), so a 10 ms wait
+/// can end a fraction of a millisecond early without the server skipping it.
+pub const DELAY_TIMER_SLACK_US: u64 = 1_000;
+
 /// The longest wait a subject grants `GET /delay/{ms}`: a longer one is refused (400 or 404), so
 /// that nobody can hold a server's connections for as long as they like.
 pub const DELAY_MAX_MS: u32 = 10_000;

@@ -36,8 +36,10 @@ fn run_holds_ten_thousand_waiting_connections_and_every_answer_waits() {
         assert_eq!(c["connections"], 10_000, "{who} held the workload's count");
         assert!(c["requests"].as_u64().unwrap() > 10_000, "{who}: {c}");
         let min = c["latency_us"]["min"].as_u64().unwrap();
+        // Less a timer's slack: libuv's timers start from the loop's cached clock (node-http
+        // answered a 10 ms wait after 9.77 ms).
         assert!(
-            min >= 9_900,
+            min >= 9_000,
             "{who}: an answer after {min} µs, before its wait"
         );
         let flags: Vec<&str> = c["flags"]
