@@ -558,7 +558,7 @@ mod tests {
         assert!(!answered_early("delay", 10_050, 100));
         assert!(
             !answered_early("delay", 9_950, 100),
-            "within a bucket of the wait"
+            "within the timer's slack"
         );
         assert!(
             !answered_early("delay", 0, 0),

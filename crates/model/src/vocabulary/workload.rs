@@ -245,6 +245,9 @@ mod tests {
         assert!(!Workload::Json.needs_database() && Workload::Fortunes.needs_database());
         assert!(Workload::CachedQueries.is_tfb() && !Workload::Plaintext.is_tfb());
         assert!(!Workload::Delay.is_tfb() && !Workload::Delay.needs_database());
+        // The path is a literal (`path` is `&'static str`): it must ask for the wait the load
+        // and the early-answer flag are judged by.
+        assert_eq!(Workload::Delay.path(), format!("/delay/{DELAY_MS}"));
         assert_eq!(Workload::Delay.connections_under(64), DELAY_CONNECTIONS);
         assert_eq!(Workload::Delay.connections_under(20_000), 20_000);
         assert_eq!(Workload::Json.connections_under(64), 64);
