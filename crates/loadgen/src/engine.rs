@@ -9,6 +9,7 @@ use crate::live::LiveLatency;
 use crate::outcome::LoadOutcome;
 use crate::transport::tls;
 use crate::transport::{Endpoint, Socket};
+use crate::worker::Rotation;
 use crate::worker::{Ramp, Schedule, ScriptConfig, ThreadReport, TlsClient, Worker, WorkerConfig};
 use crate::{HttpVersion, LoadError, LoadSpec, StopAt, request};
 
@@ -98,7 +99,18 @@ pub fn run(
     };
     let one = request::encode(spec);
     let pipeline = spec.in_flight_per_connection() as usize;
-    let requests: Arc<[u8]> = one.repeat(pipeline).into();
+    // A path mix's requests lie back to back in one buffer; each connection writes one range.
+    let (requests, rotation): (Arc<[u8]>, _) = match &spec.path_mix {
+        Some(mix) => {
+            let (bytes, ranges) = request::encode_mix(spec, &mix.paths);
+            let rotation = Rotation {
+                ranges,
+                order: mix.order.clone(),
+            };
+            (bytes.into(), Some(Arc::new(rotation)))
+        }
+        None => (one.repeat(pipeline).into(), None),
+    };
     let threads = spec.effective_threads() as usize;
     let connections = spec.connections as usize;
     let start = Instant::now();
@@ -124,6 +136,7 @@ pub fn run(
             endpoint: endpoint.clone(),
             tls: tls.clone(),
             requests: requests.clone(),
+            rotation: rotation.clone(),
             h2: h2.clone(),
             request_len: one.len(),
             pipeline,

@@ -56,7 +56,7 @@ pub use live::LiveLatency;
 pub use outcome::LoadOutcome;
 pub use spec::{
     HttpVersion, LoadSpec, MAX_BODY, MAX_CONNECTIONS, MAX_H2_BODY, MAX_PIPELINE, MAX_THREADS,
-    RATE_RANGE, StopAt,
+    PathMix, RATE_RANGE, StopAt,
 };
 pub use target::Target;
 pub use transport::tls::TlsSettings;

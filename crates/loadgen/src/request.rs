@@ -23,6 +23,27 @@ pub fn head(spec: &LoadSpec) -> Vec<u8> {
     out
 }
 
+/// Each of `paths` as [`encode`] encodes the spec's request with that path, back to back in one
+/// buffer, with each request's range in it.
+pub fn encode_mix(spec: &LoadSpec, paths: &[String]) -> (Vec<u8>, Vec<(usize, usize)>) {
+    let mut out = Vec::new();
+    let mut ranges = Vec::with_capacity(paths.len());
+    for path in paths {
+        let from = out.len();
+        head_into(
+            &mut out,
+            spec,
+            &spec.method,
+            path,
+            &spec.headers,
+            spec.body.len(),
+        );
+        out.extend_from_slice(&spec.body);
+        ranges.push((from, out.len()));
+    }
+    (out, ranges)
+}
+
 /// A script's request as it goes on the wire, encoded as [`encode`] encodes `spec`'s own, into
 /// `out` (cleared first, its allocation reused).
 pub fn encode_parts(spec: &LoadSpec, parts: &crate::script::RequestParts, out: &mut Vec<u8>) {
@@ -89,6 +110,17 @@ mod tests {
             text,
             "POST /echo HTTP/1.1\r\nHost: 127.0.0.1:3000\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
         );
+    }
+
+    #[test]
+    fn a_mix_encodes_each_path_in_its_own_range() {
+        let spec = LoadSpec::get(Target::parse("http://127.0.0.1:3000/a").unwrap());
+        let (bytes, ranges) = encode_mix(&spec, &["/static/x".into(), "/y".into()]);
+        assert_eq!(ranges.len(), 2);
+        assert_eq!(ranges[0].1, ranges[1].0);
+        let second = std::str::from_utf8(&bytes[ranges[1].0..ranges[1].1]).unwrap();
+        assert_eq!(second, "GET /y HTTP/1.1\r\nHost: 127.0.0.1:3000\r\n\r\n");
+        assert!(bytes.starts_with(b"GET /static/x HTTP/1.1\r\n"));
     }
 
     #[test]

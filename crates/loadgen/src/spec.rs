@@ -65,6 +65,51 @@ fn is_tchar(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
+/// Paths drawn in turn instead of the target's one, for a load of several files (`static`):
+/// each connection walks `order` (indices into `paths`) from its own offset, so the mix is the
+/// same in every run and the connections do not ask for the same file at once. HTTP/1.x only:
+/// the HTTP/2 request is one pre-encoded shape (its HPACK table assumes it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathMix {
+    pub paths: Vec<String>,
+    pub order: Vec<u16>,
+}
+
+/// The most paths of a [`PathMix`], and the longest order.
+pub const MAX_MIX_PATHS: usize = 1024;
+pub const MAX_MIX_ORDER: usize = 1 << 20;
+
+impl PathMix {
+    fn validate(&self) -> Result<(), LoadError> {
+        let bad = |m: String| Err(LoadError::InvalidSpec(m));
+        if self.paths.is_empty() || self.paths.len() > MAX_MIX_PATHS {
+            return bad(format!("a path mix needs 1 to {MAX_MIX_PATHS} paths"));
+        }
+        if self.order.is_empty() || self.order.len() > MAX_MIX_ORDER {
+            return bad(format!(
+                "a path mix's order needs 1 to {MAX_MIX_ORDER} draws"
+            ));
+        }
+        if let Some(p) = self
+            .paths
+            .iter()
+            .find(|p| !p.starts_with('/') || p.bytes().any(|b| b <= b' ' || b == 0x7f))
+        {
+            return bad(format!(
+                "path {p:?} of the mix must start with / and hold no space or control byte"
+            ));
+        }
+        if self
+            .order
+            .iter()
+            .any(|&i| usize::from(i) >= self.paths.len())
+        {
+            return bad("a path mix's order names a path it does not have".into());
+        }
+        Ok(())
+    }
+}
+
 /// When a run ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopAt {
@@ -125,6 +170,8 @@ pub struct LoadSpec {
     /// Close each connection after this many answers and open a new one (HttpArena's
     /// limited-conn); `None` keeps connections for the whole run.
     pub requests_per_connection: Option<u32>,
+    /// Paths asked for in turn instead of the target's ([`PathMix`]).
+    pub path_mix: Option<Arc<PathMix>>,
 }
 
 impl LoadSpec {
@@ -152,6 +199,7 @@ impl LoadSpec {
             rate_end: None,
             deadline: None,
             requests_per_connection: None,
+            path_mix: None,
         }
     }
 
@@ -188,6 +236,15 @@ impl LoadSpec {
             return bad("--pipeline needs keep-alive HTTP/1.1 (drop --no-keepalive / --http1.0)");
         }
         let http2 = self.http_version == HttpVersion::Http2;
+        if let Some(mix) = &self.path_mix {
+            mix.validate()?;
+            if http2 || self.pipeline > 1 || self.script.is_some() {
+                return bad(
+                    "a path mix is HTTP/1.x, one request in flight per connection, without a \
+                     script (drop --http2, --pipeline or --script)",
+                );
+            }
+        }
         if let Some(n) = self.requests_per_connection {
             if n == 0 {
                 return bad("--requests-per-connection must be at least 1");

@@ -91,8 +91,10 @@ pub struct WorkerConfig {
     /// Over TLS: the shared client configuration (its session cache resumes on reconnect) and
     /// the name the certificate must carry.
     pub tls: Option<TlsClient>,
-    /// `pipeline` copies of the encoded request, back to back.
+    /// `pipeline` copies of the encoded request, back to back; with a path mix, each path's
+    /// request once, at the ranges of `rotation`.
     pub requests: Arc<[u8]>,
+    pub rotation: Option<Arc<Rotation>>,
     /// HTTP/2: the request as frames; `pipeline` is then the streams per connection.
     pub h2: Option<Arc<H2Request>>,
     pub request_len: usize,
@@ -119,6 +121,23 @@ pub struct WorkerConfig {
     pub preconnected: Option<Socket>,
     /// A wrk script run per request, and this thread's index among the run's threads.
     pub script: Option<ScriptConfig>,
+}
+
+/// A path mix on the wire: each path's request as a range of [`WorkerConfig::requests`], and the
+/// order they are drawn in.
+#[derive(Debug)]
+pub struct Rotation {
+    pub ranges: Vec<(usize, usize)>,
+    pub order: Vec<u16>,
+}
+
+impl Rotation {
+    /// The range to write for a connection at `at` in the order, and the position after it.
+    #[inline]
+    fn next(&self, at: usize) -> ((usize, usize), usize) {
+        let at = at % self.order.len();
+        (self.ranges[usize::from(self.order[at])], at + 1)
+    }
 }
 
 /// Over TLS, what each new connection's handshake needs.
@@ -241,6 +260,8 @@ struct Conn {
     scripted: Vec<u8>,
     /// With a script that reads answers: the bytes of the answer being read.
     captured: Vec<u8>,
+    /// With a path mix: this connection's position in its order.
+    mix_at: usize,
 }
 
 impl Conn {
@@ -346,6 +367,9 @@ impl Worker {
                 }),
                 scripted: Vec::new(),
                 captured: Vec::new(),
+                // Spread over the order by a prime stride, so that neighbours ask for
+                // different files at the same moment.
+                mix_at: (cfg.first_connection + i).wrapping_mul(7919),
             });
         }
         let timer = if cfg.schedule.is_some() {

@@ -88,7 +88,10 @@ pub use vocabulary::flag::{Flag, Severity};
 pub use vocabulary::names::UnknownName;
 pub use vocabulary::protocol::{PROTOCOL_ORDER, Protocol};
 pub use vocabulary::scenario::{SCENARIO_ORDER, Scenario};
+pub use vocabulary::static_files::{
+    STATIC_MTIME_EPOCH, STATIC_TREE_VERSION, StaticFile, download_bytes, pseudo_random_bytes,
+};
 pub use vocabulary::workload::{
-    DELAY_CONNECTIONS, DELAY_MAX_MS, DELAY_MS, DELAY_TIMER_SLACK_US, TFB_CACHED_COUNT,
-    TFB_PIPELINE, TFB_QUERIES, Workload,
+    BODY_BYTES, DELAY_CONNECTIONS, DELAY_MAX_MS, DELAY_MS, DELAY_TIMER_SLACK_US,
+    DOWNLOAD_MAX_BYTES, JSON_GZIP_ACCEPT, TFB_CACHED_COUNT, TFB_PIPELINE, TFB_QUERIES, Workload,
 };

@@ -4,6 +4,45 @@
 use restbench_model::documents::comparison::CellKey;
 use restbench_model::{Cell, CellStatus};
 
+/// Workloads whose answers' size is a figure of its own: HttpArena scores compressed JSON by its
+/// bytes per answer, and a static or download cell's rate means little without what it moved.
+const SIZED_WORKLOADS: [&str; 3] = ["json-gzip", "static", "download"];
+
+/// The sentence under a sized workload's table: each ok cell's bytes per answer, smallest first
+/// (`None` for other workloads, or when no cell has the figure).
+pub fn bytes_per_answer_line(workload: &str, cells: &[&Cell]) -> Option<String> {
+    if !SIZED_WORKLOADS.contains(&workload) {
+        return None;
+    }
+    let labels = cell_labels(cells);
+    let mut sized: Vec<(f64, String)> = cells
+        .iter()
+        .zip(labels)
+        .filter(|(c, _)| c.status == CellStatus::Ok)
+        .filter_map(|(c, l)| {
+            let scenario = if cells.iter().any(|o| o.scenario != c.scenario) {
+                format!(" {}", c.scenario)
+            } else {
+                String::new()
+            };
+            c.bytes_per_answer
+                .map(|b| (b, format!("{}{scenario}", l.label)))
+        })
+        .collect();
+    if sized.is_empty() {
+        return None;
+    }
+    sized.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let list: Vec<String> = sized
+        .iter()
+        .map(|(b, l)| format!("{l} {}", crate::units::thousands(b.round())))
+        .collect();
+    Some(format!(
+        "Bytes per answer, head and body as read, smallest first: {}.",
+        list.join(", ")
+    ))
+}
+
 /// How a cell is named in tables and charts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CellLabel {
@@ -207,6 +246,36 @@ pub fn open_loop_only(c: &Cell) -> bool {
 mod tests {
     use super::*;
     use restbench_model::{CellSubject, RestartSpread, Scenario, Workload};
+
+    #[test]
+    fn bytes_per_answer_are_listed_for_sized_workloads_only_smallest_first() {
+        let mut a = Cell::new(
+            &CellSubject::named("a"),
+            Workload::JsonGzip,
+            Scenario::OneCpu,
+        );
+        let mut b = Cell::new(
+            &CellSubject::named("b"),
+            Workload::JsonGzip,
+            Scenario::OneCpu,
+        );
+        let failed = Cell::new(
+            &CellSubject::named("c"),
+            Workload::JsonGzip,
+            Scenario::OneCpu,
+        );
+        assert_eq!(bytes_per_answer_line("json-gzip", &[&a, &b]), None);
+        a.bytes_per_answer = Some(1234.4);
+        b.bytes_per_answer = Some(312.0);
+        let mut failed = failed;
+        failed.status = CellStatus::Failed;
+        failed.bytes_per_answer = Some(1.0);
+        assert_eq!(
+            bytes_per_answer_line("json-gzip", &[&a, &b, &failed]).as_deref(),
+            Some("Bytes per answer, head and body as read, smallest first: b 312, a 1,234.")
+        );
+        assert_eq!(bytes_per_answer_line("todo", &[&a, &b]), None);
+    }
 
     #[test]
     fn restarts_and_database_place_are_read_from_the_cells() {

@@ -323,9 +323,59 @@ fn read_response<S: Source>(source: &mut S, limits: Limits) -> Result<Response, 
         source,
         buf: Vec::new(),
     };
+    read_one(&mut input, limits)
+}
+
+/// The most bytes [`exchange_trailing`] keeps of what follows an answer.
+const TRAILING_LIMIT: usize = 64 * 1024;
+/// How long [`exchange_trailing`] waits for what follows an answer, or for the close.
+const TRAILING_WAIT: Duration = Duration::from_millis(300);
+
+/// [`exchange`], and then whatever the server sends after the answer before it closes the
+/// connection (at most [`TRAILING_LIMIT`] bytes, for at most [`TRAILING_WAIT`]): where a 304
+/// that carries a body shows, since a client must read a 304 as ending at its head.
+pub fn exchange_trailing(
+    addr: SocketAddr,
+    raw: &[u8],
+    timeout: Duration,
+) -> Result<(Response, Vec<u8>), HttpError> {
+    let mut stream =
+        TcpStream::connect_timeout(&addr, timeout).map_err(|source| HttpError::Connect {
+            addr,
+            reason: source,
+        })?;
+    write_all(&mut stream, raw, Instant::now() + timeout, timeout)?;
+    let mut conn = Conn {
+        stream,
+        deadline: Instant::now() + timeout,
+        timeout,
+    };
+    let mut input = Input {
+        source: &mut conn,
+        buf: Vec::new(),
+    };
+    let response = read_one(&mut input, Limits::DEFAULT)?;
+    let mut trailing = std::mem::take(&mut input.buf);
+    conn.deadline = Instant::now() + TRAILING_WAIT;
+    let mut chunk = [0u8; READ_SIZE];
+    while trailing.len() < TRAILING_LIMIT {
+        if conn.before_read().is_err() {
+            break;
+        }
+        match conn.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => trailing.extend_from_slice(&chunk[..n]),
+        }
+    }
+    trailing.truncate(TRAILING_LIMIT);
+    Ok((response, trailing))
+}
+
+/// One final answer from `input`, interim answers skipped.
+fn read_one<S: Source>(input: &mut Input<'_, S>, limits: Limits) -> Result<Response, HttpError> {
     let mut interim = 0;
     loop {
-        let head_end = read_head(&mut input, limits)?;
+        let head_end = read_head(input, limits)?;
         let (status, headers) = parse_head(&input.buf[..head_end])?;
         input.buf.drain(..head_end + 4);
         if (100..200).contains(&status) {
@@ -337,7 +387,7 @@ fn read_response<S: Source>(source: &mut S, limits: Limits) -> Result<Response, 
             }
             continue;
         }
-        let (body, framing) = read_body(&mut input, status, &headers, limits)?;
+        let (body, framing) = read_body(input, status, &headers, limits)?;
         return Ok(Response {
             status,
             headers,

@@ -12,8 +12,11 @@
 //! `single_query` (`db`), `queries`, [`fortune_page`] and `fortunes`, `updates` and
 //! `cached_queries`, with `tfb` for the rules they share (Server and Date, the Date changing,
 //! Content-Type by type, World rows, the query clamps); statements are counted on the database
-//! side, by `pg_stat_statements`. HttpArena's slow handler has `delay` (the answer after its
-//! wait, waits that overlap). [`conformance`] checks how a server reads HTTP/1.1
+//! side, by `pg_stat_statements`. HttpArena's profiles have one each: `delay` (the answer after
+//! its wait, waits that overlap), `static_files` (`static`: every byte of every file, its
+//! validators and 304s, nothing outside the tree), `json_gzip` (compressed only when asked, with
+//! `Vary`, decoded within a bound), `upload` (the length and CRC-32 of what was read, a chunked
+//! body too) and `download` (n bytes of `i mod 256`). [`conformance`] checks how a server reads HTTP/1.1
 //! rather than what it answers.
 //!
 //! Both talk to the server through this crate's own blocking clients, never the load engine's
@@ -32,21 +35,25 @@ mod cached_queries;
 pub mod conformance;
 pub mod dates;
 mod delay;
+mod download;
 mod echo;
 pub mod fortune_page;
 mod fortunes;
 pub mod h2c;
 pub mod http;
 mod json;
+mod json_gzip;
 pub mod payloads;
 mod plaintext;
 mod queries;
 pub mod requests;
 mod single_query;
+mod static_files;
 pub mod tfb;
 mod todo;
 mod transport;
 mod updates;
+mod upload;
 mod users;
 
 use std::net::SocketAddr;
@@ -127,6 +134,10 @@ pub fn workload_deferring(
         Workload::Echo => echo::check(to),
         Workload::Json => json::check(to, dates),
         Workload::Delay => delay::check(to),
+        Workload::Static => static_files::check(to),
+        Workload::JsonGzip => json_gzip::check(to),
+        Workload::Upload => upload::check(to),
+        Workload::Download => download::check(to),
         w => match db {
             Some(db) => database_workload(to, w, db, dates),
             None => vec![Finding::fail(

@@ -1,7 +1,7 @@
 //! `todo`: GET /rest/todo answers the 8 todo items of seed b, with a `createdAt` fixed at
 //! server start.
 
-use crate::http::Endpoint;
+use crate::http::{Endpoint, Response};
 use restbench_model::{Finding, Workload};
 use serde_json::Value;
 
@@ -17,28 +17,37 @@ pub fn check(to: Endpoint) -> Vec<Finding> {
     if !envelope(&first, "GET /rest/todo", "application/json", &mut f) {
         return f;
     }
-    let Some(items) = parse_json(&first, &mut f) else {
+    let Some(created) = document(&first, &mut f) else {
         return f;
     };
+    f.extend(created_at_fixed(to, &created));
+    f
+}
+
+/// The body of an answer as todo's document: 8 items with the seed's titles, in order, each with
+/// a `createdAt` (returned, as far as the items had one). `None` when it is no list of 8 objects
+/// (the findings say why).
+pub(super) fn document(r: &Response, f: &mut Vec<Finding>) -> Option<Vec<String>> {
+    let items = parse_json(r, f)?;
     let Some(items) = items.as_array() else {
         f.push(Finding::fail("body", "the answer is not a JSON array"));
-        return f;
+        return None;
     };
     if items.len() != TODO_TITLES.len() {
         f.push(Finding::fail(
             "body",
             format!("{} items, expected 8", items.len()),
         ));
-        return f;
+        return None;
     }
     let mut ok = true;
     let mut created = Vec::new();
     for (i, (item, title)) in items.iter().zip(TODO_TITLES).enumerate() {
         let Some(obj) = item.as_object() else {
             f.push(Finding::fail("body", format!("item {i} is not an object")));
-            return f;
+            return None;
         };
-        ok &= check_item(i, obj, title, &mut f, &mut created);
+        ok &= check_item(i, obj, title, f, &mut created);
     }
     if ok {
         f.push(Finding::pass(
@@ -46,8 +55,7 @@ pub fn check(to: Endpoint) -> Vec<Finding> {
             "8 todo items with the seed's titles, in order",
         ));
     }
-    f.extend(created_at_fixed(to, &created));
-    f
+    Some(created)
 }
 
 /// One item against its title: the title, a `createdAt` timestamp (kept in `created`), no

@@ -641,6 +641,13 @@ pub(crate) fn place(
     if let Some(e) = &provision.problem {
         warnings.push(format!("users cells will fail: {}", chain(e)));
     }
+    for w in &plan.workloads {
+        for p in &plan.protocols {
+            if let Some(why) = w.unloadable_over(*p) {
+                warnings.push(format!("{w} has no {p} cells: {why}"));
+            }
+        }
+    }
     if let Some(server) = remote.and_then(|r| r.server_host.as_ref())
         && needs_db
         && let Some(url) = provision.url.as_deref().filter(|u| names_loopback(u))

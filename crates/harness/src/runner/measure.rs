@@ -75,6 +75,10 @@ pub(crate) fn cell_spec(cell: &CellRun) -> Result<LoadSpec, HarnessError> {
     spec.pipeline = w.pipeline_under(plan.shape.pipeline);
     // A slow handler is loaded with thousands of waiting connections, whatever the run's count.
     spec.connections = w.connections_under(spec.connections);
+    // Static files are asked for in the tree's seeded mix, not one path.
+    if w.rotates() {
+        spec.path_mix = Some(std::sync::Arc::new(requests::path_mix(w)));
+    }
     if protocol == Protocol::H2c {
         spec.http_version = HttpVersion::Http2;
         spec.max_streams = spec.pipeline.max(1);

@@ -221,6 +221,8 @@ impl RunPlan {
             .copied()
             .filter(|w| subject.supports(*w))
             .flat_map(|w| protocols.iter().map(move |p| (w, *p)))
+            // The planner's warnings say which workload cannot go over which protocol, and why.
+            .filter(|(w, p)| w.unloadable_over(*p).is_none())
             .collect()
     }
 

@@ -47,6 +47,7 @@ pub fn fill_cell(
     cell.errors = t.errors;
     cell.requests = t.requests;
     cell.bytes_per_s = stats::median(&t.bytes_per_s);
+    cell.bytes_per_answer = (t.requests > 0).then(|| t.bytes as f64 / t.requests as f64);
     cell.server = t.server_usage(limit);
     cell.placement = limit.clone();
     cell.restarts = RestartSpread::of(&t.rps, &t.processes);
@@ -231,6 +232,7 @@ struct Totals {
     errors: ErrorCounts,
     rps: Vec<f64>,
     requests: u64,
+    bytes: u64,
     bytes_per_s: Vec<f64>,
     server_cpu: f64,
     server_time: f64,
@@ -253,6 +255,7 @@ impl Totals {
             errors: ErrorCounts::default(),
             rps: Vec::new(),
             requests: 0,
+            bytes: 0,
             bytes_per_s: Vec::new(),
             server_cpu: 0.0,
             server_time: 0.0,
@@ -292,6 +295,7 @@ impl Totals {
             t.errors += e;
             t.rps.push(outcome.rps());
             t.requests += outcome.answered;
+            t.bytes += outcome.bytes;
             t.bytes_per_s
                 .push(outcome.bytes as f64 / outcome.duration.as_secs_f64().max(1e-9));
             t.server_cpu += sample.cpu.as_secs_f64();

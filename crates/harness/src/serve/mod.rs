@@ -7,12 +7,14 @@
 //! - [`location`]: where a run's servers run ([`ServerLocation`]: here, or over ssh).
 //! - [`remote_server`]: the server host: the subject copied, built and started there over ssh.
 //! - [`agent`]: the other end of [`remote_server`] (`restbench agent`): prepare, serve, sample.
+//! - [`static_tree`]: the `static` workload's files on disk, given to every server as `STATIC_DIR`.
 
 pub mod agent;
 pub mod limits;
 pub mod location;
 pub mod remote_server;
 pub mod start;
+pub mod static_tree;
 
 pub use limits::{limit_held, scenario_limit};
 pub use location::ServerLocation;

@@ -88,6 +88,8 @@ pub fn start_subject(
     let ip = options.address.unwrap_or(IpAddr::V4(Ipv4Addr::LOCALHOST));
     env.insert("HOST".into(), ip.to_string());
     env.insert("RESTBENCH_SCENARIO".into(), scenario.name().into());
+    let tree = super::static_tree::ensure(options.cache)?;
+    env.insert("STATIC_DIR".into(), tree.display().to_string());
     let pool = (options.db_pool_total / processes).max(1);
     env.insert("DB_POOL_SIZE".into(), pool.to_string());
     shown.insert("DB_POOL_SIZE".into(), pool.to_string());

@@ -1,5 +1,6 @@
 //! The harness's integration tests, one binary (it links once, as ripgrep's do): a module per
-//! file (`tfb_faults`: TechEmpower's test types against a server with one fault at a time), what
+//! file (`tfb_faults`: TechEmpower's test types against a server with one fault at a time;
+//! `verifier_bodies`: HttpArena's static, json-gzip, upload and download the same way), what
 //! they share in `support` and in `restbench-testkit`. The slow ones (real subjects,
 //! PostgreSQL, package registries) are `#[ignore]`d with their reason.
 
@@ -17,5 +18,6 @@ mod subject_copies;
 mod support;
 mod tfb_faults;
 mod verifier;
+mod verifier_bodies;
 mod verifier_h2c;
 mod versions;

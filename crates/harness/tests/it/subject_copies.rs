@@ -41,6 +41,7 @@ const GROUPS: &[(&str, Part, &[&str])] = &[
     ("Go handlers, payload types and pool", Marked, &["go-nethttp/main.go", "go-chi/main.go", "go-gorilla/main.go"]),
     ("Go TechEmpower types over net/http handlers", Whole, &["go-nethttp/tfb.go", "go-chi/tfb.go", "go-gorilla/tfb.go", "go-nethttp-dynamic/tfb.go"]),
     ("Go fortunes template", Whole, &["go-nethttp/templates/fortunes.html", "go-chi/templates/fortunes.html", "go-gorilla/templates/fortunes.html", "go-nethttp-dynamic/templates/fortunes.html", "go-easyjson/templates/fortunes.html", "go-fasthttp/templates/fortunes.html"]),
+    ("Go gzip wrapper for net/http", Whole, &["go-nethttp/gzip.go", "go-nethttp-dynamic/gzip.go", "go-easyjson/gzip.go"]),
     ("Go easyjson payload types", Whole, &["go-easyjson/model/model.go", "go-fasthttp/model/model.go"]),
     ("uvicorn ASGI application", Whole, &["python-uvicorn/app.py", "python-uvicorn-uvloop/app.py"]),
     ("uvicorn request-head limit", Whole, &["python-uvicorn/h1limit.py", "python-uvicorn-uvloop/h1limit.py"]),

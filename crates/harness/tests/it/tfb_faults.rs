@@ -38,6 +38,15 @@ const TFB: [Workload; 6] = [
     Workload::CachedQueries,
 ];
 
+/// HttpArena's profiles as restbench serves them: every subject serves each or says why not.
+const HTTPARENA: [Workload; 5] = [
+    Workload::Delay,
+    Workload::Static,
+    Workload::JsonGzip,
+    Workload::Upload,
+    Workload::Download,
+];
+
 /// What the server gets wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Fault {
@@ -418,8 +427,8 @@ fn a_groups_date_checks_wait_one_gap_together_and_keep_each_servers_verdict() {
 
 #[test]
 #[ignore = "slow: builds the Rust subjects and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
-fn the_rust_subjects_pass_every_techempower_type() {
-    pass_every_techempower_type(
+fn the_rust_subjects_pass_techempowers_types_and_httparenas_profiles() {
+    pass_techempower_and_httparena(
         module_path!(),
         &[
             "rust-hyper",
@@ -433,8 +442,8 @@ fn the_rust_subjects_pass_every_techempower_type() {
 
 #[test]
 #[ignore = "slow: builds the Go subjects (needs go) and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
-fn the_go_subjects_pass_every_techempower_type() {
-    pass_every_techempower_type(
+fn the_go_subjects_pass_techempowers_types_and_httparenas_profiles() {
+    pass_techempower_and_httparena(
         module_path!(),
         &[
             "go-nethttp",
@@ -449,20 +458,20 @@ fn the_go_subjects_pass_every_techempower_type() {
 
 #[test]
 #[ignore = "slow: builds java-spring-boot (needs java and mvn) and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
-fn java_spring_boot_passes_every_techempower_type() {
-    pass_every_techempower_type(module_path!(), &["java-spring-boot"]);
+fn java_spring_boot_passes_techempowers_types_and_httparenas_profiles() {
+    pass_techempower_and_httparena(module_path!(), &["java-spring-boot"]);
 }
 
 #[test]
 #[ignore = "slow: builds java-light4j (needs java and mvn) and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
-fn java_light4j_passes_every_techempower_type() {
-    pass_every_techempower_type(module_path!(), &["java-light4j"]);
+fn java_light4j_passes_techempowers_types_and_httparenas_profiles() {
+    pass_techempower_and_httparena(module_path!(), &["java-light4j"]);
 }
 
 #[test]
 #[ignore = "slow: builds the Node subjects (needs node and npm) and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
-fn the_node_subjects_pass_every_techempower_type() {
-    pass_every_techempower_type(
+fn the_node_subjects_pass_techempowers_types_and_httparenas_profiles() {
+    pass_techempower_and_httparena(
         module_path!(),
         &[
             "node-http",
@@ -477,8 +486,8 @@ fn the_node_subjects_pass_every_techempower_type() {
 
 #[test]
 #[ignore = "slow: builds the Python subjects (needs python3 with venv, pip reaching PyPI) and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
-fn the_python_subjects_pass_every_techempower_type() {
-    pass_every_techempower_type(
+fn the_python_subjects_pass_techempowers_types_and_httparenas_profiles() {
+    pass_techempower_and_httparena(
         module_path!(),
         &[
             "python-uvicorn",
@@ -493,19 +502,20 @@ fn the_python_subjects_pass_every_techempower_type() {
 
 #[test]
 #[ignore = "slow: builds haskell-warp (needs ghc and Debian's libghc packages) and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
-fn haskell_warp_passes_every_techempower_type() {
-    pass_every_techempower_type(module_path!(), &["haskell-warp"]);
+fn haskell_warp_passes_techempowers_types_and_httparenas_profiles() {
+    pass_techempower_and_httparena(module_path!(), &["haskell-warp"]);
 }
 
 #[test]
 #[ignore = "slow: builds java-jersey-grizzly (needs java and mvn) and starts PostgreSQL; cargo test -- --include-ignored runs it (CI does)"]
-fn java_jersey_grizzly_passes_every_techempower_type() {
-    pass_every_techempower_type(module_path!(), &["java-jersey-grizzly"]);
+fn java_jersey_grizzly_passes_techempowers_types_and_httparenas_profiles() {
+    pass_techempower_and_httparena(module_path!(), &["java-jersey-grizzly"]);
 }
 
 /// Builds each subject as `restbench verify` does, starts it single-threaded on a fresh
-/// cluster, and asserts that it declares and passes every TechEmpower type.
-fn pass_every_techempower_type(module: &'static str, ids: &[&str]) {
+/// cluster, and asserts that it declares and passes every TechEmpower type, and every HttpArena
+/// profile it does not say (in `[unserved]`) why it leaves out.
+fn pass_techempower_and_httparena(module: &'static str, ids: &[&str]) {
     let _turn = turn::take(module);
     let logs = tempfile::tempdir().unwrap();
     let cluster = Cluster::start(None, logs.path()).unwrap();
@@ -533,6 +543,17 @@ fn pass_every_techempower_type(module: &'static str, ids: &[&str]) {
         let mut server = start_subject(&subject, Scenario::SingleThread, &options, None)
             .unwrap_or_else(|e| panic!("{e}"));
         for w in TFB {
+            let f = check(server.addr, w, &db);
+            assert!(verify::passed(&f), "{id} {w}: {:?}", failed_checks(&f));
+        }
+        for w in HTTPARENA {
+            if !subject.supports(w) {
+                assert!(
+                    subject.unserved.contains_key(&w),
+                    "{id} neither serves {w} nor says why in [unserved]"
+                );
+                continue;
+            }
             let f = check(server.addr, w, &db);
             assert!(verify::passed(&f), "{id} {w}: {:?}", failed_checks(&f));
         }

@@ -88,10 +88,19 @@ impl Worker {
                 h.push_requests(k, req);
                 c.write_end = h.out.len();
             }
-            _ => {
-                c.write_at = 0;
-                c.write_end = k * self.cfg.request_len;
-            }
+            _ => match &self.cfg.rotation {
+                // A path mix: one request in flight (the spec checks it), its own range.
+                Some(rotation) => {
+                    let ((from, to), next) = rotation.next(c.mix_at);
+                    c.mix_at = next;
+                    c.write_at = from;
+                    c.write_end = to;
+                }
+                None => {
+                    c.write_at = 0;
+                    c.write_end = k * self.cfg.request_len;
+                }
+            },
         }
         self.in_flight += k as u64;
         if let Some(p) = self.permits.as_mut()

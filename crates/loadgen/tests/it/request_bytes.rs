@@ -13,7 +13,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::support::run;
-use restbench_loadgen::{HttpVersion, LoadSpec, StopAt, Target};
+use restbench_loadgen::{HttpVersion, LoadSpec, PathMix, StopAt, Target};
 use restbench_testkit::turn;
 
 /// One request as the checker parsed it from the captured bytes.
@@ -410,6 +410,68 @@ fn requests_per_connection_closes_each_connection_after_its_answers() {
     assert_eq!(per.iter().sum::<usize>(), 105, "{per:?}");
     assert!(per.iter().all(|&n| n <= 10), "{per:?}");
     assert!(captures.len() >= 11, "{per:?}");
+}
+
+#[test]
+fn a_path_mix_sends_each_connection_down_the_order_from_its_own_offset() {
+    let _turn = turn::take(module_path!());
+    let server = RawServer::start(http1_connection);
+    let mut s = spec(&server.url("/first"), 60);
+    let paths: Vec<String> = ["/a", "/b", "/c"].map(String::from).to_vec();
+    let order = vec![0u16, 0, 1, 2, 1, 0, 2, 2, 0, 1];
+    s.path_mix = Some(Arc::new(PathMix {
+        paths: paths.clone(),
+        order: order.clone(),
+    }));
+    let (captures, requests) = captured(&s, &server);
+    // The spec's own path is never sent: the mix replaces it.
+    assert!(
+        requests.iter().all(|r| r.target != "/first"),
+        "{requests:?}"
+    );
+    for c in captures.iter().filter(|c| !c.requests.is_empty()) {
+        let sent: Vec<&str> = c.requests.iter().map(|r| r.target.as_str()).collect();
+        let start = order.iter().enumerate().map(|(i, _)| i).find(|&i| {
+            sent.iter()
+                .enumerate()
+                .all(|(k, t)| *t == paths[usize::from(order[(i + k) % order.len()])])
+        });
+        assert!(
+            start.is_some(),
+            "a connection strayed from the order: {sent:?}"
+        );
+    }
+    let count = |p: &str| requests.iter().filter(|r| r.target == p).count();
+    // 60 requests walk the ten-draw order six times over: a 4:3:3 split.
+    assert_eq!((count("/a"), count("/b"), count("/c")), (24, 18, 18));
+
+    let mut bad = spec(&server.url("/"), 10);
+    bad.path_mix = Some(Arc::new(PathMix {
+        paths: vec!["/a".into()],
+        order: vec![1],
+    }));
+    assert!(
+        bad.validate()
+            .unwrap_err()
+            .to_string()
+            .contains("does not have")
+    );
+    bad.path_mix = Some(Arc::new(PathMix {
+        paths: vec!["/a b".into()],
+        order: vec![0],
+    }));
+    assert!(bad.validate().unwrap_err().to_string().contains("no space"));
+    bad.path_mix = Some(Arc::new(PathMix {
+        paths: vec!["/a".into()],
+        order: vec![0],
+    }));
+    bad.pipeline = 2;
+    assert!(
+        bad.validate()
+            .unwrap_err()
+            .to_string()
+            .contains("one request in flight")
+    );
 }
 
 #[test]

@@ -232,6 +232,10 @@ pub struct Cell {
     /// (`delay` holds 10,000); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connections: Option<u32>,
+    /// Response bytes read per answer (heads and bodies) over its counted slices: what
+    /// HttpArena scores compressed JSON by, and what a static or download cell moves per request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_per_answer: Option<f64>,
 }
 
 /// Requests still unanswered when a cell's slices ended, counted as censored latencies (each
@@ -404,6 +408,7 @@ impl Cell {
             profile: None,
             in_flight_at_end: None,
             connections: None,
+            bytes_per_answer: None,
         }
     }
 

@@ -5,7 +5,8 @@
 //!
 //! After them, the workloads of HttpArena (the suite people moved to after TechEmpower,
 //! github.com/MDA2AV/HttpArena) that restbench loads: `delay`, a slow handler under many held
-//! connections.
+//! connections; `static`, files from disk in a seeded mix ([`crate::StaticFile`]); `json-gzip`,
+//! todo's document compressed when asked; `upload` and `download`, 100 KB bodies each way.
 //!
 //! Each workload is one request shape that every subject answers the same way; the full contract
 //! (payloads, status codes, limits) is described in `docs/workloads.md`.
@@ -30,6 +31,11 @@ pub enum Workload {
     #[serde(rename = "cached-queries")]
     CachedQueries,
     Delay,
+    Static,
+    #[serde(rename = "json-gzip")]
+    JsonGzip,
+    Upload,
+    Download,
 }
 
 crate::vocabulary!(Workload, "workload", {
@@ -44,6 +50,10 @@ crate::vocabulary!(Workload, "workload", {
     Updates => "updates",
     CachedQueries => "cached-queries",
     Delay => "delay",
+    Static => "static",
+    JsonGzip => "json-gzip",
+    Upload => "upload",
+    Download => "download",
 });
 
 /// The rows `queries` and `updates` ask for under load: TechEmpower's headline figure is the
@@ -70,6 +80,16 @@ pub const DELAY_MAX_MS: u32 = 10_000;
 /// handler is only a test of a server when tens of thousands of requests wait at once.
 pub const DELAY_CONNECTIONS: u32 = 10_000;
 
+/// The bytes `upload` sends and `download` asks for under load: HttpArena's 100 KB bodies.
+pub const BODY_BYTES: usize = 102_400;
+
+/// The largest `GET /download/{n}` a subject grants: a larger one is refused (400 or 404), so that
+/// no request can make a server write without end.
+pub const DOWNLOAD_MAX_BYTES: usize = 10 * 1024 * 1024;
+
+/// The encodings `json-gzip` accepts under load, as HttpArena's compressed-JSON profile asks.
+pub const JSON_GZIP_ACCEPT: &str = "gzip, br";
+
 /// The depth TechEmpower pipelines plaintext requests to (`pipeline.lua`, depth 16).
 pub const TFB_PIPELINE: u32 = 16;
 
@@ -81,7 +101,7 @@ impl Workload {
 
     pub const fn method(self) -> &'static str {
         match self {
-            Workload::Echo => "POST",
+            Workload::Echo | Workload::Upload => "POST",
             _ => "GET",
         }
     }
@@ -99,6 +119,11 @@ impl Workload {
             Workload::Updates => "/updates?queries=20",
             Workload::CachedQueries => "/cached-queries?count=100",
             Workload::Delay => "/delay/10",
+            // The first file of the mix; a static cell's load draws every file (`StaticFile`).
+            Workload::Static => "/static/index.html",
+            Workload::JsonGzip => "/rest/todo",
+            Workload::Upload => "/upload",
+            Workload::Download => "/download/102400",
         }
     }
 
@@ -144,6 +169,24 @@ impl Workload {
         }
     }
 
+    /// True when its load sends more than one request shape: `static` draws its files from a
+    /// seeded mix ([`crate::StaticFile::mix`]).
+    pub const fn rotates(self) -> bool {
+        matches!(self, Workload::Static)
+    }
+
+    /// Why its load cannot go over `protocol`, if it cannot: the load engine sends an HTTP/2
+    /// request body only within the default stream window (64 KiB), and `upload`'s is 100 KB.
+    pub const fn unloadable_over(self, protocol: crate::Protocol) -> Option<&'static str> {
+        match (self, protocol) {
+            (Workload::Upload, crate::Protocol::H2c) => Some(
+                "the load engine sends an HTTP/2 request body only within the default stream \
+                 window (64 KiB); upload's is 100 KB",
+            ),
+            _ => None,
+        }
+    }
+
     /// True when serving it needs the PostgreSQL database.
     pub const fn needs_database(self) -> bool {
         !matches!(
@@ -153,6 +196,10 @@ impl Workload {
                 | Workload::Echo
                 | Workload::Json
                 | Workload::Delay
+                | Workload::Static
+                | Workload::JsonGzip
+                | Workload::Upload
+                | Workload::Download
         )
     }
 
@@ -211,6 +258,16 @@ impl Workload {
             Workload::Delay => {
                 "GET /delay/10 → 10, answered after a 10 ms wait, 10,000 connections held (HttpArena)"
             }
+            Workload::Static => {
+                "GET /static/{file} → six files of 1 KiB to 1 MiB from disk, in a seeded mix (HttpArena)"
+            }
+            Workload::JsonGzip => {
+                "GET /rest/todo, Accept-Encoding: gzip, br → todo's JSON compressed per request (HttpArena)"
+            }
+            Workload::Upload => {
+                "POST /upload of 100 KB → its length and CRC-32, read from the body (HttpArena)"
+            }
+            Workload::Download => "GET /download/102400 → 100 KB of bytes i mod 256 (HttpArena)",
         }
     }
 }
@@ -245,6 +302,29 @@ mod tests {
         assert!(!Workload::Json.needs_database() && Workload::Fortunes.needs_database());
         assert!(Workload::CachedQueries.is_tfb() && !Workload::Plaintext.is_tfb());
         assert!(!Workload::Delay.is_tfb() && !Workload::Delay.needs_database());
+        assert_eq!(Workload::Upload.method(), "POST");
+        assert_eq!(Workload::Download.path(), format!("/download/{BODY_BYTES}"));
+        assert_eq!(Workload::JsonGzip.route(), Workload::Todo.route());
+        assert_eq!(
+            serde_json::to_string(&Workload::JsonGzip).unwrap(),
+            "\"json-gzip\""
+        );
+        assert!(Workload::Static.rotates() && !Workload::Todo.rotates());
+        assert!(
+            Workload::Upload
+                .unloadable_over(crate::Protocol::H2c)
+                .is_some()
+        );
+        assert!(
+            Workload::Upload
+                .unloadable_over(crate::Protocol::H1)
+                .is_none()
+        );
+        assert!(
+            Workload::Download
+                .unloadable_over(crate::Protocol::H2c)
+                .is_none()
+        );
         // The path is a literal (`path` is `&'static str`): it must ask for the wait the load
         // and the early-answer flag are judged by.
         assert_eq!(Workload::Delay.path(), format!("/delay/{DELAY_MS}"));

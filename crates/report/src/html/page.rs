@@ -385,6 +385,13 @@ fn group(
         escape(s)
     );
     tables::cells_table(o, cells, &labels, &color, &closed_loop);
+    if let Some(line) = crate::cells::bytes_per_answer_line(w, cells) {
+        let _ = write!(
+            o,
+            "<p class=\"small\" data-bytes-per-answer>{}</p>",
+            escape(&line)
+        );
+    }
     if let Some(why) = ranked_apart(&nonconformant_subjects(cells.iter().copied())) {
         let _ = write!(
             o,

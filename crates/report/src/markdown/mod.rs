@@ -308,6 +308,9 @@ fn workloads(o: &mut String, r: &RunResults) {
         );
         o.push_str(&cell_table(&cells));
         o.push('\n');
+        if let Some(line) = crate::cells::bytes_per_answer_line(w, &cells) {
+            let _ = writeln!(o, "{}\n", escape(&line));
+        }
         if let Some(why) = ranked_apart(&nonconformant_subjects(cells.iter().copied())) {
             let _ = writeln!(o, "{}\n", escape(&why));
         }

@@ -5,6 +5,7 @@
 mod ab_cli;
 mod architecture;
 mod bench;
+mod bodies_cli;
 mod cli;
 mod cli_doc;
 mod database_cli;

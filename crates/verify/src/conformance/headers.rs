@@ -38,14 +38,19 @@ pub fn cases(target: &Target) -> Vec<CaseResult> {
 fn name_case(target: &Target) -> CaseResult {
     let case = "header-name-case";
     for r in &target.references {
-        let text = String::from_utf8_lossy(&r.request).into_owned();
-        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-        let head = head
+        // Only the head is text: a body (upload's noise) goes back byte for byte.
+        let end = r
+            .request
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .unwrap_or(r.request.len());
+        let head = String::from_utf8_lossy(&r.request[..end])
             .replacen("\r\nHost:", "\r\nhOsT:", 1)
             .replacen("\r\nContent-Type:", "\r\ncOnTeNt-TyPe:", 1)
             .replacen("\r\nContent-Length:", "\r\ncontent-LENGTH:", 1);
-        let raw = format!("{head}\r\nX-ReStBeNcH: 1\r\n\r\n{body}");
-        match super::one_exchange(target.addr, raw.as_bytes()) {
+        let mut raw = format!("{head}\r\nX-ReStBeNcH: 1\r\n\r\n").into_bytes();
+        raw.extend_from_slice(r.request.get(end + 4..).unwrap_or_default());
+        match super::one_exchange(target.addr, &raw) {
             Ok(a) => {
                 if let Some(why) = differs(&a, &r.answer) {
                     return fail(case, format!("{}: {why}", r.workload));
