@@ -1,8 +1,12 @@
+using System;
+using System.IO;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Mvc;
+using Microsoft.AspNetCore.ResponseCompression;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.FileProviders;
 using Newtonsoft.Json;
 
 namespace DotNetCoreRestService
@@ -24,6 +28,17 @@ namespace DotNetCoreRestService
                     o.SerializerSettings.NullValueHandling = NullValueHandling.Ignore;
                     o.SerializerSettings.DateFormatString = "yyyy'-'MM'-'dd'T'HH':'mm':'ss.fff'Z'";
                 });
+            // json-gzip: the response compression middleware, compressing per request when
+            // Accept-Encoding asks (it adds Vary: Accept-Encoding). The providers are 2.2's own
+            // default pair in its default order, Brotli before gzip, so `gzip, br` gets br and
+            // `gzip` gets gzip; both at CompressionLevel.Fastest, their default. Its default MIME
+            // types include application/json, and 2.2 has no minimum size (the ~500-byte todo
+            // document is compressed as it is).
+            services.AddResponseCompression(o =>
+            {
+                o.Providers.Add<BrotliCompressionProvider>();
+                o.Providers.Add<GzipCompressionProvider>();
+            });
         }
 
         public void Configure(IApplicationBuilder app, IHostingEnvironment env)
@@ -39,7 +54,31 @@ namespace DotNetCoreRestService
                 }
                 await next();
             });
+            // Before everything that writes a body, so that it wraps them (no Accept-Encoding: it
+            // passes the answer through untouched).
+            app.UseResponseCompression();
+            // static: the static file middleware on STATIC_DIR under /static. It stats the file per
+            // request and sends it from disk, with Content-Type from FileExtensionContentTypeProvider's
+            // default map, ETag and Last-Modified, and 304 for If-None-Match / If-Modified-Since;
+            // the physical provider refuses paths outside its root and dot files (404). Without
+            // STATIC_DIR (or when it does not exist: PhysicalFileProvider throws on a missing
+            // root) an empty provider, so every /static/ path is a 404 and the server still starts.
+            app.UseStaticFiles(new StaticFileOptions
+            {
+                FileProvider = StaticFiles(),
+                RequestPath = "/static",
+            });
             app.UseMvc();
+        }
+
+        private static IFileProvider StaticFiles()
+        {
+            var dir = Environment.GetEnvironmentVariable("STATIC_DIR");
+            if (string.IsNullOrEmpty(dir) || !Directory.Exists(dir))
+            {
+                return new NullFileProvider();
+            }
+            return new PhysicalFileProvider(Path.GetFullPath(dir));
         }
     }
 }

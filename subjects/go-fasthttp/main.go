@@ -5,6 +5,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"log"
 	"net"
 	"os"
@@ -79,7 +81,7 @@ const delayMax = 10_000
 // connection's handler on a goroutine of its worker pool (up to Server.Concurrency, 256 Ki by
 // default, so 10,000 waits fit), and time.Sleep parks that goroutine, not a thread.
 func delay(ctx *fasthttp.RequestCtx, param string) {
-	ms, ok := delayMillis(param)
+	ms, ok := wholeNumber(param, delayMax)
 	if !ok {
 		ctx.Error("ms must be whole milliseconds 0..10000", fasthttp.StatusBadRequest)
 		return
@@ -89,8 +91,8 @@ func delay(ctx *fasthttp.RequestCtx, param string) {
 	ctx.SetBodyString(strconv.Itoa(ms))
 }
 
-// delayMillis accepts decimal digits only (strconv.Atoi alone would take "+10" and "-0").
-func delayMillis(s string) (int, bool) {
+// wholeNumber accepts decimal digits only, up to max (strconv.Atoi alone would take "+10" and "-0").
+func wholeNumber(s string, max int) (int, bool) {
 	if s == "" {
 		return 0, false
 	}
@@ -100,7 +102,63 @@ func delayMillis(s string) (int, bool) {
 		}
 	}
 	n, err := strconv.Atoi(s)
-	return n, err == nil && n <= delayMax
+	return n, err == nil && n <= max
+}
+
+// staticFiles serves GET /static/{file} with fasthttp's own file server, fasthttp.FS, from the
+// folder STATIC_DIR names: Content-Type by extension, Content-Length, Last-Modified (the mtime),
+// 304 for an If-Modified-Since not older than the file, 404 for a name not in the folder; FS
+// resolves names through os.Root, so none leads out of it, and fasthttp has already normalised
+// "..", "%2e%2e" and the like out of ctx.Path(). Its defaults stand: files of up to 8 KiB are
+// held in memory while their handle stays cached (10 s after the last request), larger ones are
+// read from their open file (sendfile); no compression, ranges or index pages. Without
+// STATIC_DIR every /static/ path is 404 (an empty Root would mean the working directory).
+func staticFiles() fasthttp.RequestHandler {
+	dir := os.Getenv("STATIC_DIR")
+	if dir == "" {
+		return func(ctx *fasthttp.RequestCtx) { ctx.Error("404 page not found", fasthttp.StatusNotFound) }
+	}
+	fs := &fasthttp.FS{
+		Root:        dir,
+		PathRewrite: fasthttp.NewPathSlashesStripper(1), // "/static/app.js" -> "/app.js"
+	}
+	return fs.NewRequestHandler()
+}
+
+// upload serves POST /upload: "<length> <CRC-32>" of the body fasthttp read (whole, chunked or
+// not; bodies over readLimit never get here), by hash/crc32's IEEE table (zlib's and gzip's CRC).
+func upload(ctx *fasthttp.RequestCtx) {
+	data := ctx.PostBody()
+	if len(data) > maxBody {
+		ctx.Error("request body too large", fasthttp.StatusRequestEntityTooLarge)
+		return
+	}
+	ctx.SetContentType("text/plain; charset=utf-8")
+	ctx.SetBodyString(fmt.Sprintf("%d %08x", len(data), crc32.ChecksumIEEE(data)))
+}
+
+// downloadMax is the most GET /download/{n} serves, in bytes (10 MiB).
+const downloadMax = 10 << 20
+
+// downloadBytes is byte i = i mod 256 for every i below downloadMax, made once at start-up: an
+// answer is its first n bytes, handed to fasthttp without a copy (SetBodyRaw; never changed).
+var downloadBytes = func() []byte {
+	b := make([]byte, downloadMax)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	return b
+}()
+
+// download serves GET /download/{n}: n bytes of application/octet-stream.
+func download(ctx *fasthttp.RequestCtx, param string) {
+	n, ok := wholeNumber(param, downloadMax)
+	if !ok {
+		ctx.Error("n must be whole bytes 0..10485760", fasthttp.StatusBadRequest)
+		return
+	}
+	ctx.SetContentType("application/octet-stream")
+	ctx.Response.SetBodyRaw(downloadBytes[:n])
 }
 
 const usersSQL = `SELECT id, username, name, sex, address, mail, birthdate FROM "user"`
@@ -142,6 +200,12 @@ func router(pool *pgxpool.Pool) fasthttp.RequestHandler {
 		"/json": tfb.Json, "/db": tfb.Db, "/queries": tfb.Queries, "/fortunes": tfb.Fortunes,
 		"/updates": tfb.Updates, "/cached-queries": tfb.CachedQueries,
 	}
+	// fasthttp's own compression on /rest/todo only, where json-gzip asks for it: brotli when
+	// Accept-Encoding takes br (fasthttp prefers it), else gzip, deflate or zstd, with Vary; it
+	// skips bodies under 200 bytes, and todo's is about 500.
+	todoHandler := fasthttp.CompressHandlerBrotliLevel(func(ctx *fasthttp.RequestCtx) { writeJSON(ctx, todos) },
+		fasthttp.CompressBrotliDefaultCompression, fasthttp.CompressDefaultCompression)
+	static := staticFiles()
 	return func(ctx *fasthttp.RequestCtx) {
 		defer func() { // fasthttp does no panic recovery of its own
 			if recover() != nil {
@@ -153,7 +217,7 @@ func router(pool *pgxpool.Pool) fasthttp.RequestHandler {
 			ctx.SetContentType("text/plain; charset=utf-8")
 			ctx.SetBodyString("Hello, World!")
 		case path == "/rest/todo" && get:
-			writeJSON(ctx, todos)
+			todoHandler(ctx)
 		case path == "/echo" && ctx.IsPost():
 			echo(ctx)
 		case path == "/users" && get:
@@ -162,8 +226,15 @@ func router(pool *pgxpool.Pool) fasthttp.RequestHandler {
 			delay(ctx, path[len("/delay/"):])
 		case techEmpower[path] != nil && get:
 			techEmpower[path](ctx)
+		case strings.HasPrefix(path, "/static/") && get:
+			static(ctx)
+		case path == "/upload" && ctx.IsPost():
+			upload(ctx)
+		case strings.HasPrefix(path, "/download/") && get:
+			download(ctx, path[len("/download/"):])
 		case path == "/api/test", path == "/rest/todo", path == "/echo", path == "/users", techEmpower[path] != nil,
-			strings.HasPrefix(path, "/delay/"):
+			strings.HasPrefix(path, "/delay/"), strings.HasPrefix(path, "/static/"), path == "/upload",
+			strings.HasPrefix(path, "/download/"):
 			ctx.Error("Method Not Allowed", fasthttp.StatusMethodNotAllowed)
 		default:
 			ctx.Error("404 page not found", fasthttp.StatusNotFound)

@@ -6,12 +6,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"io"
 	"log"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -131,7 +135,7 @@ const delayMax = 10_000
 // time.Sleep parks only the request's goroutine on the runtime's timer: a wait holds no thread.
 func delayHandler(param func(r *http.Request, name string) string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		n, ok := delayMillis(param(r, "ms"))
+		n, ok := wholeNumber(param(r, "ms"), delayMax)
 		if !ok {
 			http.Error(w, "ms must be whole milliseconds 0..10000", http.StatusBadRequest)
 			return
@@ -145,8 +149,8 @@ func delayHandler(param func(r *http.Request, name string) string) http.HandlerF
 	}
 }
 
-// delayMillis accepts decimal digits only (strconv.Atoi alone would take "+10" and "-0").
-func delayMillis(s string) (int, bool) {
+// wholeNumber accepts decimal digits only, up to max (strconv.Atoi alone would take "+10" and "-0").
+func wholeNumber(s string, max int) (int, bool) {
 	if s == "" {
 		return 0, false
 	}
@@ -156,7 +160,83 @@ func delayMillis(s string) (int, bool) {
 		}
 	}
 	n, err := strconv.Atoi(s)
-	return n, err == nil && n <= delayMax
+	return n, err == nil && n <= max
+}
+
+// staticFiles serves GET /static/{file} from the folder STATIC_DIR names, read from disk per
+// request by net/http's own file serving: http.ServeFile sets Content-Type by extension,
+// Content-Length and Last-Modified (the mtime), answers If-Modified-Since with 304 and a Range
+// with 206, and refuses a path with a ".." element (400). It runs under http.StripPrefix, so
+// r.URL.Path is the bare file name: http.FileServer, which puts the leading slash back, answers
+// every ".../index.html" with a redirect to "./" (ServeFile's doc: "modify the path or use
+// ServeContent" to avoid it). Without STATIC_DIR every /static/ path is 404.
+func staticFiles() http.Handler {
+	dir := os.Getenv("STATIC_DIR")
+	if dir == "" {
+		return http.NotFoundHandler() // never the working directory
+	}
+	return http.StripPrefix("/static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := r.URL.Path
+		if name == "" || strings.HasSuffix(name, "/") {
+			http.NotFound(w, r) // a folder: no listings
+			return
+		}
+		// A rooted path.Clean cannot climb above the folder (ServeFile's doc: sanitize the name).
+		http.ServeFile(w, r, filepath.Join(dir, filepath.FromSlash(path.Clean("/"+name))))
+	}))
+}
+
+// upload serves POST /upload: "<length> <CRC-32>" of the bytes read from the body, streamed
+// through hash/crc32's IEEE table (zlib's and gzip's CRC), never taken from Content-Length.
+func upload(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength > maxBody {
+		http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+		return
+	}
+	sum := crc32.NewIEEE()
+	n, err := io.Copy(sum, http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+		} else {
+			http.Error(w, "bad request", http.StatusBadRequest)
+		}
+		return
+	}
+	body := fmt.Sprintf("%d %08x", n, sum.Sum32())
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	io.WriteString(w, body)
+}
+
+// downloadMax is the most GET /download/{n} serves, in bytes (10 MiB).
+const downloadMax = 10 << 20
+
+// downloadBytes is byte i = i mod 256 for every i below downloadMax, made once at start-up: an
+// answer is its first n bytes.
+var downloadBytes = func() []byte {
+	b := make([]byte, downloadMax)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	return b
+}()
+
+// downloadHandler serves GET /download/{n}: n bytes of application/octet-stream. param reads the
+// {n} wildcard the router's own way, as for delayHandler.
+func downloadHandler(param func(r *http.Request, name string) string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		n, ok := wholeNumber(param(r, "n"), downloadMax)
+		if !ok {
+			http.Error(w, "n must be whole bytes 0..10485760", http.StatusBadRequest)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", "application/octet-stream")
+		h.Set("Content-Length", strconv.Itoa(n))
+		w.Write(downloadBytes[:n])
+	}
 }
 
 const usersSQL = `SELECT id, username, name, sex, address, mail, birthdate FROM "user"`
@@ -232,10 +312,14 @@ func main() {
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/test", plaintext)
-	mux.HandleFunc("GET /rest/todo", todo)
+	// Compressed only here, where json-gzip asks for it (gzip.go); the other routes stay as they were.
+	mux.Handle("GET /rest/todo", gzipped(http.HandlerFunc(todo)))
 	mux.HandleFunc("POST /echo", echo)
 	mux.HandleFunc("GET /users", usersHandler(pool))
 	mux.HandleFunc("GET /delay/{ms}", delayHandler((*http.Request).PathValue))
+	mux.Handle("GET /static/", staticFiles())
+	mux.HandleFunc("POST /upload", upload)
+	mux.HandleFunc("GET /download/{n}", downloadHandler((*http.Request).PathValue))
 	tfb := newTechEmpower(pool, "net/http")
 	mux.HandleFunc("GET /json", tfb.Json)
 	mux.HandleFunc("GET /db", tfb.Db)

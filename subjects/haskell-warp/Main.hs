@@ -5,7 +5,8 @@
 -- | restbench subject: Warp (WAI) with aeson, postgresql-simple and resource-pool, all from
 -- Debian's GHC packages. Routes: GET /api/test, GET /rest/todo, POST /echo, GET /users,
 -- TechEmpower's GET /json, /db, /queries, /fortunes, /updates, /cached-queries (module Tfb), and
--- HttpArena's GET /delay/{ms}.
+-- HttpArena's GET /delay/{ms}, GET /static/{file} (wai-app-static), POST /upload, GET
+-- /download/{n}; every answer passes wai-extra's gzip middleware (json-gzip).
 module Main (main) where
 
 import Control.Concurrent (threadDelay)
@@ -16,12 +17,14 @@ import qualified Data.ByteString as B
 import qualified Data.ByteString.Char8 as BC
 import qualified Data.ByteString.Lazy as BL
 import Data.Char (chr, isDigit, ord)
+import Data.Digest.CRC32 (crc32Update)
 import Data.IORef (modifyIORef', newIORef, readIORef)
 import Data.Pool (Pool, createPool, withResource)
 import Data.String (fromString)
 import Data.Text (Text)
 import qualified Data.Text as T
 import Data.Time (LocalTime, UTCTime (..), getCurrentTime, picosecondsToDiffTime)
+import Data.Word (Word32)
 import Database.PostgreSQL.Simple (Connection, close, connectPostgreSQL, query_)
 import GHC.Conc (numCapabilities)
 import GHC.Generics (Generic)
@@ -29,7 +32,10 @@ import Network.HTTP.Types (Status, hContentLength, hContentType, status200,
                            status400, status404, status405, status413, status503)
 import Network.Wai (Application, Request, RequestBodyLength (..), Response, getRequestBodyChunk,
                     pathInfo, requestBodyLength, requestMethod, responseLBS)
+import Network.Wai.Application.Static (defaultFileServerSettings, ssIndices, ssListing, staticApp)
+import Network.Wai.Middleware.Gzip (GzipFiles (..), def, gzip, gzipFiles, gzipSizeThreshold)
 import qualified Network.Wai.Handler.Warp as Warp
+import Numeric (showHex)
 import System.Environment (lookupEnv)
 import System.IO (hPutStrLn, stderr)
 import System.Timeout (timeout)
@@ -124,10 +130,29 @@ readBody req = case requestBodyLength req of
                 else modifyIORef' acc (chunk :) >> loop size'
     loop (0 :: Int)
 
+-- | Length and CRC-32 (zlib's, through the digest package) of the request body, folded chunk by
+-- chunk as Warp reads it, so a chunked upload is counted the same; Nothing past 'bodyLimit'.
+crcBody :: Request -> IO (Maybe (Int, Word32))
+crcBody req = case requestBodyLength req of
+  KnownLength n | fromIntegral n > bodyLimit -> pure Nothing
+  _ -> loop 0 0
+  where
+    loop !size !crc = do
+      chunk <- getRequestBodyChunk req
+      if B.null chunk
+        then pure (Just (size, crc))
+        else do
+          let size' = size + B.length chunk
+          if size' > bodyLimit then pure Nothing else loop size' (crc32Update crc chunk)
+
+-- | Eight lowercase hex digits.
+hex8 :: Word32 -> String
+hex8 w = let h = showHex w "" in replicate (8 - length h) '0' ++ h
+
 -- * Application
 
-app :: [TodoItem] -> Pool Connection -> Tfb -> Application
-app todos pool tfb req send = case (pathInfo req, requestMethod req) of
+app :: [TodoItem] -> Pool Connection -> Tfb -> Application -> B.ByteString -> Application
+app todos pool tfb static downloadBuf req send = case (pathInfo req, requestMethod req) of
   (["api", "test"], "GET") -> send (text status200 "Hello, World!")
   (["api", "test"], _) -> send notAllowed
   (["rest", "todo"], "GET") -> send (json todos)
@@ -154,6 +179,21 @@ app todos pool tfb req send = case (pathInfo req, requestMethod req) of
     Just n -> threadDelay (n * 1000) >> send (text status200 (fromString (show n)))
     Nothing -> send (text status404 "Not Found")
   (["delay", _], _) -> send notAllowed
+  -- wai-app-static's file server on the rest of the path: it answers GET and HEAD (405 else),
+  -- 403 for a segment starting with '.', 404 for a missing file
+  ("static" : rest, _) -> static req { pathInfo = rest } send
+  (["upload"], "POST") -> do
+    r <- crcBody req
+    send $ case r of
+      Nothing -> text status413 "Payload Too Large"
+      Just (len, crc) -> text status200 (fromString (show len ++ " " ++ hex8 crc))
+  (["upload"], _) -> send notAllowed
+  -- a slice of the pattern made at start-up (O(1) on a strict ByteString); above 10 MiB: 404
+  (["download", n], "GET") -> case boundedInt downloadMax n of
+    Just len ->
+      send (respond status200 "application/octet-stream" (BL.fromStrict (B.take len downloadBuf)))
+    Nothing -> send (text status404 "Not Found")
+  (["download", _], _) -> send notAllowed
   (path, method) | Just answer <- routes tfb path req -> if method == "GET" then answer >>= send else send notAllowed
   _ -> send (text status404 "Not Found")
   where
@@ -165,11 +205,19 @@ app todos pool tfb req send = case (pathInfo req, requestMethod req) of
 -- | The wait of /delay/{ms}: plain decimal digits (read alone would take spaces, and wrap an Int
 -- past its range), at most 10,000.
 delayMs :: Text -> Maybe Int
-delayMs t
+delayMs = boundedInt 10000
+
+-- | Plain decimal digits, at most the bound.
+boundedInt :: Integer -> Text -> Maybe Int
+boundedInt bound t
   | T.null t || not (T.all isDigit t) = Nothing
   | otherwise = case readMaybe (T.unpack t) :: Maybe Integer of
-      Just n | n <= 10000 -> Just (fromInteger n)
+      Just n | n <= bound -> Just (fromInteger n)
       _ -> Nothing
+
+-- | The largest /download/{n}: 10 MiB.
+downloadMax :: Integer
+downloadMax = 10 * 1024 * 1024
 
 -- * Main
 
@@ -179,6 +227,8 @@ main = do
   port <- maybe 8080 id . (>>= readMaybe) <$> lookupEnv "PORT"
   dbUrl <- maybe "postgres://postgres:bench@127.0.0.1:55432/postgres" id <$> lookupEnv "DATABASE_URL"
   poolSize <- maybe 10 id . (>>= readMaybe) <$> lookupEnv "DB_POOL_SIZE"
+  -- without STATIC_DIR, a folder that does not exist: every /static/ file is a 404
+  staticDir <- maybe "/nonexistent/restbench-static" id <$> lookupEnv "STATIC_DIR"
   -- libpq takes the URL as is; connect_timeout bounds a connection attempt, and the server
   -- cancels a query stuck on a lock after 2 s (options=-c statement_timeout=2000)
   let connStr = BC.pack (dbUrl ++ (if '?' `elem` dbUrl then "&" else "?")
@@ -186,12 +236,21 @@ main = do
   -- one stripe of DB_POOL_SIZE connections, opened on demand, idle ones closed after 60 s
   pool <- createPool (connectPostgreSQL connStr) close 1 60 poolSize
   tfb <- newTfb pool
+  -- byte i is i mod 256 (a Word8 wraps); /download/{n} sends its first n bytes
+  let !downloadBuf = fst (B.unfoldrN (fromInteger downloadMax) (\i -> Just (i, i + 1)) 0)
   now <- getCurrentTime
   let started = now { utctDayTime = truncateMillis (utctDayTime now) }
       truncateMillis t = picosecondsToDiffTime ((floor (toRational t * 1000) :: Integer) * 1000000000)
       titles = [ "Do some stuff", "Do more stuff", "Even more stuff", "Yihaa"
                , "Java is great! Or isn't it?", "Foo Bar", "Lorem ipsum", "Dolor sit amet" ]
       todos = [TodoItem t started | t <- titles]
+      -- the file server's defaults stat the file per request and send it with Warp's sendfile,
+      -- Last-Modified from the mtime (ssUseHash is off, so no ETag) and a 304 for an equal
+      -- If-Modified-Since; no folder listing and no index files, which the workload never asks for
+      static = staticApp (defaultFileServerSettings staticDir) { ssListing = Nothing, ssIndices = [] }
+      -- gzip per request for clients that accept it (it adds Vary: Accept-Encoding); the default
+      -- 860-byte threshold would skip the ~500-byte todo document; files are sent as they are
+      compress = gzip def { gzipFiles = GzipIgnore, gzipSizeThreshold = 100 }
       settings =
         Warp.setHost (fromString host)
           . Warp.setPort port
@@ -202,4 +261,4 @@ main = do
               (hPutStrLn stderr ("haskell-warp listening on " ++ host ++ ":" ++ show port
                                  ++ " (capabilities " ++ show numCapabilities ++ ")"))
           $ Warp.defaultSettings
-  Warp.runSettings settings (app todos pool tfb)
+  Warp.runSettings settings (compress (app todos pool tfb static downloadBuf))

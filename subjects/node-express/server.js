@@ -2,8 +2,10 @@
 // Express (seeds 002, 003, 004). One process, or a node:cluster of CLUSTER_WORKERS
 // workers (see cluster.js).
 const path = require('node:path');
+const zlib = require('node:zlib');
 const { setTimeout: sleep } = require('node:timers/promises');
 const express = require('express');
+const compression = require('compression');
 const common = require('./common');
 const tfb = require('./tfb');
 const { run } = require('./cluster');
@@ -16,8 +18,35 @@ function buildApp() {
     res.type('text/plain').send('Hello, World!');
   });
 
-  app.get('/rest/todo', (req, res) => {
+  // json-gzip: the compression middleware on this route only (the other routes keep their
+  // plain path): it compresses per request when Accept-Encoding allows it (br or gzip), adds
+  // Vary: Accept-Encoding, and answers identity otherwise. threshold 0: the ~500-byte document
+  // is under its 1 KiB default.
+  app.get('/rest/todo', compression({ threshold: 0 }), (req, res) => {
     res.json(common.TODOS);
+  });
+
+  // static: express.static (serve-static) from STATIC_DIR, from disk per request: Content-Type
+  // by extension, ETag and Last-Modified, 304 for a matching validator, 403 for a path that
+  // climbs out; a missing file falls through to the 404 below.
+  app.use('/static', express.static(common.STATIC_DIR));
+
+  // upload: express.raw reads the whole body into a Buffer (any content type, also chunked;
+  // over 1 MiB -> 413 via the error handler); length and CRC-32 from those bytes.
+  app.post('/upload', express.raw({ type: () => true, limit: '1mb' }), (req, res) => {
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0); // no body: nothing read
+    res.type('text/plain').send(common.uploadAnswer(body.length, zlib.crc32(body)));
+  });
+
+  // download: n bytes sliced from common's start-up buffer; res.send of a Buffer is
+  // application/octet-stream with its Content-Length. Not 0..10 MiB in digits: 400.
+  app.get('/download/:n', (req, res) => {
+    const body = common.downloadBody(req.params.n);
+    if (body === null) {
+      res.status(400).type('text/plain').send('Bad Request');
+      return;
+    }
+    res.type('application/octet-stream').send(body);
   });
 
   // 1 MiB limit -> 413; malformed JSON -> 400 (both via the error handler below).

@@ -3,9 +3,12 @@
 // (see cluster.js). todo and users declare response schemas, Fastify's recommended way
 // to serialize (fast-json-stringify, compiled at start-up, run on every request).
 const path = require('node:path');
+const zlib = require('node:zlib');
 const { setTimeout: sleep } = require('node:timers/promises');
 const Fastify = require('fastify');
 const fastifyView = require('@fastify/view');
+const fastifyStatic = require('@fastify/static');
+const fastifyCompress = require('@fastify/compress');
 const ejs = require('ejs');
 const common = require('./common');
 const tfb = require('./tfb');
@@ -106,9 +109,22 @@ function buildApp() {
     reply.type('text/plain').send('Hello, World!');
   });
 
-  app.get('/rest/todo', { schema: { response: todoResponse } }, (request, reply) => {
-    reply.send(common.TODOS);
+  // json-gzip: @fastify/compress registered in a scope that holds only this route (the plugin
+  // is not encapsulated, so its hooks reach the routes of the scope it is registered in, and
+  // no other): it compresses per request when Accept-Encoding allows it (br or gzip), adds
+  // Vary: Accept-Encoding, and answers identity otherwise. threshold 0: the ~500-byte document
+  // is under its 1 KiB default. Request decompression off (a GET has no body).
+  app.register(async (scope) => {
+    await scope.register(fastifyCompress, { threshold: 0, globalDecompression: false });
+    scope.get('/rest/todo', { schema: { response: todoResponse } }, (request, reply) => {
+      reply.send(common.TODOS);
+    });
   });
+
+  // static: @fastify/static from STATIC_DIR under /static/, from disk per request
+  // (@fastify/send): Content-Type by extension, ETag and Last-Modified, 304 for a matching
+  // validator, 403 for a path that climbs out, Fastify's 404 for a missing file.
+  app.register(fastifyStatic, { root: common.STATIC_DIR, prefix: '/static/' });
 
   // Built-in JSON parser (JSON.parse + prototype-poisoning check): malformed or empty
   // -> 400, other content types -> 415. Serialized with JSON.stringify so that any JSON
@@ -129,6 +145,29 @@ function buildApp() {
   };
   app.post('/echo', { onRequest: declaredTooLarge }, (request, reply) => {
     reply.type('application/json').send(JSON.stringify(request.body));
+  });
+
+  // upload: in a scope of its own, every content type is read by Fastify's body parser as a
+  // Buffer (parseAs 'buffer', bodyLimit 1 MiB -> 413; also chunked); length and CRC-32 from
+  // those bytes. A declared length over the limit is 413 before the body is read, as /echo.
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => done(null, body));
+    scope.post('/upload', { onRequest: declaredTooLarge }, (request, reply) => {
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0); // no body
+      reply.type('text/plain').send(common.uploadAnswer(body.length, zlib.crc32(body)));
+    });
+  });
+
+  // download: n bytes sliced from common's start-up buffer; a Buffer is sent as
+  // application/octet-stream with its Content-Length. Not 0..10 MiB in digits: 400.
+  app.get('/download/:n', (request, reply) => {
+    const body = common.downloadBody(request.params.n);
+    if (body === null) {
+      reply.code(400).type('text/plain').send('Bad Request');
+      return;
+    }
+    reply.type('application/octet-stream').send(body);
   });
 
   app.get('/users', { schema: { response: usersResponse } }, async (request, reply) => {

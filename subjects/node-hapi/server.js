@@ -2,8 +2,10 @@
 // @hapi/hapi (seed 003). One process, or a node:cluster of CLUSTER_WORKERS workers
 // (see cluster.js).
 const path = require('node:path');
+const zlib = require('node:zlib');
 const { setTimeout: sleep } = require('node:timers/promises');
 const Hapi = require('@hapi/hapi');
+const Inert = require('@hapi/inert');
 const Vision = require('@hapi/vision');
 const ejs = require('ejs');
 const common = require('./common');
@@ -17,10 +19,59 @@ function routes(server) {
     handler: (request, h) => h.response('Hello, World!').type('text/plain'),
   });
 
+  // json-gzip: hapi's own compression (gzip, deflate), on for every route: when
+  // Accept-Encoding allows it, hapi compresses the answer per request and adds
+  // Vary: accept-encoding; identity otherwise. Its minimum size is lowered in start().
   server.route({
     method: 'GET',
     path: '/rest/todo',
     handler: () => common.TODOS, // JSON.stringify'd by hapi on every request
+  });
+
+  // static: @hapi/inert's directory handler on STATIC_DIR, from disk per request: one file
+  // name after /static/ (no index, no listing), Content-Type by extension, Content-Length,
+  // Last-Modified and an ETag ('simple': size and mtime, so the first answer has one too;
+  // the default hashes the contents), 304 for a matching validator (hapi), 403/404 for a path
+  // out of the tree (inert confines it to the folder), 404 for a missing file.
+  server.route({
+    method: 'GET',
+    path: '/static/{file}',
+    handler: {
+      directory: { path: common.STATIC_DIR, index: false, listing: false, redirectToSlash: false, etagMethod: 'simple' },
+    },
+  });
+
+  // upload: hapi's payload, read whole but not parsed (parse: false, output: 'data': a Buffer
+  // of the bytes received, any content type, also chunked; over 1 MiB -> 413); length and
+  // CRC-32 from those bytes.
+  server.route({
+    method: 'POST',
+    path: '/upload',
+    options: { payload: { parse: false, output: 'data', maxBytes: common.BODY_LIMIT } },
+    handler: (request, h) => {
+      const body = Buffer.isBuffer(request.payload) ? request.payload : Buffer.alloc(0); // no body
+      return h.response(common.uploadAnswer(body.length, zlib.crc32(body))).type('text/plain');
+    },
+  });
+
+  // download: n bytes sliced from common's start-up buffer, a Buffer answer with its
+  // Content-Length (0 bytes too: 200, not hapi's default 204 for an empty payload). The
+  // parameter through a validation function as /delay/{ms}: not 0..10 MiB in digits throws,
+  // which hapi answers 400.
+  server.route({
+    method: 'GET',
+    path: '/download/{n}',
+    options: {
+      response: { emptyStatusCode: 200 },
+      validate: {
+        params: (params) => {
+          const body = common.downloadBody(params.n);
+          if (body === null) throw new Error('not a granted size');
+          return { body };
+        },
+      },
+    },
+    handler: (request, h) => h.response(request.params.body).type('application/octet-stream'),
   });
 
   server.route({
@@ -108,8 +159,11 @@ async function start() {
     host: common.HOST,
     port: common.PORT,
     debug: false, // no request/error logging
+    // Compression's minimum size (default 1 KiB) lowered so that todo's ~500-byte document is
+    // compressed when asked; bodies under 100 bytes are not worth it.
+    compression: { minBytes: 100 },
   });
-  await server.register(Vision);
+  await server.register([Inert, Vision]);
   routes(server);
   await server.start();
   return async () => {

@@ -7,6 +7,7 @@ const http2 = require('node:http2');
 const net = require('node:net');
 const fs = require('node:fs');
 const path = require('node:path');
+const zlib = require('node:zlib');
 const ejs = require('ejs');
 const common = require('./common');
 const tfb = require('./tfb');
@@ -63,6 +64,167 @@ function echo(req, res) {
     reply(res, 200, JSON_TYPE, JSON.stringify(value));
   });
   req.on('error', () => { done = true; });
+}
+
+// GET /rest/todo. json-gzip: node:http has no compression middleware, so gzip is done per
+// request with zlib.gzip (on libuv's thread pool, as Node's zlib docs compress per request)
+// when the request's Accept-Encoding allows it; identity otherwise. Every answer says
+// Vary: Accept-Encoding, since the bytes depend on it.
+function todo(req, res) {
+  const body = JSON.stringify(common.TODOS);
+  res.setHeader('Vary', 'Accept-Encoding');
+  if (!acceptsGzip(req.headers['accept-encoding'])) {
+    reply(res, 200, JSON_TYPE, body);
+    return;
+  }
+  zlib.gzip(body, (err, gzipped) => {
+    if (err) {
+      reply(res, 500, TEXT, 'Internal Server Error');
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Content-Encoding': 'gzip', 'Content-Length': gzipped.length });
+    res.end(gzipped);
+  });
+}
+
+// Whether an Accept-Encoding value accepts gzip: named (or x-gzip) with q > 0, or else `*` with
+// q > 0 (RFC 9110 §12.5.3). No header: identity.
+function acceptsGzip(header) {
+  if (header === undefined) return false;
+  let gzip;
+  let any;
+  for (const part of header.split(',')) {
+    const [token, ...params] = part.split(';');
+    const name = token.trim().toLowerCase();
+    let q = 1;
+    for (const param of params) {
+      const [key, value] = param.split('=');
+      if (key.trim().toLowerCase() === 'q') q = Number(value);
+    }
+    if (name === 'gzip' || name === 'x-gzip') gzip = q;
+    else if (name === '*') any = q;
+  }
+  const q = gzip !== undefined ? gzip : any;
+  return q > 0;
+}
+
+// POST /upload: the body's length and CRC-32, both from the bytes read off the request stream
+// (zlib.crc32 chunk by chunk), never from Content-Length; 413 above 1 MiB, as for /echo.
+function upload(req, res) {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > common.BODY_LIMIT) {
+    req.resume(); // drain and discard, keep the connection usable
+    reply(res, 413, TEXT, 'Payload Too Large');
+    return;
+  }
+  let size = 0;
+  let crc = 0;
+  let done = false;
+  req.on('data', (chunk) => {
+    if (done) return;
+    size += chunk.length;
+    if (size > common.BODY_LIMIT) { // chunked body over the limit
+      done = true;
+      reply(res, 413, TEXT, 'Payload Too Large');
+      return;
+    }
+    crc = zlib.crc32(chunk, crc);
+  });
+  req.on('end', () => {
+    if (done) return;
+    done = true;
+    reply(res, 200, TEXT, common.uploadAnswer(size, crc));
+  });
+  req.on('error', () => { done = true; });
+}
+
+// GET /static/{file}: node:http has no static-file handler, so the smallest one from node:fs,
+// as Node's docs build it: fs.stat, then fs.createReadStream piped to the response, per
+// request (the OS page cache keeps the bytes). Only a file directly in STATIC_DIR: a name
+// with a separator, a NUL or a leading dot ('..', hidden files) is 404, so no path leaves the
+// tree. Content-Type by extension, Content-Length, an ETag from size and mtime and
+// Last-Modified; 304 without a body when the request's validator matches.
+const STATIC_PREFIX = '/static/';
+const STATIC_TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.json': 'application/json',
+  '.bin': 'application/octet-stream',
+};
+function staticFile(req, res, segment) {
+  let name;
+  try {
+    name = decodeURIComponent(segment);
+  } catch (_) {
+    reply(res, 400, TEXT, 'Bad Request');
+    return;
+  }
+  if (name === '' || name[0] === '.' || /[/\\\0]/.test(name)) {
+    notFound(res);
+    return;
+  }
+  const file = path.join(common.STATIC_DIR, name);
+  fs.stat(file, (err, stats) => {
+    if (err || !stats.isFile()) {
+      notFound(res);
+      return;
+    }
+    const etag = `"${stats.size.toString(16)}-${Math.floor(stats.mtimeMs).toString(16)}"`;
+    const headers = { ETag: etag, 'Last-Modified': stats.mtime.toUTCString() };
+    if (notModified(req.headers, etag, stats.mtimeMs)) {
+      res.writeHead(304, headers);
+      res.end();
+      return;
+    }
+    headers['Content-Type'] = STATIC_TYPES[path.extname(name).toLowerCase()] || 'application/octet-stream';
+    headers['Content-Length'] = stats.size;
+    if (req.method === 'HEAD') {
+      res.writeHead(200, headers);
+      res.end();
+      return;
+    }
+    const stream = fs.createReadStream(file);
+    stream.on('error', () => {
+      if (res.headersSent) res.destroy();
+      else notFound(res); // gone between stat and open
+    });
+    stream.once('open', () => {
+      res.writeHead(200, headers);
+      stream.pipe(res);
+    });
+    res.once('close', () => stream.destroy()); // finished, or the client went away
+  });
+}
+
+// RFC 9110 §13.1.2/§13.1.3: If-None-Match (weak comparison, or `*`) decides when present;
+// otherwise an If-Modified-Since not older than the file's mtime (whole seconds) matches.
+function notModified(headers, etag, mtimeMs) {
+  const inm = headers['if-none-match'];
+  if (inm !== undefined) {
+    return inm.split(',').some((tag) => {
+      const t = tag.trim();
+      return t === '*' || (t.startsWith('W/') ? t.slice(2) : t) === etag;
+    });
+  }
+  const ims = headers['if-modified-since'];
+  if (ims === undefined) return false;
+  const since = Date.parse(ims);
+  return !Number.isNaN(since) && Math.floor(mtimeMs / 1000) * 1000 <= since;
+}
+
+// GET /download/{n}: n bytes (byte i = i mod 256) sliced from common's start-up buffer;
+// 400 for anything but 0..10 MiB in decimal digits.
+const DOWNLOAD_PREFIX = '/download/';
+function download(res, segment) {
+  const body = common.downloadBody(segment);
+  if (body === null) {
+    reply(res, 400, TEXT, 'Bad Request');
+    return;
+  }
+  res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': body.length });
+  res.end(body);
 }
 
 function users(res) {
@@ -123,8 +285,12 @@ function handle(req, res) {
       else methodNotAllowed(res, 'GET, HEAD');
       return;
     case '/rest/todo':
-      if (m === 'GET' || m === 'HEAD') reply(res, 200, JSON_TYPE, JSON.stringify(common.TODOS));
+      if (m === 'GET' || m === 'HEAD') todo(req, res);
       else methodNotAllowed(res, 'GET, HEAD');
+      return;
+    case '/upload':
+      if (m === 'POST') upload(req, res);
+      else methodNotAllowed(res, 'POST');
       return;
     case '/echo':
       if (m === 'POST') echo(req, res);
@@ -161,6 +327,12 @@ function handle(req, res) {
     default:
       if (path.startsWith(DELAY_PREFIX)) {
         if (m === 'GET' || m === 'HEAD') delay(res, path.slice(DELAY_PREFIX.length));
+        else methodNotAllowed(res, 'GET, HEAD');
+      } else if (path.startsWith(STATIC_PREFIX)) {
+        if (m === 'GET' || m === 'HEAD') staticFile(req, res, path.slice(STATIC_PREFIX.length));
+        else methodNotAllowed(res, 'GET, HEAD');
+      } else if (path.startsWith(DOWNLOAD_PREFIX)) {
+        if (m === 'GET' || m === 'HEAD') download(res, path.slice(DOWNLOAD_PREFIX.length));
         else methodNotAllowed(res, 'GET, HEAD');
       } else {
         notFound(res); // every other request gets an answer

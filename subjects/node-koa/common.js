@@ -1,7 +1,9 @@
 'use strict';
 // Shared pieces of this subject: configuration, the todo list, the users query
-// (node-postgres pool + named prepared statement), the Caesar cipher of seed 003, and
-// which waits GET /delay/{ms} grants.
+// (node-postgres pool + named prepared statement), the Caesar cipher of seed 003,
+// which waits GET /delay/{ms} grants, the static tree's folder, the upload answer and the
+// download bytes.
+const path = require('node:path');
 const pg = require('pg');
 
 const HOST = process.env.HOST || '127.0.0.1';
@@ -40,6 +42,27 @@ function delayMs(segment) {
   if (typeof segment !== 'string' || !/^[0-9]+$/.test(segment)) return null;
   const ms = Number(segment);
   return ms <= DELAY_MAX_MS ? ms : null;
+}
+
+// --- static, upload, download (HttpArena) ---
+// The static tree restbench writes. Unset: a folder that does not exist, so that the server
+// still starts and every /static/ request is 404.
+const STATIC_DIR = process.env.STATIC_DIR || path.join(__dirname, 'static-dir-unset');
+
+// POST /upload's answer: the body's length and its CRC-32 (zlib's) as 8 lowercase hex digits.
+function uploadAnswer(length, crc) {
+  return `${length} ${(crc >>> 0).toString(16).padStart(8, '0')}`;
+}
+
+// GET /download/{n}: n whole bytes 0..DOWNLOAD_MAX where byte i is i mod 256, sliced (no copy)
+// from one buffer made at start-up; null (answered 400) when the segment is not plain decimal
+// digits or n is above DOWNLOAD_MAX.
+const DOWNLOAD_MAX = 10 * 1024 * 1024;
+const DOWNLOAD_BYTES = Buffer.alloc(DOWNLOAD_MAX, Buffer.from(Array.from({ length: 256 }, (_, i) => i)));
+function downloadBody(segment) {
+  if (typeof segment !== 'string' || !/^[0-9]+$/.test(segment)) return null;
+  const n = Number(segment);
+  return n <= DOWNLOAD_MAX ? DOWNLOAD_BYTES.subarray(0, n) : null;
 }
 
 // --- users (seed 003) ---
@@ -111,5 +134,6 @@ async function closePool() {
 
 module.exports = {
   HOST, PORT, DB_POOL_SIZE, BODY_LIMIT, TODOS, DELAY_MAX_MS, delayMs,
+  STATIC_DIR, uploadAnswer, DOWNLOAD_MAX, downloadBody,
   createPool, getPool, getUsers, closePool, caesarCipher,
 };

@@ -9,10 +9,15 @@ Bodies over 1 MiB: 413 (Content-Length checked up front, client_max_size while r
 TechEmpower's GET /json, /db, /queries, /fortunes, /updates, /cached-queries: the database
 types in tfb.py, the fortunes page through aiohttp-jinja2 (autoescaping on, its default);
 aiohttp adds the Server and Date headers TechEmpower requires to every answer.
+HttpArena's GET /static/{file} through aiohttp's own static route (add_static: FileResponse,
+sendfile, ETag and Last-Modified, 304), /rest/todo compressed per request by
+Response.enable_compression() when Accept-Encoding asks, POST /upload over request.read(),
+GET /download/{n}.
 """
 import asyncio
 import os
 import sys
+import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -27,6 +32,10 @@ import tfb
 
 MAX_BODY = 1024 * 1024  # 1 MiB: larger bodies are answered with 413
 DELAY_MAX_MS = 10_000  # GET /delay/{ms} waits at most 10 s; more is answered with 400
+DOWNLOAD_MAX = 10 * 1024 * 1024  # GET /download/{n} sends at most 10 MiB; more is a 400
+# byte i is i mod 256; each answer is a slice of this buffer, made once per worker
+DOWNLOAD = bytes(range(256)) * (DOWNLOAD_MAX // 256)
+STATIC_DIR = os.environ.get("STATIC_DIR")  # unset or missing: no static route, so 404s
 
 PLAIN = b"Hello, World!"
 
@@ -135,9 +144,14 @@ async def plaintext(request):
 
 
 async def todo(request):
-    return web.Response(
+    response = web.Response(
         body=orjson.dumps(TODOS, option=orjson.OPT_UTC_Z), content_type="application/json"
     )
+    # aiohttp compresses the body per request (deflate or gzip, as Accept-Encoding names them;
+    # none without the header or for `identity`), with no minimum size; it adds no Vary itself
+    response.enable_compression()
+    response.headers["Vary"] = "Accept-Encoding"
+    return response
 
 
 async def echo(request):
@@ -150,6 +164,25 @@ async def echo(request):
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
         raise web.HTTPBadRequest(text="malformed JSON")
     return web.Response(body=out, content_type="application/json")
+
+
+async def upload(request):
+    """The length and CRC-32 of the body as aiohttp reads it (chunked or not), never
+    Content-Length's; over 1 MiB: 413, up front or from client_max_size while reading."""
+    cl = request.content_length
+    if cl is not None and cl > MAX_BODY:
+        raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY, actual_size=cl)
+    body = await request.read()
+    return web.Response(text=f"{len(body)} {zlib.crc32(body):08x}")
+
+
+async def download(request):
+    """n bytes, byte i = i mod 256. The route's pattern takes 1 to 8 ASCII digits (anything
+    else: 404); above DOWNLOAD_MAX: 400."""
+    n = int(request.match_info["n"])
+    if n > DOWNLOAD_MAX:
+        raise web.HTTPBadRequest(text="size above 10485760 bytes")
+    return web.Response(body=DOWNLOAD[:n], content_type="application/octet-stream")
 
 
 async def users(request):
@@ -225,6 +258,11 @@ app.router.add_get("/queries", queries, allow_head=False)
 app.router.add_get("/fortunes", fortunes, allow_head=False)
 app.router.add_get("/updates", updates, allow_head=False)
 app.router.add_get("/cached-queries", cached_queries, allow_head=False)
+app.router.add_post("/upload", upload)
+app.router.add_get("/download/{n:[0-9]{1,8}}", download, allow_head=False)
+if STATIC_DIR and os.path.isdir(STATIC_DIR):
+    # files directly from disk per request; aiohttp refuses paths that leave the folder
+    app.router.add_static("/static", STATIC_DIR)
 aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"))
 app.on_startup.append(on_startup)
 app.on_cleanup.append(on_cleanup)

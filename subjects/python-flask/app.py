@@ -8,20 +8,29 @@ per worker process). Bodies over 1 MiB: Flask's MAX_CONTENT_LENGTH answers 413.
 TechEmpower's GET /json, /db, /queries, /fortunes, /updates, /cached-queries: the database
 types in tfb.py, the fortunes page through Flask's render_template (Jinja2, autoescaping on
 for .html templates); gunicorn adds the Server and Date headers TechEmpower requires.
+HttpArena's GET /static/{file} through Flask's own static route (static_folder: Werkzeug's
+send_file from disk, ETag, Last-Modified, 304), /rest/todo compressed per request by
+Flask-Compress (br, gzip, ... as Accept-Encoding allows), POST /upload over request.get_data(),
+GET /download/{n}.
 """
 import logging
 import os
 import time
+import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
 import orjson
 from flask import Flask, Response, abort, render_template, request
+from flask_compress import Compress
 from psycopg_pool import ConnectionPool
 
 import tfb
 
 MAX_BODY = 1024 * 1024  # 1 MiB: larger bodies are answered with 413
+DOWNLOAD_MAX = 10 * 1024 * 1024  # GET /download/{n} sends at most 10 MiB
+# byte i is i mod 256; each answer is a slice of this buffer, made once per worker
+DOWNLOAD = bytes(range(256)) * (DOWNLOAD_MAX // 256)
 
 PLAIN = b"Hello, World!"
 
@@ -115,8 +124,14 @@ def get_users():
     ]
 
 
-app = Flask(__name__)
+# /static/<file> from STATIC_DIR; unset: no static folder, so no static route (404s)
+app = Flask(__name__, static_folder=os.environ.get("STATIC_DIR"), static_url_path="/static")
 app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+# Flask-Compress on /rest/todo only (the compressed() decorator, not every answer): compressed
+# per request, no cache; its default minimum of 500 bytes lowered for the ~500-byte document
+app.config["COMPRESS_REGISTER"] = False
+app.config["COMPRESS_MIN_SIZE"] = 100
+compress = Compress(app)
 
 
 @app.get("/api/test")
@@ -125,23 +140,42 @@ def plaintext():
 
 
 @app.get("/rest/todo")
+@compress.compressed()
 def todo():
     return Response(orjson.dumps(TODOS, option=orjson.OPT_UTC_Z), mimetype="application/json")
 
 
-@app.post("/echo")
-def echo():
+def read_body():
     # Werkzeug answers 413 up front when Content-Length exceeds MAX_CONTENT_LENGTH; a body
     # without Content-Length (chunked) is cut at the limit instead, so check for more data.
     body = request.get_data(cache=False)
     if len(body) >= MAX_BODY and request.content_length is None:
         if request.environ["wsgi.input"].read(1):
             abort(413)
+    return body
+
+
+@app.post("/echo")
+def echo():
+    body = read_body()
     try:
         out = orjson.dumps(orjson.loads(body))
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
         abort(400)
     return Response(out, mimetype="application/json")
+
+
+@app.post("/upload")
+def upload():
+    # the length and CRC-32 of the bytes read from the body, never Content-Length's
+    body = read_body()
+    return Response(f"{len(body)} {zlib.crc32(body):08x}", mimetype="text/plain")
+
+
+@app.get("/download/<int(max=10485760):n>")
+def download(n):
+    # Werkzeug's int converter takes digits up to 10 MiB only: anything else is a 404
+    return Response(DOWNLOAD[:n], mimetype="application/octet-stream")
 
 
 @app.get("/users")

@@ -10,15 +10,22 @@ itself: a response middleware adds one (formatted once per second).
 TechEmpower's GET /json, /db, /queries, /fortunes, /updates, /cached-queries: the database
 types in tfb.py, the fortunes page through Jinja2 (autoescaping on; Sanic has no engine of its
 own), each of these answers with the Server header TechEmpower requires (Sanic sends none).
+HttpArena's GET /static/{file} through Sanic's own static route (app.static: the file read from
+disk per request, Last-Modified and 304 for If-Modified-Since), /rest/todo gzip-compressed per
+request by a handler decorator (Sanic and Sanic Extensions have no compression of their own),
+POST /upload over request.body, GET /download/{n}.
 """
 import asyncio
+import gzip
 import logging
 import os
 import sys
 import time
+import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import formatdate
+from functools import wraps
 from pathlib import Path
 
 import asyncpg
@@ -32,6 +39,11 @@ import tfb
 
 MAX_BODY = 1024 * 1024  # 1 MiB: larger bodies are answered with 413
 DELAY_MAX_MS = 10_000  # GET /delay/{ms} waits at most 10 s; more is answered with 400
+DOWNLOAD_MAX = 10 * 1024 * 1024  # GET /download/{n} sends at most 10 MiB; more is a 400
+# byte i is i mod 256; each answer is a slice of this buffer, made once per worker
+DOWNLOAD = bytes(range(256)) * (DOWNLOAD_MAX // 256)
+STATIC_DIR = os.environ.get("STATIC_DIR")  # unset: no static route, so 404s
+GZIP_MIN_SIZE = 100  # /rest/todo's ~500 bytes are compressed (most middlewares skip < 1 KiB)
 
 PLAIN = b"Hello, World!"
 
@@ -165,12 +177,57 @@ async def add_date(request, response):
     response.headers["date"] = http_date()
 
 
+def accepts_gzip(accept_encoding):
+    """Whether an Accept-Encoding value allows gzip (RFC 9110 12.5.3): listed, or `*`, with a
+    q above 0. No header, `identity` or `gzip;q=0`: the answer stays identity."""
+    if not accept_encoding:
+        return False
+    gzip_q = any_q = None
+    for item in accept_encoding.split(","):
+        coding, _, params = item.partition(";")
+        coding = coding.strip().lower()
+        q = 1.0
+        for param in params.split(";"):
+            key, _, value = param.partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        if coding in ("gzip", "x-gzip"):
+            gzip_q = q
+        elif coding == "*":
+            any_q = q
+    if gzip_q is not None:
+        return gzip_q > 0
+    return any_q is not None and any_q > 0
+
+
+def gzip_compressed(handler):
+    """Compresses the handler's answer per request when the request's Accept-Encoding allows
+    gzip (what a compression middleware does; Sanic computes Content-Length from the body it
+    sends), with Vary: Accept-Encoding."""
+
+    @wraps(handler)
+    async def compressing(request, *args, **kwargs):
+        response = await handler(request, *args, **kwargs)
+        body = response.body
+        if len(body) >= GZIP_MIN_SIZE and accepts_gzip(request.headers.get("accept-encoding")):
+            response.body = gzip.compress(body, compresslevel=6, mtime=0)
+            response.headers["content-encoding"] = "gzip"
+        response.headers["vary"] = "Accept-Encoding"
+        return response
+
+    return compressing
+
+
 @app.get("/api/test")
 async def plaintext(request):
     return HTTPResponse(PLAIN, content_type="text/plain; charset=utf-8")
 
 
 @app.get("/rest/todo")
+@gzip_compressed
 async def todo(request):
     return HTTPResponse(
         orjson.dumps(TODOS, option=orjson.OPT_UTC_Z), content_type="application/json"
@@ -184,6 +241,30 @@ async def echo(request):
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):
         raise BadRequest("malformed JSON")
     return HTTPResponse(out, content_type="application/json")
+
+
+@app.post("/upload")
+async def upload(request):
+    """The length and CRC-32 of the body Sanic read (chunked or not; over REQUEST_MAX_SIZE
+    Sanic answers 413 itself), never Content-Length's."""
+    body = request.body
+    return text(f"{len(body)} {zlib.crc32(body):08x}")
+
+
+@app.get("/download/<n:int>")
+async def download(request, n: int):
+    """n bytes, byte i = i mod 256. Not an integer: Sanic's router answers 404; negative or
+    above DOWNLOAD_MAX: 400."""
+    if not 0 <= n <= DOWNLOAD_MAX:
+        raise BadRequest("size out of 0..10485760 bytes")
+    return HTTPResponse(DOWNLOAD[:n], content_type="application/octet-stream")
+
+
+if STATIC_DIR:
+    # files read from disk per request; Sanic refuses paths that leave the folder. With an
+    # index, /static/ itself is index.html (as http.FileServer and express.static do) instead
+    # of Sanic's IsADirectoryError (a 500) for a folder without a directory view.
+    app.static("/static", STATIC_DIR, name="static", index="index.html")
 
 
 @app.get("/users")

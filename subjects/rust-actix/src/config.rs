@@ -2,6 +2,7 @@
 
 use std::env;
 use std::net::{SocketAddr, ToSocketAddrs};
+use std::path::PathBuf;
 
 /// Default pool size when `DB_POOL_SIZE` is unset.
 const DEFAULT_POOL_SIZE: usize = 10;
@@ -16,6 +17,9 @@ pub struct Config {
     pub database_url: Option<String>,
     /// `DB_POOL_SIZE`: connections in this process's pool.
     pub pool_size: usize,
+    /// `STATIC_DIR`: the folder `/static/{file}` serves; without it that route is not served
+    /// (404, like any unknown path).
+    pub static_dir: Option<PathBuf>,
 }
 
 impl Config {
@@ -32,7 +36,8 @@ impl Config {
             .filter(|&n| n > 0)
             .unwrap_or(DEFAULT_POOL_SIZE);
         let database_url = env::var("DATABASE_URL").ok().filter(|url| !url.is_empty());
-        Ok(Self { addr, workers, database_url, pool_size })
+        let static_dir = env::var_os("STATIC_DIR").filter(|dir| !dir.is_empty()).map(PathBuf::from);
+        Ok(Self { addr, workers, database_url, pool_size, static_dir })
     }
 }
 

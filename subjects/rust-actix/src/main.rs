@@ -33,10 +33,11 @@ fn main() -> ExitCode {
 
 async fn serve(config: Config) -> Result<(), String> {
     let state = web::Data::new(routes::AppState::new(&config)?);
+    let static_dir = config.static_dir.clone();
     let mut server = HttpServer::new(move || {
         App::new()
             .app_data(state.clone())
-            .configure(routes::configure)
+            .configure(|routes| routes::configure(routes, static_dir.as_deref()))
     })
     // Answers go out at once rather than waiting on Nagle's algorithm (the OS default).
     .tcp_nodelay(true)

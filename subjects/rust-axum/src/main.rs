@@ -53,7 +53,7 @@ async fn serve(config: Config) -> Result<(), String> {
     let listener = axum::serve::ListenerExt::tap_io(listener, |stream| {
         let _ = stream.set_nodelay(true);
     });
-    axum::serve(listener, routes::router(state))
+    axum::serve(listener, routes::router(state, config.static_dir.as_deref()))
         .with_graceful_shutdown(shutdown_signal())
         .await
         .map_err(|e| e.to_string())

@@ -1,16 +1,21 @@
 //! The routes as an axum `Router` (the seeds' four, TechEmpower's six in `tfb`, and HttpArena's
-//! delay), with plain-text answers for every error.
+//! delay, static, json-gzip, upload and download), with plain-text answers for every error.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, RawQuery, State};
+use axum::handler::HandlerWithoutStateExt;
 use axum::http::header::{CONTENT_TYPE, SERVER};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use deadpool_postgres::Pool;
+use tower_http::compression::predicate::SizeAbove;
+use tower_http::compression::CompressionLayer;
+use tower_http::services::ServeDir;
 
 use crate::config::Config;
 use crate::db;
@@ -23,6 +28,13 @@ const BODY_LIMIT: usize = 1024 * 1024;
 /// Longest wait `GET /delay/{ms}` grants; a longer one is 400.
 const DELAY_MAX_MS: u32 = 10_000;
 
+/// Largest `GET /download/{n}` (10 MiB); a larger one is 400.
+const DOWNLOAD_MAX: usize = 10 * 1024 * 1024;
+
+/// Smallest body the compression layer compresses: todo's ~500-byte document is compressed
+/// (tower-http's default minimum is 32 bytes; set here so that it is stated).
+const COMPRESS_MIN_BYTES: u64 = 100;
+
 /// What every handler can see: the todo items and the database pool.
 pub struct AppState {
     todos: Vec<Todo>,
@@ -30,6 +42,9 @@ pub struct AppState {
     pool: Option<Pool>,
     /// CachedWorld rows for `/cached-queries`.
     cache: tfb::WorldCache,
+    /// `/download/{n}` answers the first n bytes of this (byte i is i mod 256), made once:
+    /// `Bytes::slice` shares it without a copy.
+    download: Bytes,
 }
 
 impl AppState {
@@ -38,16 +53,22 @@ impl AppState {
             Some(url) => Some(db::pool(url, config.pool_size)?),
             None => None,
         };
-        Ok(Self { todos: model::todos(), pool, cache: tfb::WorldCache::new() })
+        let download = (0..DOWNLOAD_MAX).map(|i| i as u8).collect::<Vec<u8>>().into();
+        Ok(Self { todos: model::todos(), pool, cache: tfb::WorldCache::new(), download })
     }
 }
 
 type SharedState = State<Arc<AppState>>;
 
-pub fn router(state: Arc<AppState>) -> Router {
-    Router::new()
+pub fn router(state: Arc<AppState>, static_dir: Option<&std::path::Path>) -> Router {
+    let router = Router::new()
         .route("/api/test", get(plaintext))
-        .route("/rest/todo", get(todo))
+        // tower-http's compression layer on this route only: gzip when Accept-Encoding asks for
+        // it (with `Vary: Accept-Encoding`), identity otherwise; the other routes stay unwrapped.
+        .route(
+            "/rest/todo",
+            get(todo).layer(CompressionLayer::new().compress_when(SizeAbove::new(COMPRESS_MIN_BYTES))),
+        )
         .route("/echo", post(echo))
         .route("/users", get(users))
         .route("/json", get(|| async { techempower(Ok(tfb::json()), tfb::JSON) }))
@@ -57,6 +78,21 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/updates", get(updates))
         .route("/cached-queries", get(cached_queries))
         .route("/delay/{ms}", get(delay))
+        .route("/upload", post(upload))
+        .route("/download/{n}", get(download));
+    // tower-http's `ServeDir` reads each file from disk per request: Content-Type by extension,
+    // ETag and Last-Modified, 304 on If-None-Match / If-Modified-Since, `..` refused; files it
+    // does not find get our plain-text 404. Without STATIC_DIR the prefix is an unknown path.
+    let router = match static_dir {
+        Some(dir) => router.nest_service(
+            "/static",
+            ServeDir::new(dir)
+                .append_index_html_on_directories(false)
+                .not_found_service((|| async { error(StatusCode::NOT_FOUND) }).into_service()),
+        ),
+        None => router,
+    };
+    router
         .fallback(|| async { error(StatusCode::NOT_FOUND) })
         .method_not_allowed_fallback(|| async { error(StatusCode::METHOD_NOT_ALLOWED) })
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -94,6 +130,21 @@ async fn delay(Path(ms): Path<u32>) -> Response {
     }
     tokio::time::sleep(Duration::from_millis(ms.into())).await;
     ms.to_string().into_response()
+}
+
+/// The length and CRC-32 of the body as read: the `Bytes` extractor collects it (chunked or
+/// not) under `DefaultBodyLimit`, so a body over 1 MiB is 413 before this runs.
+async fn upload(body: Bytes) -> String {
+    format!("{} {:08x}", body.len(), crc32fast::hash(&body))
+}
+
+/// The first `n` bytes of the start-up pattern; `Path` refuses a segment that is not a `usize`
+/// with 400, and so is `n` above 10 MiB.
+async fn download(State(state): SharedState, Path(n): Path<usize>) -> Response {
+    if n > DOWNLOAD_MAX {
+        return error(StatusCode::BAD_REQUEST);
+    }
+    ([(CONTENT_TYPE, "application/octet-stream")], state.download.slice(..n)).into_response()
 }
 
 /// A short text body naming the status, so every answer has a `Content-Type`.

@@ -27,7 +27,7 @@ fn main() -> ExitCode {
 fn run() -> Result<(), String> {
     let config = Config::from_env()?;
     let state = routes::AppState::new(&config)?;
-    let mut iron = Iron::new(routes::handler(state));
+    let mut iron = Iron::new(routes::handler(state, config.static_dir.as_deref()));
     // WORKERS sets the handler threads; without it Iron keeps its default, 8 per CPU.
     if let Some(workers) = config.workers {
         iron.threads = workers;

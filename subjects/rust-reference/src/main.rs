@@ -64,6 +64,8 @@ fn run() -> Result<(), String> {
         // DB_POOL_SIZE is the process's budget, split over the workers.
         clients: (config.pool_size / workers).clamp(1, MAX_CLIENTS_PER_WORKER),
         cache: Arc::new(tfb::WorldCache::new(10_000)),
+        static_dir: config.static_dir.clone(),
+        download: (0..http::parser::DOWNLOAD_MAX).map(|i| i as u8).collect(),
     });
 
     // Signals are registered before any worker accepts, so SIGTERM always exits cleanly.

@@ -3,6 +3,7 @@
 //! between workers on the hot path (no locks, no work stealing).
 
 use std::net::TcpListener;
+use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::thread;
@@ -23,6 +24,10 @@ pub struct Shared {
     pub clients: usize,
     /// CachedWorld rows for `/cached-queries`, shared by the workers.
     pub cache: Arc<crate::tfb::WorldCache>,
+    /// `STATIC_DIR`, the folder `/static/{file}` reads from; `None`: every such path is 404.
+    pub static_dir: Option<PathBuf>,
+    /// `/download/{n}` answers the first n bytes of this (byte i is i mod 256), made at start-up.
+    pub download: Arc<[u8]>,
 }
 
 /// Starts a worker thread serving `listener` (a duplicate of the shared socket).
@@ -42,7 +47,13 @@ async fn run(listener: TcpListener, shared: Arc<Shared>) {
         }
     };
     let db = Db::new(shared.database.clone(), shared.clients);
-    let app = Rc::new(App::new(shared.todos.clone(), db, shared.cache.clone()));
+    let app = Rc::new(App::new(
+        shared.todos.clone(),
+        db,
+        shared.cache.clone(),
+        shared.static_dir.clone(),
+        shared.download.clone(),
+    ));
     spawn_local(response::refresh_date());
     spawn_local({
         let app = app.clone();

@@ -137,7 +137,7 @@ impl Connection {
                     let Some(&head) = self.parser.head() else {
                         break Outcome::Close;
                     };
-                    app.respond(&head, self.parser.body_mut(), &mut self.output, &mut self.scratch).await;
+                    app.respond(&head, self.parser.parts(), &mut self.output, &mut self.scratch).await;
                     answered = true;
                     if !head.keep_alive {
                         // Nothing pipelined behind a closing request is dispatched.

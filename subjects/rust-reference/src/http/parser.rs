@@ -34,11 +34,19 @@ pub enum Route {
     CachedQueries(u16),
     /// HttpArena's slow handler: `/delay/{ms}`, whole milliseconds up to [`DELAY_MAX_MS`].
     Delay(u16),
+    /// HttpArena's static files: `/static/{file}`, the decoded name in [`Parts::static_name`].
+    Static,
+    /// HttpArena's upload: `POST /upload`, answered with the body's length and CRC-32.
+    Upload,
+    /// HttpArena's download: `/download/{n}`, n bytes up to [`DOWNLOAD_MAX`].
+    Download(u32),
     NotFound,
 }
 
 /// Longest wait `/delay/{ms}` grants; a longer one is 404 like any path that is not a route.
 pub const DELAY_MAX_MS: u16 = 10_000;
+/// Largest `/download/{n}` (10 MiB); a larger one is 404 like any path that is not a route.
+pub const DOWNLOAD_MAX: u32 = 10 * 1024 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
@@ -59,6 +67,20 @@ pub struct Head {
     pub keep_alive: bool,
     /// The client waits for `100 Continue` before sending the body.
     pub expect_continue: bool,
+    /// Todo only: Accept-Encoding allows gzip.
+    pub accept_gzip: bool,
+    /// Static only: If-Modified-Since, as seconds since the Unix epoch.
+    pub if_modified_since: Option<u64>,
+}
+
+/// A complete request's parts beyond its head, borrowed from the parser.
+pub struct Parts<'a> {
+    /// The decoded body, writable: the JSON parser decodes strings in place.
+    pub body: &'a mut [u8],
+    /// Static only: the percent-decoded file name after `/static/` (checked by the app).
+    pub static_name: &'a [u8],
+    /// Static only: the If-None-Match fields, joined by commas; empty when there were none.
+    pub if_none_match: &'a [u8],
 }
 
 /// A request the server must refuse; the connection is closed after the answer.
@@ -109,6 +131,8 @@ pub struct Parser {
     head: Option<Head>,
     body: Vec<u8>,
     continue_sent: bool,
+    static_name: Vec<u8>,
+    if_none_match: Vec<u8>,
 }
 
 impl Default for Parser {
@@ -119,7 +143,14 @@ impl Default for Parser {
 
 impl Parser {
     pub fn new() -> Self {
-        Self { phase: Phase::Head, head: None, body: Vec::new(), continue_sent: false }
+        Self {
+            phase: Phase::Head,
+            head: None,
+            body: Vec::new(),
+            continue_sent: false,
+            static_name: Vec::new(),
+            if_none_match: Vec::new(),
+        }
     }
 
     /// Consumes what it can of `input`. After a complete request, the next call starts
@@ -175,10 +206,10 @@ impl Parser {
         self.head.as_ref()
     }
 
-    /// The decoded body of the complete request, writable: the JSON parser decodes strings in
-    /// place.
-    pub fn body_mut(&mut self) -> &mut [u8] {
-        &mut self.body
+    /// The decoded body (writable: the JSON parser decodes strings in place) and the
+    /// static-file fields of the complete request.
+    pub fn parts(&mut self) -> Parts<'_> {
+        Parts { body: &mut self.body, static_name: &self.static_name, if_none_match: &self.if_none_match }
     }
 
     /// True while a head has been parsed and its body is still expected.
@@ -201,6 +232,8 @@ impl Parser {
         self.head = None;
         self.continue_sent = false;
         self.body.clear();
+        self.static_name.clear();
+        self.if_none_match.clear();
         // A rare large body must not stay allocated for the connection's lifetime.
         if self.body.capacity() > 64 * 1024 {
             self.body = Vec::new();
@@ -230,10 +263,16 @@ impl Parser {
             Some("POST") => Method::Post,
             _ => Method::Other,
         };
-        let route = route(request.path.unwrap_or_default());
+        let target = request.path.unwrap_or_default();
+        let route = route(target);
+        if route == Route::Static {
+            let path = target.split_once('?').map_or(target, |(path, _)| path);
+            percent_decode_into(&path.as_bytes()["/static/".len()..], &mut self.static_name);
+        }
 
         let mut framing = Framing::default();
         let (mut close, mut keep_alive, mut expect_continue) = (false, false, false);
+        let (mut accept_gzip, mut if_modified_since) = (false, None);
         for field in request.headers.iter() {
             let name = field.name;
             let value = trim(field.value);
@@ -248,6 +287,20 @@ impl Parser {
                 }
             } else if name.eq_ignore_ascii_case("expect") {
                 expect_continue = !http10 && value.eq_ignore_ascii_case(b"100-continue");
+            } else if route == Route::Todo && name.eq_ignore_ascii_case("accept-encoding") {
+                accept_gzip = accepts_gzip(value);
+            } else if route == Route::Static && name.eq_ignore_ascii_case("if-none-match") {
+                if !self.if_none_match.is_empty() {
+                    self.if_none_match.push(b',');
+                }
+                self.if_none_match.extend_from_slice(value);
+            } else if route == Route::Static && name.eq_ignore_ascii_case("if-modified-since") {
+                // An unparseable date is ignored, as RFC 9110 §13.1.3 says.
+                if_modified_since = std::str::from_utf8(value)
+                    .ok()
+                    .and_then(|date| httpdate::parse_http_date(date).ok())
+                    .and_then(|date| date.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map(|since| since.as_secs());
             }
         }
 
@@ -263,7 +316,7 @@ impl Parser {
         // Both framings at once smell of request smuggling: honour chunked, then close.
         let ambiguous = framing.chunked && framing.length.is_some();
         let keep_alive = !close && !ambiguous && (!http10 || keep_alive);
-        self.head = Some(Head { method, route, http10, keep_alive, expect_continue });
+        self.head = Some(Head { method, route, http10, keep_alive, expect_continue, accept_gzip, if_modified_since });
         Ok(Some(len))
     }
 
@@ -357,11 +410,64 @@ fn route(target: &str) -> Route {
         "/fortunes" => Route::Fortunes,
         "/updates" => Route::Updates(count(query, "queries")),
         "/cached-queries" => Route::CachedQueries(count(query, "count")),
-        _ => match path.strip_prefix("/delay/").and_then(delay_ms) {
-            Some(ms) => Route::Delay(ms),
-            None => Route::NotFound,
+        "/upload" => Route::Upload,
+        _ if path.starts_with("/static/") => Route::Static,
+        _ => match (path.strip_prefix("/delay/").and_then(delay_ms), path.strip_prefix("/download/")) {
+            (Some(ms), _) => Route::Delay(ms),
+            (None, Some(n)) => download_bytes(n).map_or(Route::NotFound, Route::Download),
+            (None, None) => Route::NotFound,
         },
     }
+}
+
+/// Plain decimal digits up to [`DOWNLOAD_MAX`].
+fn download_bytes(segment: &str) -> Option<u32> {
+    if segment.is_empty() || !segment.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    segment.parse().ok().filter(|&n| n <= DOWNLOAD_MAX)
+}
+
+/// Appends `input` with its `%XX` escapes decoded; a `%` not followed by two hex digits stays.
+fn percent_decode_into(input: &[u8], out: &mut Vec<u8>) {
+    let hex = |b: u8| (b as char).to_digit(16);
+    let mut i = 0;
+    while i < input.len() {
+        match (input[i], input.get(i + 1).copied().and_then(hex), input.get(i + 2).copied().and_then(hex)) {
+            (b'%', Some(high), Some(low)) => {
+                out.push((high * 16 + low) as u8);
+                i += 3;
+            }
+            (byte, _, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+}
+
+/// Whether an Accept-Encoding value allows gzip: `gzip` (or `x-gzip`) with a quality above 0,
+/// or, when gzip is not named, `*` with one. `identity` alone or `gzip;q=0` refuses it.
+fn accepts_gzip(value: &[u8]) -> bool {
+    let (mut gzip, mut any) = (None, None);
+    for item in value.split(|&b| b == b',') {
+        let mut params = item.split(|&b| b == b';');
+        let coding = trim(params.next().unwrap_or_default());
+        let allowed = params
+            .filter_map(|param| {
+                let (key, q) = param.split_at(param.iter().position(|&b| b == b'=')?);
+                trim(key).eq_ignore_ascii_case(b"q").then(|| trim(&q[1..]))
+            })
+            .next_back()
+            // A quality is zero only as `0`, `0.`, `0.0`, … (RFC 9110 §12.4.2).
+            .is_none_or(|q| !(q.first() == Some(&b'0') && q[1..].iter().all(|&b| b == b'.' || b == b'0')));
+        if coding.eq_ignore_ascii_case(b"gzip") || coding.eq_ignore_ascii_case(b"x-gzip") {
+            gzip = Some(allowed);
+        } else if coding == b"*" {
+            any = Some(allowed);
+        }
+    }
+    gzip.or(any).unwrap_or(false)
 }
 
 /// Plain decimal digits up to [`DELAY_MAX_MS`] (`u16::from_str` would also take a leading `+`).
@@ -427,7 +533,7 @@ mod tests {
                 if !parsed.complete {
                     break;
                 }
-                requests.push((*parser.head().unwrap(), parser.body_mut().to_vec()));
+                requests.push((*parser.head().unwrap(), parser.parts().body.to_vec()));
             }
         }
         Ok(requests)
@@ -492,6 +598,48 @@ mod tests {
             ("/delay/5/6", Route::NotFound),
         ] {
             assert_eq!(route(target), want, "{target}");
+        }
+    }
+
+    #[test]
+    fn httparena_routes() {
+        for (target, want) in [
+            ("/upload", Route::Upload),
+            ("/download/102400", Route::Download(102_400)),
+            ("/download/0", Route::Download(0)),
+            ("/download/10485760", Route::Download(10_485_760)),
+            ("/download/10485761", Route::NotFound),
+            ("/download/ten", Route::NotFound),
+            ("/download/", Route::NotFound),
+            ("/static/index.html", Route::Static),
+            ("/static", Route::NotFound),
+        ] {
+            assert_eq!(route(target), want, "{target}");
+        }
+        let mut parser = Parser::new();
+        let input = b"GET /static/a%20b%2e%2Ftxt?v=1 HTTP/1.1\r\nIf-None-Match: \"x\"\r\nIf-None-Match: W/\"y\"\r\n\
+            If-Modified-Since: Thu, 01 Jan 2026 00:00:00 GMT\r\n\r\n";
+        assert!(parser.parse(input).unwrap().complete);
+        assert_eq!(parser.head().unwrap().if_modified_since, Some(1_767_225_600));
+        let parts = parser.parts();
+        assert_eq!((parts.static_name, parts.if_none_match), (&b"a b./txt"[..], &b"\"x\",W/\"y\""[..]));
+    }
+
+    #[test]
+    fn accept_encoding_allows_gzip() {
+        for (value, want) in [
+            ("gzip, br", true),
+            ("br;q=1.0, gzip;q=0.5", true),
+            ("GZIP", true),
+            ("*", true),
+            ("identity", false),
+            ("", false),
+            ("gzip;q=0", false),
+            ("gzip; q=0.000, *", false),
+            ("*;q=0", false),
+            ("deflate, *;q=0.1", true),
+        ] {
+            assert_eq!(accepts_gzip(value.as_bytes()), want, "{value:?}");
         }
     }
 

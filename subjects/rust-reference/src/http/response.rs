@@ -37,6 +37,7 @@ pub async fn refresh_date() {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
     Ok,
+    NotModified,
     BadRequest,
     NotFound,
     MethodNotAllowed,
@@ -65,6 +66,7 @@ impl Status {
     fn line(self) -> &'static [u8] {
         match self {
             Status::Ok => b"HTTP/1.1 200 OK\r\n",
+            Status::NotModified => b"HTTP/1.1 304 Not Modified\r\n",
             Status::BadRequest => b"HTTP/1.1 400 Bad Request\r\n",
             Status::NotFound => b"HTTP/1.1 404 Not Found\r\n",
             Status::MethodNotAllowed => b"HTTP/1.1 405 Method Not Allowed\r\n",
@@ -88,6 +90,9 @@ pub enum ContentType {
     Text,
     Json,
     Html,
+    Css,
+    JavaScript,
+    OctetStream,
 }
 
 impl ContentType {
@@ -96,6 +101,22 @@ impl ContentType {
             ContentType::Text => b"Content-Type: text/plain; charset=utf-8\r\n",
             ContentType::Json => b"Content-Type: application/json\r\n",
             ContentType::Html => b"Content-Type: text/html; charset=utf-8\r\n",
+            ContentType::Css => b"Content-Type: text/css; charset=utf-8\r\n",
+            ContentType::JavaScript => b"Content-Type: text/javascript; charset=utf-8\r\n",
+            ContentType::OctetStream => b"Content-Type: application/octet-stream\r\n",
+        }
+    }
+
+    /// The type of a static file by its name's extension; unknown ones are octets.
+    pub fn of_file(name: &[u8]) -> Self {
+        let extension = name.rsplit(|&b| b == b'.').next().filter(|_| name.contains(&b'.')).unwrap_or_default();
+        match extension.to_ascii_lowercase().as_slice() {
+            b"html" | b"htm" => ContentType::Html,
+            b"txt" => ContentType::Text,
+            b"css" => ContentType::Css,
+            b"js" | b"mjs" => ContentType::JavaScript,
+            b"json" => ContentType::Json,
+            _ => ContentType::OctetStream,
         }
     }
 }
@@ -146,6 +167,54 @@ impl<'a> Response<'a> {
         self.send(Status::Ok, ContentType::Json, b"", body);
     }
 
+    /// A JSON `200` whose representation depends on Accept-Encoding: `gzip` says the body is
+    /// gzip-compressed, and `Vary` is sent either way.
+    pub fn json_negotiated(self, body: &[u8], gzip: bool) {
+        let fields: &[u8] = if gzip {
+            b"Content-Encoding: gzip\r\nVary: Accept-Encoding\r\n"
+        } else {
+            b"Vary: Accept-Encoding\r\n"
+        };
+        self.send(Status::Ok, ContentType::Json, fields, body);
+    }
+
+    /// A `200` of raw bytes (`application/octet-stream`).
+    pub fn octets(self, body: &[u8]) {
+        self.send(Status::Ok, ContentType::OctetStream, b"", body);
+    }
+
+    /// A `200` of `len` bytes that `fill` appends (a file read from disk), with `extra` fields
+    /// (complete lines). If `fill` fails or appends another count, the answer is a 500 instead.
+    pub fn sized(self, content_type: ContentType, extra: &[u8], len: usize, fill: impl FnOnce(&mut Vec<u8>) -> bool) {
+        let Self { out, connection, head_only } = self;
+        let start = out.len();
+        out.extend_from_slice(Status::Ok.line());
+        out.extend_from_slice(content_type.header());
+        out.extend_from_slice(b"Content-Length: ");
+        out.extend_from_slice(itoa::Buffer::new().format(len).as_bytes());
+        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(extra);
+        out.extend_from_slice(b"Date: ");
+        let mut response = Self { out, connection, head_only };
+        response.finish_head();
+        if head_only {
+            return;
+        }
+        let body_start = response.out.len();
+        if !fill(response.out) || response.out.len() - body_start != len {
+            response.out.truncate(start);
+            response.error(Status::InternalServerError);
+        }
+    }
+
+    /// `304 Not Modified` with `extra` fields (the validators): no body, so no Content-Length.
+    pub fn not_modified(mut self, extra: &[u8]) {
+        self.out.extend_from_slice(Status::NotModified.line());
+        self.out.extend_from_slice(extra);
+        self.out.extend_from_slice(b"Date: ");
+        self.finish_head();
+    }
+
     /// A TechEmpower answer, with the `Server` field TechEmpower requires.
     pub fn techempower(self, content_type: ContentType, body: &[u8]) {
         self.send(Status::Ok, content_type, b"Server: rust-reference\r\n", body);
@@ -192,7 +261,15 @@ mod tests {
     use crate::http::parser::{Method, Route};
 
     fn head(method: Method, keep_alive: bool, http10: bool) -> Head {
-        Head { method, route: Route::Plaintext, http10, keep_alive, expect_continue: false }
+        Head {
+            method,
+            route: Route::Plaintext,
+            http10,
+            keep_alive,
+            expect_continue: false,
+            accept_gzip: false,
+            if_modified_since: None,
+        }
     }
 
     #[test]
@@ -218,5 +295,32 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert!(text.starts_with("HTTP/1.1 431 ") && text.contains("Connection: close\r\n"));
         assert!(text.ends_with("\r\n\r\nRequest Header Fields Too Large"));
+    }
+
+    #[test]
+    fn sized_answers_and_not_modified() {
+        let mut out = Vec::new();
+        Response::to(&mut out, &head(Method::Get, true, false))
+            .sized(ContentType::Css, b"ETag: \"1\"\r\n", 3, |out| {
+                out.extend_from_slice(b"a{}");
+                true
+            });
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("Content-Length: 3\r\n") && text.contains("ETag: \"1\"\r\n") && text.ends_with("\r\n\r\na{}"));
+        let mut out = Vec::new();
+        Response::to(&mut out, &head(Method::Get, true, false)).sized(ContentType::Css, b"", 3, |out| {
+            out.extend_from_slice(b"a{");
+            true
+        });
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("HTTP/1.1 500 ") && !text.contains("a{"), "{text:?}");
+        let mut out = Vec::new();
+        Response::to(&mut out, &head(Method::Get, true, false)).not_modified(b"ETag: \"1\"\r\n");
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("HTTP/1.1 304 ") && !text.contains("Content-Length") && text.ends_with("\r\n\r\n"));
+        assert_eq!(ContentType::of_file(b"app.js"), ContentType::JavaScript);
+        assert_eq!(ContentType::of_file(b"archive.bin"), ContentType::OctetStream);
+        assert_eq!(ContentType::of_file(b"README"), ContentType::OctetStream);
+        assert_eq!(ContentType::of_file(b"INDEX.HTML"), ContentType::Html);
     }
 }

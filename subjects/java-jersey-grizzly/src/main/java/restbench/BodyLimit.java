@@ -13,7 +13,9 @@ import java.io.InputStream;
 
 /**
  * Request bodies over 1 MiB → 413: a declared Content-Length is checked before matching; a body
- * without one (chunked) is counted while it is read and aborted past the limit.
+ * without one (chunked) is counted while it is read and aborted past the limit. A compressed
+ * request body (Content-Encoding) → 415: GZipEncoder, registered for the answers, would inflate
+ * it past any limit counted here.
  */
 @PreMatching
 public final class BodyLimit implements ContainerRequestFilter {
@@ -27,6 +29,12 @@ public final class BodyLimit implements ContainerRequestFilter {
 
     @Override
     public void filter(ContainerRequestContext ctx) {
+        String encoding = ctx.getHeaderString("Content-Encoding");
+        if (encoding != null && !encoding.isBlank() && !encoding.trim().equalsIgnoreCase("identity")) {
+            ctx.abortWith(Response.status(Response.Status.UNSUPPORTED_MEDIA_TYPE)
+                    .type(MediaType.TEXT_PLAIN_TYPE).entity("compressed request bodies are not accepted").build());
+            return;
+        }
         String cl = ctx.getHeaderString("Content-Length");
         if (cl != null) {
             long len;

@@ -6,19 +6,24 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import jakarta.ws.rs.ext.ContextResolver;
 import org.glassfish.grizzly.http.server.HttpHandler;
+import org.glassfish.grizzly.http.server.HttpHandlerRegistration;
 import org.glassfish.grizzly.http.server.HttpServer;
 import org.glassfish.grizzly.http.server.Request;
 import org.glassfish.grizzly.http.server.RequestExecutorProvider;
 import org.glassfish.grizzly.http.server.Response;
 import org.glassfish.grizzly.http.server.NetworkListener;
+import org.glassfish.grizzly.http.server.StaticHttpHandler;
+import org.glassfish.grizzly.http.util.MimeType;
 import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
 import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
 import org.glassfish.grizzly.strategies.WorkerThreadIOStrategy;
 import org.glassfish.grizzly.threadpool.ThreadPoolConfig;
 import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpServerFactory;
 import org.glassfish.jersey.jackson.JacksonFeature;
+import org.glassfish.jersey.message.GZipEncoder;
 import org.glassfish.jersey.server.ResourceConfig;
 import org.glassfish.jersey.server.ServerProperties;
+import org.glassfish.jersey.server.filter.EncodingFilter;
 
 import java.net.URI;
 import java.time.Instant;
@@ -117,6 +122,8 @@ public final class Main {
                 .register(Resources.Echo.class)
                 .register(Resources.Users.class)
                 .register(Resources.Delay.class)
+                .register(Resources.Upload.class)
+                .register(Resources.Download.class)
                 // TechEmpower's six test types
                 .register(Tfb.ServerHeader.class)
                 .register(Tfb.Unavailable.class)
@@ -130,6 +137,10 @@ public final class Main {
                 .property(ServerProperties.WADL_FEATURE_DISABLE, true)
                 .property(ServerProperties.BV_FEATURE_DISABLE, true)
                 .property(ServerProperties.MONITORING_STATISTICS_ENABLED, false);
+        // json-gzip: Jersey's EncodingFilter picks gzip from Accept-Encoding per request (identity
+        // when there is none), GZipEncoder compresses the entity as it is written, and the filter
+        // adds Vary: Accept-Encoding. It has no minimum size, so todo's ~500 bytes are compressed.
+        EncodingFilter.enableFor(rc, GZipEncoder.class);
 
         HttpServer server = GrizzlyHttpServerFactory.createHttpServer(
                 URI.create("http://" + host + ":" + port + "/"), rc, false);
@@ -140,6 +151,17 @@ public final class Main {
             HttpHandler jersey = config.getHttpHandlers().keySet().iterator().next();
             config.removeHttpHandler(jersey);
             config.addHttpHandler(new OnTheSelector(jersey), "/");
+        }
+        // static: Grizzly's StaticHttpHandler beside Jersey, at /static/ (the rest of the paths stay
+        // Jersey's). Its first answer for a file reads it from disk and sets ETag and Last-Modified;
+        // it then enters the listener's FileCache (on by default), which memory-maps the file (the
+        // OS page cache) and answers If-None-Match / If-Modified-Since with 304. A URI with ".." is
+        // refused (404). Without STATIC_DIR there is no such handler and /static/ is Jersey's 404.
+        String staticDir = System.getenv("STATIC_DIR");
+        if (staticDir != null && !staticDir.isBlank()) {
+            MimeType.add("json", "application/json"); // Grizzly's table has no .json (text/plain)
+            server.getServerConfiguration().addHttpHandler(new StaticHttpHandler(staticDir),
+                    HttpHandlerRegistration.builder().contextPath("/static").urlPattern("/").build());
         }
         NetworkListener listener = server.getListeners().iterator().next();
         listener.setMaxHttpHeaderSize(16 * 1024);          // header size limit

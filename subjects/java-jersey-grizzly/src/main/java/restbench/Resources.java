@@ -10,18 +10,25 @@ import jakarta.ws.rs.container.AsyncResponse;
 import jakarta.ws.rs.container.Suspended;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.StreamingOutput;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import org.glassfish.jersey.server.BackgroundScheduler;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32;
 
-/** The JAX-RS resources of the seeds' four workloads and delay (singletons, registered in Main). */
+/**
+ * The JAX-RS resources of the seeds' four workloads, delay, upload and download (singletons,
+ * registered in Main).
+ */
 public final class Resources {
     private Resources() {}
 
@@ -112,6 +119,60 @@ public final class Resources {
             }
             String body = Integer.toString(wait);
             scheduler.schedule(() -> response.resume(body), wait, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /**
+     * The body's length and CRC-32, both from the bytes read from the entity stream that JAX-RS
+     * hands an InputStream parameter (BodyLimit has refused a Content-Length over 1 MiB and counts
+     * a chunked body while it is read).
+     */
+    @Path("/upload")
+    @Singleton
+    public static final class Upload {
+        @POST
+        @Produces(MediaType.TEXT_PLAIN)
+        public String post(InputStream body) throws IOException {
+            CRC32 crc = new CRC32();
+            byte[] buf = new byte[16 * 1024];
+            long n = 0;
+            for (int k; (k = body.read(buf)) != -1; ) {
+                crc.update(buf, 0, k);
+                n += k;
+            }
+            return n + " " + String.format("%08x", crc.getValue());
+        }
+    }
+
+    /**
+     * n bytes where byte i is i mod 256, sliced from one buffer made at start-up and written by a
+     * StreamingOutput; the Content-Length is declared, since Jersey would otherwise chunk what
+     * outgrows its 8 KiB buffer. Not digits → no resource matches (404); over 10 MiB → 400.
+     */
+    @Path("/download/{n: [0-9]+}")
+    @Singleton
+    public static final class Download {
+        static final int MAX = 10 * 1024 * 1024;
+        private static final byte[] PATTERN = new byte[MAX];
+
+        static {
+            for (int i = 0; i < MAX; i++) {
+                PATTERN[i] = (byte) i;
+            }
+        }
+
+        @GET
+        @Produces(MediaType.APPLICATION_OCTET_STREAM)
+        public Response get(@PathParam("n") String n) {
+            long len = n.length() > 8 ? MAX + 1L : Long.parseLong(n);
+            if (len > MAX) {
+                return Response.status(Response.Status.BAD_REQUEST)
+                        .type(MediaType.TEXT_PLAIN_TYPE).entity("download over " + MAX + " bytes").build();
+            }
+            int size = (int) len;
+            StreamingOutput bytes = out -> out.write(PATTERN, 0, size);
+            return Response.ok(bytes, MediaType.APPLICATION_OCTET_STREAM_TYPE)
+                    .header("Content-Length", size).build();
         }
     }
 }

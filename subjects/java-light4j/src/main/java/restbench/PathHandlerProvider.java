@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import com.networknt.encode.ResponseEncodeHandler;
 import com.networknt.handler.HandlerProvider;
+import com.networknt.resource.PathResourceHandler;
 import io.undertow.Handlers;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
@@ -15,6 +17,8 @@ import io.undertow.util.SameThreadExecutor;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
@@ -22,6 +26,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32;
 
 /**
  * The Light-4J route handler (registered in config/service.yml). Seed 004's Light-4J text handler
@@ -32,6 +37,7 @@ public final class PathHandlerProvider implements HandlerProvider {
     static final String JSON = "application/json";
     static final String TEXT = "text/plain";
     static final int DELAY_MAX_MS = 10_000;
+    static final int DOWNLOAD_MAX = 10 * 1024 * 1024;
 
     /** Set in Main before the server starts. */
     static volatile Instant started = Instant.now();
@@ -41,6 +47,16 @@ public final class PathHandlerProvider implements HandlerProvider {
     static {
         byte[] b = "Hello, World!".getBytes(StandardCharsets.US_ASCII);
         HELLO = ByteBuffer.allocateDirect(b.length).put(b).flip();
+    }
+
+    /** What /download/{n} sends a slice of: byte i is i mod 256. */
+    private static final ByteBuffer PATTERN;
+    static {
+        ByteBuffer p = ByteBuffer.allocateDirect(DOWNLOAD_MAX);
+        for (int i = 0; i < DOWNLOAD_MAX; i++) {
+            p.put((byte) i);
+        }
+        PATTERN = p.flip();
     }
 
     private final ObjectMapper mapper = new ObjectMapper()
@@ -61,18 +77,20 @@ public final class PathHandlerProvider implements HandlerProvider {
     }
 
     /**
-     * The routes: the seeds' four, delay, then TechEmpower's six at TFB's paths ({@link Tfb}); those
-     * that read the database are dispatched to Undertow's worker pool.
+     * The routes: the seeds' four, delay, static, upload, download, then TechEmpower's six at TFB's
+     * paths ({@link Tfb}); those that read the database are dispatched to Undertow's worker pool.
      */
     @Override
     public HttpHandler getHandler() {
         Tfb tfb = tfb();
-        return Handlers.routing()
+        var routes = Handlers.routing()
                 .get("/api/test", this::plaintext)
-                .get("/rest/todo", this::todo)
+                .get("/rest/todo", compressed(this::todo))
                 .post("/echo", this::echo)
                 .get("/users", this::users)
                 .get("/delay/{ms}", this::delay)
+                .post("/upload", this::upload)
+                .get("/download/{n}", this::download)
                 .get("/json", tfb::json)
                 .get("/db", Tfb.blocking(tfb::db))
                 .get("/queries", Tfb.blocking(tfb::queries))
@@ -81,6 +99,41 @@ public final class PathHandlerProvider implements HandlerProvider {
                 .get("/cached-queries", Tfb.blocking(tfb::cachedQueries))
                 .setFallbackHandler(ex -> text(ex, 404, "Not Found"))
                 .setInvalidMethodHandler(ex -> text(ex, 405, "Method Not Allowed"));
+        HttpHandler files = staticFiles();
+        if (files != null) {
+            routes.get("/static/*", files);
+        }
+        return routes;
+    }
+
+    /**
+     * static: Light-4J's resource module, PathResourceHandler (config/path-resource.yml: prefix
+     * /static, base STATIC_DIR), which is Undertow's ResourceHandler over a PathResourceManager:
+     * each answer read from disk, Last-Modified from the file's mtime, 304 for If-Modified-Since,
+     * ".." segments canonicalized away. PathResourceManager refuses a base that does not exist, so
+     * without STATIC_DIR (or with a missing one) there is no such route and /static/ is a 404.
+     */
+    private static HttpHandler staticFiles() {
+        String dir = System.getenv("STATIC_DIR");
+        if (dir == null || dir.isBlank() || !Files.isDirectory(Path.of(dir))) {
+            System.err.println("java-light4j: STATIC_DIR is not a folder; /static/ answers 404");
+            return null;
+        }
+        return new PathResourceHandler();
+    }
+
+    /**
+     * json-gzip: Light-4J's encode-decode module, ResponseEncodeHandler (config/response-encode.yml:
+     * gzip), which gives the exchange Undertow's gzip conduit when Accept-Encoding takes gzip (no
+     * minimum size: every answer it wraps is compressed, per request). Undertow adds no Vary, so
+     * it is set here, on the one route wrapped.
+     */
+    private static HttpHandler compressed(HttpHandler next) {
+        HttpHandler encode = new ResponseEncodeHandler().setNext(next);
+        return ex -> {
+            ex.getResponseHeaders().add(Headers.VARY, "Accept-Encoding");
+            encode.handleRequest(ex);
+        };
     }
 
     /** TechEmpower's handlers over the pool, their cache filled from CachedWorld now (if it can be). */
@@ -131,6 +184,52 @@ public final class PathHandlerProvider implements HandlerProvider {
                 echoParsed(e, buf.toByteArray());
             }
         }, this::readError);
+    }
+
+    /**
+     * The body's length and CRC-32 from the bytes Undertow's receiver reads, chunk by chunk on the
+     * IO thread without blocking; the limits as in echo.
+     */
+    private void upload(HttpServerExchange ex) {
+        long declared = ex.getRequestContentLength();
+        if (declared > BODY_LIMIT) {
+            tooLarge(ex);
+            return;
+        }
+        ex.setMaxEntitySize(BODY_LIMIT + 64 * 1024);
+        CRC32 crc = new CRC32();
+        long[] read = {0};
+        ex.getRequestReceiver().receivePartialBytes((e, chunk, last) -> {
+            read[0] += chunk.length;
+            if (read[0] > BODY_LIMIT) {
+                e.getRequestReceiver().pause();
+                tooLarge(e);
+                return;
+            }
+            crc.update(chunk);
+            if (last) {
+                text(e, 200, read[0] + " " + String.format("%08x", crc.getValue()));
+            }
+        }, this::readError);
+    }
+
+    /**
+     * n bytes sliced from the buffer made at start-up (the sender sets Content-Length). Not digits
+     * → 404, over 10 MiB → 400.
+     */
+    private void download(HttpServerExchange ex) {
+        String n = ex.getAttachment(PathTemplateMatch.ATTACHMENT_KEY).getParameters().get("n");
+        if (n == null || n.isEmpty() || !n.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            text(ex, 404, "Not Found");
+            return;
+        }
+        long size = n.length() > 8 ? DOWNLOAD_MAX + 1L : Long.parseLong(n);
+        if (size > DOWNLOAD_MAX) {
+            text(ex, 400, "Bad Request");
+            return;
+        }
+        ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/octet-stream");
+        ex.getResponseSender().send(PATTERN.duplicate().limit((int) size));
     }
 
     private void echoParsed(HttpServerExchange e, byte[] bytes) {

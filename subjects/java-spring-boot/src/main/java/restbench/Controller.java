@@ -1,6 +1,7 @@
 package restbench;
 
 import com.zaxxer.hikari.HikariDataSource;
+import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -13,6 +14,8 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.context.request.async.DeferredResult;
 import org.springframework.web.server.ResponseStatusException;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -25,12 +28,22 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32;
 
 @RestController
 public class Controller {
     static final String USERS_SQL =
             "SELECT id, username, name, sex, address, mail, birthdate FROM \"user\" ORDER BY id";
     static final int DELAY_MAX_MS = 10_000;
+    static final int DOWNLOAD_MAX = 10 * 1024 * 1024;
+
+    /** What /download/{n} writes a slice of: byte i is i mod 256. */
+    private static final byte[] PATTERN = new byte[DOWNLOAD_MAX];
+    static {
+        for (int i = 0; i < DOWNLOAD_MAX; i++) {
+            PATTERN[i] = (byte) i;
+        }
+    }
 
     /**
      * The timer of /delay: one daemon thread that only completes each wait's DeferredResult, so
@@ -86,6 +99,38 @@ public class Controller {
         String body = Integer.toString(wait);
         TIMER.schedule(() -> result.setResult(body), wait, TimeUnit.MILLISECONDS);
         return result;
+    }
+
+    /**
+     * The body's length and CRC-32 from the bytes read from the request's InputStream (Spring MVC
+     * hands it to an InputStream parameter; BodyLimitFilter has refused a Content-Length over 1 MiB
+     * and counts a chunked body while it is read).
+     */
+    @PostMapping(value = "/upload", produces = MediaType.TEXT_PLAIN_VALUE)
+    public String upload(InputStream body) throws IOException {
+        CRC32 crc = new CRC32();
+        byte[] buf = new byte[16 * 1024];
+        long n = 0;
+        for (int k; (k = body.read(buf)) != -1; ) {
+            crc.update(buf, 0, k);
+            n += k;
+        }
+        return n + " " + String.format("%08x", crc.getValue());
+    }
+
+    /**
+     * n bytes sliced from the buffer made at start-up, written to the response with their
+     * Content-Length. Not digits → no route (404); over 10 MiB → 400.
+     */
+    @GetMapping("/download/{n:[0-9]+}")
+    public void download(@PathVariable String n, HttpServletResponse res) throws IOException {
+        long size = n.length() > 8 ? DOWNLOAD_MAX + 1L : Long.parseLong(n);
+        if (size > DOWNLOAD_MAX) {
+            throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "download over " + DOWNLOAD_MAX + " bytes");
+        }
+        res.setContentType(MediaType.APPLICATION_OCTET_STREAM_VALUE);
+        res.setContentLength((int) size);
+        res.getOutputStream().write(PATTERN, 0, (int) size);
     }
 
     @GetMapping(value = "/users", produces = MediaType.APPLICATION_JSON_VALUE)
