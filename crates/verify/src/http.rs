@@ -332,7 +332,7 @@ const TRAILING_LIMIT: usize = 64 * 1024;
 const TRAILING_WAIT: Duration = Duration::from_millis(300);
 
 /// [`exchange`], and then whatever the server sends after the answer before it closes the
-/// connection (at most [`TRAILING_LIMIT`] bytes, for at most [`TRAILING_WAIT`]): where a 304
+/// connection (at most 64 KiB, for at most 300 ms): where a 304
 /// that carries a body shows, since a client must read a 304 as ending at its head.
 pub fn exchange_trailing(
     addr: SocketAddr,

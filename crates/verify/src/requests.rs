@@ -38,7 +38,7 @@ pub fn body(w: Workload) -> Vec<u8> {
 const PROBE_UPLOAD_BYTES: usize = 256;
 
 /// The body of a workload's request as conformance's cases send it: [`body`], but upload's cut
-/// to [`PROBE_UPLOAD_BYTES`].
+/// to 256 bytes.
 pub fn probe_body(w: Workload) -> Vec<u8> {
     let mut b = body(w);
     if w == Workload::Upload {
