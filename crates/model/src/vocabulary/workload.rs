@@ -176,9 +176,14 @@ impl Workload {
     }
 
     /// Why its load cannot go over `protocol`, if it cannot: the load engine sends an HTTP/2
-    /// request body only within the default stream window (64 KiB), and `upload`'s is 100 KB.
+    /// request body only within the default stream window (64 KiB), and `upload`'s is 100 KB;
+    /// its HTTP/2 request is one pre-encoded shape, and `static` draws six paths.
     pub const fn unloadable_over(self, protocol: crate::Protocol) -> Option<&'static str> {
         match (self, protocol) {
+            (Workload::Static, crate::Protocol::H2c) => Some(
+                "the load engine's HTTP/2 request is one pre-encoded shape (its HPACK table \
+                 assumes it); static draws six paths",
+            ),
             (Workload::Upload, crate::Protocol::H2c) => Some(
                 "the load engine sends an HTTP/2 request body only within the default stream \
                  window (64 KiB); upload's is 100 KB",
