@@ -75,8 +75,9 @@ pub struct PathMix {
     pub order: Vec<u16>,
 }
 
-/// The most paths of a [`PathMix`], and the longest order.
+/// The most paths of a [`PathMix`]: each is encoded once and kept for the whole run.
 pub const MAX_MIX_PATHS: usize = 1024;
+/// The longest order of a [`PathMix`] (two bytes a draw).
 pub const MAX_MIX_ORDER: usize = 1 << 20;
 
 impl PathMix {

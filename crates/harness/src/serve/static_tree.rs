@@ -34,8 +34,8 @@ pub fn ensure(cache: &Path) -> Result<PathBuf, HarnessError> {
         let _ = fs::remove_dir_all(&scratch);
         return Err(e);
     }
-    // A damaged tree is moved aside, then replaced in one rename; a writer that lost the race
-    // to another finds a whole tree in place and drops its own.
+    // A damaged tree is removed, then replaced in one rename; a writer that lost the race to
+    // another finds a whole tree in place and drops its own.
     if dir.exists() && !is_whole(&dir) {
         let _ = fs::remove_dir_all(&dir);
     }
